@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// adminCommand is one operator command: its flags, positional arguments
+// and the operation it runs. Each prints one JSON object.
+type adminCommand struct {
+	args string // positional arguments, for the help text
+	// define declares the command's flags and returns the operation to run
+	// with the positional arguments once they are parsed.
+	define func(fs *flag.FlagSet) func(ctx context.Context, op *operator.Operator, args []string) (any, error)
+}
+
+// adminCommands is every operator command by "group verb" (contract section 1).
+var adminCommands = map[string]adminCommand{
+	"org create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		name, plan := fs.String("name", "", "organisation name"), fs.String("plan", "pro", "free|starter|pro|enterprise")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.CreateOrg(ctx, *name, workshop.Plan(*plan))
+		}
+	}},
+	"org set-plan": {args: "ORG_ID", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		plan := fs.String("plan", "", "free|starter|pro|enterprise")
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.SetPlan(ctx, a[0], workshop.Plan(*plan))
+		}
+	}},
+	"location create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org, name := fs.String("org", "", "organisation id"), fs.String("name", "", "location name")
+		tz, currency := fs.String("timezone", "", "IANA time zone"), fs.String("currency", "EUR", "ISO 4217 currency code")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.CreateLocation(ctx, *org, *name, *tz, *currency)
+		}
+	}},
+	"user create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org, email, role := fs.String("org", "", "organisation id"), fs.String("email", "", "email"), fs.String("role", "", "owner|admin|advisor|technician")
+		developer := fs.Bool("developer", false, "grant developer access (keys, MCP tokens)")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.CreateUser(ctx, *org, *email, workshop.Role(*role), *developer)
+		}
+	}},
+	"key create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		user, loc := fs.String("user", "", "the creating user's id"), fs.String("location", "", "pin the key to a location")
+		scopes, expires := fs.String("scopes", "", "comma-separated scopes (default: all the role allows)"), fs.String("expires", "", "expiry, RFC 3339")
+		integ := fs.String("integration", "", "attribute the key's writes to an integration")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			req := operator.KeyRequest{UserID: *user, LocationID: *loc, IntegrationID: *integ, Scopes: *scopes}
+			if *expires != "" {
+				t, err := time.Parse(time.RFC3339, *expires)
+				if err != nil {
+					return nil, workshop.Invalid("expires", "%q is not an RFC 3339 time.", *expires)
+				}
+				req.ExpiresAt = &t
+			}
+			return op.CreateKey(ctx, req)
+		}
+	}},
+	"key revoke": {args: "KEY_ID", define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) { return op.RevokeKey(ctx, a[0]) }
+	}},
+	"mcp-token create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		user := fs.String("user", "", "the user the token acts as")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.CreateMCPToken(ctx, *user) }
+	}},
+	"technician create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
+		skills, wip := fs.String("skills", "", "comma-separated skills"), fs.Int("wip-limit", workshop.DefaultWIPLimit, "steps in progress at once")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.CreateTechnician(ctx, *loc, *name, list(*skills), *wip)
+		}
+	}},
+	"technician delete": {args: "TECH_ID", define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) { return op.DeleteTechnician(ctx, a[0]) }
+	}},
+	"bay create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
+		equipment, services := fs.String("equipment", "", "comma-separated equipment"), fs.String("services", "", "comma-separated service codes")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.CreateBay(ctx, *loc, *name, list(*equipment), list(*services))
+		}
+	}},
+	"bay delete": {args: "BAY_ID", define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) { return op.DeleteBay(ctx, a[0]) }
+	}},
+	"cancel-tags set": {args: "TAG [TAG...]", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc := fs.String("location", "", "location id")
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) { return op.SetCancelTags(ctx, *loc, a) }
+	}},
+	"day-close start": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc := fs.String("location", "", "location id")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.StartDayClose(ctx, *loc) }
+	}},
+	"day-close finish": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc := fs.String("location", "", "location id")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.FinishDayClose(ctx, *loc) }
+	}},
+	"demo": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Demo(ctx) }
+	}},
+}
+
+// admin runs `workshop admin GROUP VERB ...` and prints its JSON object.
+func admin(ctx context.Context, args []string, getenv env, stdout io.Writer) error {
+	name, cmd, rest, err := findAdminCommand(args)
+	if err != nil {
+		return err
+	}
+	fs := newFlags("admin " + name)
+	db := databaseFlag(fs, getenv)
+	runOp := cmd.define(fs)
+	positional, err := parse(fs, rest)
+	if err != nil {
+		return err
+	}
+	if want := len(strings.Fields(cmd.args)); (want == 0 && len(positional) > 0) || len(positional) < min(want, 1) {
+		return usageError{fmt.Errorf("usage: workshop admin %s [flags] %s", name, cmd.args)}
+	}
+	st, err := store.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	out, err := runOp(ctx, operator.New(st), positional)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(out)
+}
+
+func findAdminCommand(args []string) (string, adminCommand, []string, error) {
+	for n := 2; n >= 1; n-- {
+		if len(args) >= n {
+			name := strings.Join(args[:n], " ")
+			if cmd, ok := adminCommands[name]; ok {
+				return name, cmd, args[n:], nil
+			}
+		}
+	}
+	names := make([]string, 0, len(adminCommands))
+	for n, c := range adminCommands {
+		names = append(names, strings.TrimSpace("workshop admin "+n+" [flags] "+c.args))
+	}
+	sort.Strings(names)
+	return "", adminCommand{}, nil, usageError{errors.New("unknown admin command; the commands are:\n  " + strings.Join(names, "\n  "))}
+}

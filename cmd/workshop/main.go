@@ -1,0 +1,61 @@
+// Command workshop is the whole service in one binary: the API server, the
+// schema migrations and the operator commands. main only wires; run is the
+// testable entry point.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	_ "time/tzdata" // location time zones must not depend on the host's zoneinfo
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: workshop <command> [flags]
+
+commands:
+  serve     run the API, the webhook dispatcher and the MCP endpoint (--demo: seed demo data, print keys)
+  migrate   apply the database schema and exit
+  admin     operator commands (workshop admin help)
+  version   print the version
+`
+
+// run executes one command and returns the process exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		err = migrate(ctx, args[1:], getenv, stdout)
+	case "admin":
+		err = admin(ctx, args[1:], getenv, stdout)
+	case "version":
+		fmt.Fprintln(stdout, version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "workshop: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "workshop %s: %s\n", args[0], message(err))
+		return 1
+	}
+	return 0
+}

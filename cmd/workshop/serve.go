@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/workshop-platform/workshop/internal/httpapi"
+	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/store"
+)
+
+// serveConfig is every setting of `workshop serve` (contract section 1).
+type serveConfig struct {
+	database, addr       string
+	retryDelays          []time.Duration
+	webhookTimeout       time.Duration
+	webhookAllowInsecure bool
+	arrivalSkew          time.Duration
+	rateLimitPerMinute   int
+	demo                 bool
+	shutdownGrace        time.Duration
+	onListen             func(addr string) // tests learn the port of --addr :0
+}
+
+func parseServe(args []string, getenv env) (serveConfig, error) {
+	fs := newFlags("serve")
+	c := serveConfig{shutdownGrace: 20 * time.Second}
+	db := databaseFlag(fs, getenv)
+	fs.StringVar(&c.addr, "addr", getenv.or("WORKSHOP_ADDR", "127.0.0.1:8080"), "listen address")
+	delays := fs.String("webhook-retry-delays", getenv.or("WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h"), "delays before webhook attempts 2, 3, ...")
+	timeout := fs.String("webhook-timeout", getenv.or("WORKSHOP_WEBHOOK_TIMEOUT", "10s"), "webhook endpoint timeout")
+	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", getenv("WORKSHOP_WEBHOOK_ALLOW_INSECURE") == "1", "allow http:// and private webhook targets (development only)")
+	skew := fs.String("arrival-skew", getenv.or("WORKSHOP_ARRIVAL_SKEW", "5m"), "tolerated clock skew of arrival times")
+	rate := fs.String("rate-limit", getenv.or("WORKSHOP_RATE_LIMIT", "1200/m"), "requests per key, e.g. 1200/m; 0 = off")
+	fs.BoolVar(&c.demo, "demo", false, "seed the demo organisation and print its keys")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return c, err
+	}
+	if len(rest) > 0 {
+		return c, fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	c.database = *db
+	if c.retryDelays, err = parseDelays(*delays); err != nil {
+		return c, err
+	}
+	if c.webhookTimeout, err = time.ParseDuration(*timeout); err != nil || c.webhookTimeout <= 0 {
+		return c, fmt.Errorf("--webhook-timeout: %q is not a positive duration", *timeout)
+	}
+	if c.arrivalSkew, err = time.ParseDuration(*skew); err != nil || c.arrivalSkew < 0 {
+		return c, fmt.Errorf("--arrival-skew: %q is not a duration", *skew)
+	}
+	if c.rateLimitPerMinute, err = parseRate(*rate); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func serve(ctx context.Context, args []string, getenv env, stdout, stderr io.Writer) error {
+	c, err := parseServe(args, getenv)
+	if err != nil {
+		return err
+	}
+	return serveWith(ctx, c, stdout, stderr)
+}
+
+func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) error {
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	st, err := store.Open(ctx, c.database)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var demo *operator.DemoOut
+	if c.demo {
+		out, err := operator.New(st).Demo(ctx)
+		if err != nil {
+			return fmt.Errorf("seed the demo: %w", err)
+		}
+		demo = &out
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, Logger: log, Registry: reg})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("serving", "addr", ln.Addr().String(), "database", st.Dialect())
+	if demo != nil {
+		printDemo(stdout, *demo, ln.Addr().String())
+	}
+	if c.onListen != nil {
+		c.onListen(ln.Addr().String())
+	}
+	go purgeIdempotencyKeys(ctx, st, log)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// purgeIdempotencyKeys drops Idempotency-Keys past their retention, hourly.
+func purgeIdempotencyKeys(ctx context.Context, st *store.Store, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := st.PurgeIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("purge idempotency keys", "error", err)
+		} else if n > 0 {
+			log.Info("purged idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// Credentials finds stored keys; the store reads the database on every
+// call, so revocation and expiry hold on the very next request.
+type Credentials interface {
+	CredentialByHash(ctx context.Context, hash string) (store.CredentialGrant, error)
+}
+
+// Authenticate resolves a bearer secret of the wanted kind to a principal:
+// missing_key, invalid_key, key_expired or key_revoked otherwise. It is
+// shared by the REST API (API keys) and the MCP endpoint (MCP tokens).
+func Authenticate(ctx context.Context, creds Credentials, header string, want workshop.CredentialKind, now workshop.Micros) (*workshop.Principal, error) {
+	if header == "" {
+		return nil, workshop.Errorf(workshop.CodeMissingKey, "Send your key as Authorization: Bearer <key>.")
+	}
+	scheme, secret, _ := strings.Cut(header, " ")
+	secret = strings.TrimSpace(secret)
+	if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+		return nil, workshop.Errorf(workshop.CodeInvalidKey, "Authorization must use the Bearer scheme: Authorization: Bearer <key>.")
+	}
+	invalid := workshop.Errorf(workshop.CodeInvalidKey, "The key is not valid.")
+	if kind, ok := workshop.KindOfSecret(secret); !ok || kind != want {
+		return nil, invalid
+	}
+	g, err := creds.CredentialByHash(ctx, workshop.HashSecret(secret))
+	if workshop.ErrorCode(err) == workshop.CodeNotFound || (err == nil && g.Kind != want) {
+		return nil, invalid
+	}
+	if err != nil {
+		return nil, err
+	}
+	if g.RevokedAt != nil {
+		return nil, workshop.Errorf(workshop.CodeKeyRevoked, "The key was revoked at %s.", g.RevokedAt)
+	}
+	if g.ExpiresAt != nil && *g.ExpiresAt <= now {
+		return nil, workshop.Errorf(workshop.CodeKeyExpired, "The key expired at %s.", g.ExpiresAt)
+	}
+	scopes := make([]workshop.Scope, 0, len(g.Scopes))
+	for _, sc := range g.Scopes {
+		if g.Role.Allows(sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	return &workshop.Principal{KeyID: g.ID, Kind: g.Kind, OrgID: g.OrgID, UserID: g.UserID, Role: g.Role,
+		PlanTier: g.PlanTier, LocationID: g.LocationID, IntegrationID: g.IntegrationID, Scopes: scopes}, nil
+}
+
+// authenticate makes sure a /v1 request carries a valid API key, and
+// applies the key's rate limit.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := Authenticate(r.Context(), s.store, r.Header.Get("Authorization"), workshop.KindAPIKey, workshop.MicrosOf(s.now()))
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		stateOf(r.Context()).principal = p
+		if !s.limiter.allow(w, p.KeyID) {
+			writeError(w, r, workshop.Errorf(workshop.CodeRateLimited, "This key's rate limit is used up; retry after the Retry-After seconds."))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// access is what an operation requires of the caller.
+type access struct {
+	scope   workshop.Scope // "" when any valid key will do
+	anyPlan bool           // the free plan may call it too
+}
+
+// operationAccess is every operation's requirement, in one table.
+var operationAccess = map[string]access{
+	"getMe":             {anyPlan: true},
+	"listLocations":     {},
+	"createIntegration": {scope: "integrations:write"},
+	"listIntegrations":  {scope: "integrations:read"},
+	"getIntegration":    {scope: "integrations:read"},
+}
+
+// authorize checks the plan and the scope of an operation.
+func authorize(p *workshop.Principal, operationID string) error {
+	a, ok := operationAccess[operationID]
+	if !ok {
+		return errors.New("operation " + operationID + " has no access rule")
+	}
+	if !a.anyPlan && !p.PlanTier.HasAPIAccess() {
+		return workshop.Errorf(workshop.CodePlanUpgradeRequired, "API access is not part of the free plan; upgrade the organisation to use it.")
+	}
+	if a.scope != "" && !slices.Contains(p.Scopes, a.scope) {
+		return p.Require(a.scope)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+)
+
+// handlers implements the generated strict server interface: each one
+// reads its typed request, calls the store and returns a typed response or
+// an error for writeError.
+type handlers struct {
+	store Store
+	now   func() time.Time
+}
+
+var _ oapi.StrictServerInterface = (*handlers)(nil)
+
+// optional maps "" to null.
+func optional(s string) nullable.Nullable[string] {
+	if s == "" {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(s)
+}
+
+// cursorOf is a page's nextCursor, null on the last page.
+func cursorOf(next *string) nullable.Nullable[string] {
+	if next == nil {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(*next)
+}
+
+// mapList presents every element of a list.
+func mapList[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// metrics are the HTTP metrics, registered on the server's own registry.
+type metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "workshop_http_requests_total", Help: "HTTP requests by operation and status.",
+		}, []string{"operation", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "workshop_http_request_duration_seconds", Help: "HTTP request latency by operation.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"operation"}),
+	}
+	reg.MustRegister(m.requests, m.duration)
+	return m
+}
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe gives every request its id, recovers a panic into a 500 problem,
+// and logs one line and counts metrics when the request ends. The log line
+// has the request id, the key id, the status and the duration; never a key,
+// a token or a body.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		st := &reqState{id: workshop.NewID(workshop.PrefixRequest)}
+		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+		w.Header().Set("X-Request-Id", st.id)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				st.cause = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+				if sw.status == 0 {
+					writeError(sw, r, st.cause)
+				}
+			}
+			s.logRequest(r, st, sw.status, time.Since(start))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+func (s *Server) logRequest(r *http.Request, st *reqState, status int, took time.Duration) {
+	op := st.operation
+	if op == "" {
+		op = "other"
+	}
+	s.metrics.requests.WithLabelValues(op, strconv.Itoa(status)).Inc()
+	s.metrics.duration.WithLabelValues(op).Observe(took.Seconds())
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	if !s.log.Enabled(r.Context(), level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("request_id", st.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.String("operation", op), slog.Int("status", status),
+		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+	}
+	if p := st.principal; p != nil {
+		attrs = append(attrs, slog.String("key_id", p.KeyID), slog.String("org_id", p.OrgID))
+	}
+	if st.cause != nil {
+		attrs = append(attrs, slog.String("error", st.cause.Error()))
+	}
+	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+}

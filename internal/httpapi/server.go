@@ -1,0 +1,182 @@
+// Package httpapi is the REST API: one handler chain that gives every
+// request an id, authenticates it, authorises and validates it against the
+// OpenAPI document, runs it under its Idempotency-Key, and answers errors
+// as RFC 9457 problems.
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/workshop-platform/workshop/api"
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// Store is what the API needs of the database.
+type Store interface {
+	Credentials
+	Ping(ctx context.Context) error
+	ClaimIdempotencyKey(ctx context.Context, orgID, key, fingerprint string, lease time.Duration) (workshop.IdempotencyRecord, bool, error)
+	CompleteIdempotencyKey(ctx context.Context, orgID, key string, status int, body []byte) error
+	ReleaseIdempotencyKey(ctx context.Context, orgID, key string) error
+	PlatformStore
+}
+
+// Config are the API's settings.
+type Config struct {
+	RateLimitPerMinute int // 0: no limit
+	Logger             *slog.Logger
+	Registry           *prometheus.Registry // the metrics registry served at /metrics
+	Now                func() time.Time
+}
+
+// Server is the HTTP API.
+type Server struct {
+	store             Store
+	log               *slog.Logger
+	now               func() time.Time
+	registry          *prometheus.Registry
+	metrics           *metrics
+	limiter           *limiter
+	ops               map[string]*operation
+	openAPIJSON       []byte
+	validationOptions *openapi3filter.Options
+	mounts            map[string]http.Handler
+}
+
+// New builds the API on a store.
+func New(st Store, cfg Config) (*Server, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI)
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("the OpenAPI document is invalid: %w", err)
+	}
+	docJSON, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	return &Server{
+		store: st, log: cfg.Logger, now: cfg.Now, registry: cfg.Registry, metrics: newMetrics(cfg.Registry),
+		limiter: newLimiter(cfg.RateLimitPerMinute, cfg.Now), ops: operationsOf(doc), openAPIJSON: docJSON,
+		validationOptions: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		mounts:            map[string]http.Handler{},
+	}, nil
+}
+
+// Mount serves another handler (the MCP endpoint, the application) under
+// pattern, inside the request-id, logging and recovery chain.
+func (s *Server) Mount(pattern string, h http.Handler) { s.mounts[pattern] = h }
+
+// Handler is the whole HTTP surface: every route is registered here.
+func (s *Server) Handler() http.Handler {
+	root := http.NewServeMux()
+	root.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, map[string]string{"status": "ok"}) })
+	root.HandleFunc("GET /readyz", s.ready)
+	root.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{Registry: s.registry}))
+	root.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(s.openAPIJSON)
+	})
+	for pattern, h := range s.mounts {
+		root.Handle(pattern, h)
+	}
+
+	v1 := http.NewServeMux()
+	oapi.HandlerWithOptions(
+		oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now}, nil, oapi.StrictHTTPServerOptions{
+			RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
+				writeError(w, r, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be decoded: %v", err))
+			},
+			ResponseErrorHandlerFunc: writeError,
+		}),
+		oapi.StdHTTPServerOptions{
+			BaseRouter:  v1,
+			Middlewares: []oapi.MiddlewareFunc{s.gate},
+			ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
+				writeError(w, r, workshop.Errorf(workshop.CodeInvalidParameter, "%v", err))
+			},
+		})
+	v1.HandleFunc("/", notFound)
+	root.Handle("/v1/", s.authenticate(v1))
+	root.HandleFunc("/", notFound)
+	return s.observe(root)
+}
+
+// gate runs before every operation: authorisation, body checks, validation
+// against the OpenAPI document, then the Idempotency-Key.
+func (s *Server) gate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		op := s.ops[r.Pattern]
+		if op == nil {
+			writeError(w, r, fmt.Errorf("route %q is not in the OpenAPI document", r.Pattern))
+			return
+		}
+		st := stateOf(r.Context())
+		st.operation = op.id
+		if err := authorize(st.principal, op.id); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		body, err := readBody(r, op)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if err := s.validate(r, op); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
+			s.idempotent(w, r, key, body, next)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, workshop.Errorf(workshop.CodeNotFound, "There is no %s %s in this API.", r.Method, r.URL.Path))
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		noteCause(r, err)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "requestId": requestIDOf(r.Context())})
+		return
+	}
+	writeJSON(w, map[string]string{"status": "ready"})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,206 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// maxBody is the largest request body accepted (contract section 2).
+const maxBody = 1 << 20
+
+// operation is one operation of the OpenAPI document, found by the route
+// pattern the ServeMux matched ("GET /v1/platform/me").
+type operation struct {
+	id         string
+	route      *routers.Route
+	pathParams []string
+	hasBody    bool
+}
+
+// operationsOf indexes the document's operations by ServeMux pattern; the
+// document's path templates are ServeMux patterns as they are.
+func operationsOf(doc *openapi3.T) map[string]*operation {
+	ops := map[string]*operation{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			o := &operation{id: op.OperationID, hasBody: op.RequestBody != nil,
+				route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}}
+			for _, p := range append(item.Parameters, op.Parameters...) {
+				if p.Value != nil && p.Value.In == openapi3.ParameterInPath {
+					o.pathParams = append(o.pathParams, p.Value.Name)
+				}
+			}
+			ops[method+" "+path] = o
+		}
+	}
+	return ops
+}
+
+// requestBody is the body read once by the validation and kept for the
+// idempotency fingerprint.
+type requestBody struct{ data []byte }
+
+type bodyKey struct{}
+
+func bodyOf(ctx context.Context) []byte {
+	b, _ := ctx.Value(bodyKey{}).(*requestBody)
+	if b == nil {
+		return nil
+	}
+	return b.data
+}
+
+// readBody enforces the media type and the size limit and checks that a
+// body is JSON; it leaves r.Body readable again.
+func readBody(r *http.Request, op *operation) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, workshop.Errorf(workshop.CodeBodyTooLarge, "The body is larger than %d bytes.", maxBody)
+		}
+		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be read.")
+	}
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	if len(data) == 0 && !op.hasBody {
+		return nil, nil
+	}
+	if ct := r.Header.Get("Content-Type"); len(data) > 0 || ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return nil, workshop.Errorf(workshop.CodeUnsupportedMediaType, "Send the body as application/json.")
+		}
+	}
+	if !op.hasBody {
+		if len(bytes.TrimSpace(data)) > 0 {
+			return nil, workshop.Errorf(workshop.CodeInvalidJSON, "This operation takes no body.")
+		}
+		return nil, nil
+	}
+	if !json.Valid(data) {
+		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON.")
+	}
+	return data, nil
+}
+
+// validate checks the request against the operation in the OpenAPI
+// document: parameters and body schema.
+func (s *Server) validate(r *http.Request, op *operation) error {
+	params := make(map[string]string, len(op.pathParams))
+	for _, name := range op.pathParams {
+		params[name] = r.PathValue(name)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: op.route, Options: s.validationOptions}
+	err := openapi3filter.ValidateRequest(r.Context(), in)
+	if err == nil {
+		return nil
+	}
+	return problemOfValidation(err)
+}
+
+var (
+	unsupportedRe = regexp.MustCompile(`^property "(.+)" is unsupported$`)
+	missingRe     = regexp.MustCompile(`^property "(.+)" is missing$`)
+)
+
+// problemOfValidation turns kin-openapi's errors into the contract's: an
+// unknown member is 400 unknown_field, a bad parameter 400
+// invalid_parameter, any other body error 422 validation_failed, each
+// naming the field.
+func problemOfValidation(err error) error {
+	var unknown, invalid []workshop.FieldError
+	var param *workshop.Error
+	var visit func(error)
+	visit = func(err error) {
+		var me openapi3.MultiError
+		if errors.As(err, &me) {
+			for _, e := range me {
+				visit(e)
+			}
+			return
+		}
+		var re *openapi3filter.RequestError
+		if errors.As(err, &re) && re.Parameter != nil {
+			if param == nil {
+				param = &workshop.Error{Code: workshop.CodeInvalidParameter, Field: re.Parameter.Name,
+					Detail: fmt.Sprintf("The %s parameter %s is invalid: %s", re.Parameter.In, re.Parameter.Name, reasonOf(re))}
+			}
+			return
+		}
+		if errors.As(err, &re) && re.Err != nil {
+			var inner openapi3.MultiError
+			if errors.As(re.Err, &inner) {
+				visit(inner)
+				return
+			}
+		}
+		var se *openapi3.SchemaError
+		if errors.As(err, &se) {
+			path := se.JSONPointer()
+			if m := unsupportedRe.FindStringSubmatch(se.Reason); m != nil {
+				f := fieldPath(append(path, m[1]))
+				unknown = append(unknown, workshop.FieldError{Field: f, Code: "unknown_field", Message: fmt.Sprintf("%s is not a field of this request.", f)})
+				return
+			}
+			code := "invalid"
+			if m := missingRe.FindStringSubmatch(se.Reason); m != nil {
+				path, code = append(path, m[1]), "required"
+			}
+			f := fieldPath(path)
+			invalid = append(invalid, workshop.FieldError{Field: f, Code: code, Message: fmt.Sprintf("%s: %s", f, se.Reason)})
+			return
+		}
+		invalid = append(invalid, workshop.FieldError{Field: "", Code: "invalid", Message: err.Error()})
+	}
+	visit(err)
+	switch {
+	case len(unknown) > 0:
+		return &workshop.Error{Code: workshop.CodeUnknownField, Field: unknown[0].Field, Fields: unknown, Detail: unknown[0].Message}
+	case param != nil:
+		return param
+	case len(invalid) > 0:
+		return workshop.ValidationError(invalid...)
+	}
+	return workshop.Errorf(workshop.CodeInvalidJSON, "The request is not valid.")
+}
+
+func reasonOf(re *openapi3filter.RequestError) string {
+	var se *openapi3.SchemaError
+	if errors.As(re.Err, &se) {
+		return se.Reason
+	}
+	if re.Err != nil {
+		return re.Err.Error()
+	}
+	return re.Reason
+}
+
+// fieldPath makes "steps[0].label" of the pointer [steps 0 label].
+func fieldPath(ptr []string) string {
+	var b strings.Builder
+	for _, p := range ptr {
+		if _, err := strconv.Atoi(p); err == nil {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}

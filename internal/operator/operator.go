@@ -1,0 +1,359 @@
+// Package operator is what the workshop application does for its staff and
+// operators, for now through the `workshop admin` commands: make
+// organisations, locations, users, keys, technicians and bays, govern cancel
+// tags and run the day close. Each operation validates its input and
+// returns the record to print.
+package operator
+
+import (
+	"context"
+	"fmt"
+	"net/mail"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// Store is what the operator needs of the database.
+type Store interface {
+	CreateOrg(ctx context.Context, o workshop.Org) (workshop.Org, error)
+	Org(ctx context.Context, id string) (workshop.Org, error)
+	SetOrgPlan(ctx context.Context, id string, plan workshop.Plan) (workshop.Org, error)
+	CreateLocation(ctx context.Context, l workshop.Location, s workshop.Settings) (workshop.Location, error)
+	LocationByID(ctx context.Context, id string) (workshop.Location, error)
+	CreateUser(ctx context.Context, u workshop.User) (workshop.User, error)
+	User(ctx context.Context, id string) (workshop.User, error)
+	Integration(ctx context.Context, orgID, id string) (workshop.Integration, error)
+	CreateCredential(ctx context.Context, c workshop.Credential) (workshop.Credential, error)
+	RevokeCredential(ctx context.Context, id string) (workshop.Micros, error)
+	CreateTechnician(ctx context.Context, t workshop.Technician) (workshop.Technician, error)
+	DeleteTechnician(ctx context.Context, id string) error
+	CreateBay(ctx context.Context, b workshop.Bay) (workshop.Bay, error)
+	DeleteBay(ctx context.Context, id string) error
+	SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error)
+	StartDayClose(ctx context.Context, locationID string) (workshop.DayState, error)
+	FinishDayClose(ctx context.Context, locationID, closedDate string) (workshop.DayState, error)
+}
+
+// Operator runs the operator commands against a store.
+type Operator struct {
+	Store Store
+	Now   func() time.Time
+}
+
+// New makes an Operator on the real clock.
+func New(s Store) *Operator { return &Operator{Store: s, Now: time.Now} }
+
+func (o *Operator) stamp() workshop.Micros { return workshop.MicrosOf(o.Now()) }
+
+// OrgOut is the printed organisation.
+type OrgOut struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	PlanTier workshop.Plan `json:"planTier"`
+}
+
+// CreateOrg makes an organisation on a plan (default pro).
+func (o *Operator) CreateOrg(ctx context.Context, name string, plan workshop.Plan) (OrgOut, error) {
+	if plan == "" {
+		plan = workshop.PlanPro
+	}
+	if err := requireName("name", name); err != nil {
+		return OrgOut{}, err
+	}
+	if !plan.Valid() {
+		return OrgOut{}, workshop.Invalid("plan", "Unknown plan %q: want one of %v.", plan, workshop.Plans)
+	}
+	now := o.stamp()
+	org, err := o.Store.CreateOrg(ctx, workshop.Org{ID: workshop.NewID(workshop.PrefixOrg), Name: name, PlanTier: plan, CreatedAt: now, UpdatedAt: now})
+	return OrgOut{ID: org.ID, Name: org.Name, PlanTier: org.PlanTier}, err
+}
+
+// SetPlan changes an organisation's plan.
+func (o *Operator) SetPlan(ctx context.Context, orgID string, plan workshop.Plan) (OrgOut, error) {
+	if !plan.Valid() {
+		return OrgOut{}, workshop.Invalid("plan", "Unknown plan %q: want one of %v.", plan, workshop.Plans)
+	}
+	org, err := o.Store.SetOrgPlan(ctx, orgID, plan)
+	return OrgOut{ID: org.ID, Name: org.Name, PlanTier: org.PlanTier}, err
+}
+
+var currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// CreateLocation makes a location in an IANA time zone, with default
+// workshop settings.
+func (o *Operator) CreateLocation(ctx context.Context, orgID, name, timezone, currency string) (workshop.Location, error) {
+	if currency == "" {
+		currency = "EUR"
+	}
+	if err := requireName("name", name); err != nil {
+		return workshop.Location{}, err
+	}
+	if _, err := time.LoadLocation(timezone); err != nil || timezone == "" || timezone == "Local" {
+		return workshop.Location{}, workshop.Invalid("timezone", "%q is not an IANA time zone name such as Europe/Berlin.", timezone)
+	}
+	if !currencyRe.MatchString(currency) {
+		return workshop.Location{}, workshop.Invalid("currency", "%q is not a three-letter currency code such as EUR.", currency)
+	}
+	if _, err := o.Store.Org(ctx, orgID); err != nil {
+		return workshop.Location{}, err
+	}
+	now := o.stamp()
+	l := workshop.Location{ID: workshop.NewID(workshop.PrefixLocation), OrgID: orgID, Name: name, Timezone: timezone,
+		CurrencyCode: currency, CreatedAt: now, UpdatedAt: now}
+	return o.Store.CreateLocation(ctx, l, workshop.DefaultSettings())
+}
+
+// CreateUser makes a user with a role.
+func (o *Operator) CreateUser(ctx context.Context, orgID, email string, role workshop.Role, developer bool) (workshop.User, error) {
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		return workshop.User{}, workshop.Invalid("email", "%q is not an email address.", email)
+	}
+	if !role.Valid() {
+		return workshop.User{}, workshop.Invalid("role", "Unknown role %q: want one of %v.", role, workshop.Roles)
+	}
+	if _, err := o.Store.Org(ctx, orgID); err != nil {
+		return workshop.User{}, err
+	}
+	now := o.stamp()
+	return o.Store.CreateUser(ctx, workshop.User{ID: workshop.NewID(workshop.PrefixUser), OrgID: orgID, Email: email,
+		Role: role, DeveloperAccess: developer, CreatedAt: now, UpdatedAt: now})
+}
+
+// KeyOut is a created API key: the secret is shown this once.
+type KeyOut struct {
+	ID            string           `json:"id"`
+	Key           string           `json:"key"`
+	OrgID         string           `json:"orgId"`
+	LocationID    *string          `json:"locationId"`
+	IntegrationID *string          `json:"integrationId"`
+	Scopes        []workshop.Scope `json:"scopes"`
+	ExpiresAt     *workshop.Micros `json:"expiresAt"`
+}
+
+// KeyRequest is what a key is made with.
+type KeyRequest struct {
+	UserID, LocationID, IntegrationID, Scopes string
+	ExpiresAt                                 *time.Time
+}
+
+// CreateKey makes an API key for a user with developer access, its scopes
+// limited to what the user's role allows.
+func (o *Operator) CreateKey(ctx context.Context, r KeyRequest) (KeyOut, error) {
+	u, err := o.developer(ctx, r.UserID)
+	if err != nil {
+		return KeyOut{}, err
+	}
+	scopes, err := workshop.ParseScopes(r.Scopes, u.Role)
+	if err != nil {
+		return KeyOut{}, err
+	}
+	if r.LocationID != "" {
+		if l, err := o.Store.LocationByID(ctx, r.LocationID); err != nil || l.OrgID != u.OrgID {
+			return KeyOut{}, workshop.Invalid("location", "Location %s is not a location of the user's organisation.", r.LocationID)
+		}
+	}
+	if r.IntegrationID != "" {
+		if _, err := o.Store.Integration(ctx, u.OrgID, r.IntegrationID); err != nil {
+			return KeyOut{}, workshop.Invalid("integration", "Integration %s is not an integration of the user's organisation.", r.IntegrationID)
+		}
+	}
+	var expires *workshop.Micros
+	if r.ExpiresAt != nil {
+		if !r.ExpiresAt.After(o.Now()) {
+			return KeyOut{}, workshop.Invalid("expires", "The expiry %s is not in the future.", r.ExpiresAt.Format(time.RFC3339))
+		}
+		m := workshop.MicrosOf(*r.ExpiresAt)
+		expires = &m
+	}
+	secret := workshop.NewSecret(workshop.APIKeyPrefix)
+	c, err := o.Store.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindAPIKey,
+		OrgID: u.OrgID, UserID: u.ID, LocationID: r.LocationID, IntegrationID: r.IntegrationID,
+		SecretHash: workshop.HashSecret(secret), Scopes: scopes, ExpiresAt: expires, CreatedAt: o.stamp()})
+	if err != nil {
+		return KeyOut{}, err
+	}
+	return KeyOut{ID: c.ID, Key: secret, OrgID: c.OrgID, LocationID: optional(c.LocationID),
+		IntegrationID: optional(c.IntegrationID), Scopes: c.Scopes, ExpiresAt: c.ExpiresAt}, nil
+}
+
+// RevokedOut is a revoked key.
+type RevokedOut struct {
+	ID        string          `json:"id"`
+	RevokedAt workshop.Micros `json:"revokedAt"`
+}
+
+// RevokeKey revokes a key or MCP token; it stops working on the next request.
+func (o *Operator) RevokeKey(ctx context.Context, id string) (RevokedOut, error) {
+	at, err := o.Store.RevokeCredential(ctx, id)
+	return RevokedOut{ID: id, RevokedAt: at}, err
+}
+
+// TokenOut is a created MCP token: the secret is shown this once.
+type TokenOut struct {
+	ID    string `json:"id"`
+	Token string `json:"token"`
+}
+
+// CreateMCPToken makes a read-only MCP token acting as the user.
+func (o *Operator) CreateMCPToken(ctx context.Context, userID string) (TokenOut, error) {
+	u, err := o.developer(ctx, userID)
+	if err != nil {
+		return TokenOut{}, err
+	}
+	secret := workshop.NewSecret(workshop.MCPTokenPrefix)
+	c, err := o.Store.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindMCPToken,
+		OrgID: u.OrgID, UserID: u.ID, SecretHash: workshop.HashSecret(secret), Scopes: readScopes(u.Role), CreatedAt: o.stamp()})
+	return TokenOut{ID: c.ID, Token: secret}, err
+}
+
+// readScopes are the read scopes of a role: an MCP token never writes.
+func readScopes(r workshop.Role) []workshop.Scope {
+	var out []workshop.Scope
+	for _, s := range r.Scopes() {
+		if strings.HasSuffix(string(s), ":read") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (o *Operator) developer(ctx context.Context, userID string) (workshop.User, error) {
+	u, err := o.Store.User(ctx, userID)
+	if err != nil {
+		return u, err
+	}
+	if !u.HasDeveloperAccess() {
+		return u, workshop.Invalid("user", "User %s has no developer access: only owners, admins and users created with --developer can create keys.", u.ID)
+	}
+	return u, nil
+}
+
+// CreateTechnician makes a technician in a location.
+func (o *Operator) CreateTechnician(ctx context.Context, locationID, name string, skills []string, wipLimit int) (workshop.Technician, error) {
+	l, err := o.Store.LocationByID(ctx, locationID)
+	if err != nil {
+		return workshop.Technician{}, err
+	}
+	if err := requireName("name", name); err != nil {
+		return workshop.Technician{}, err
+	}
+	if wipLimit < 1 || wipLimit > 20 {
+		return workshop.Technician{}, workshop.Invalid("wip-limit", "The work-in-progress limit must be between 1 and 20.")
+	}
+	now := o.stamp()
+	return o.Store.CreateTechnician(ctx, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: l.OrgID,
+		LocationID: l.ID, Name: name, Skills: nonNil(skills), WIPLimit: wipLimit, Status: "available", CreatedAt: now, UpdatedAt: now})
+}
+
+// CreateBay makes a bay in a location.
+func (o *Operator) CreateBay(ctx context.Context, locationID, name string, equipment, services []string) (workshop.Bay, error) {
+	l, err := o.Store.LocationByID(ctx, locationID)
+	if err != nil {
+		return workshop.Bay{}, err
+	}
+	if err := requireName("name", name); err != nil {
+		return workshop.Bay{}, err
+	}
+	now := o.stamp()
+	return o.Store.CreateBay(ctx, workshop.Bay{ID: workshop.NewID(workshop.PrefixBay), OrgID: l.OrgID, LocationID: l.ID,
+		Name: name, Equipment: nonNil(equipment), Services: nonNil(services), Status: "available", CreatedAt: now, UpdatedAt: now})
+}
+
+// DeletedOut is a deleted technician or bay.
+type DeletedOut struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
+
+// DeleteTechnician deletes a technician.
+func (o *Operator) DeleteTechnician(ctx context.Context, id string) (DeletedOut, error) {
+	return DeletedOut{ID: id, Deleted: true}, o.Store.DeleteTechnician(ctx, id)
+}
+
+// DeleteBay deletes a bay.
+func (o *Operator) DeleteBay(ctx context.Context, id string) (DeletedOut, error) {
+	return DeletedOut{ID: id, Deleted: true}, o.Store.DeleteBay(ctx, id)
+}
+
+var tagRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,63}$`)
+
+// TagsOut is a location's cancel reason tags.
+type TagsOut struct {
+	Data []workshop.CancelTag `json:"data"`
+}
+
+// SetCancelTags replaces a location's cancel reason tags. Each argument is
+// a tag (its label made from it) or tag=Label.
+func (o *Operator) SetCancelTags(ctx context.Context, locationID string, args []string) (TagsOut, error) {
+	if _, err := o.Store.LocationByID(ctx, locationID); err != nil {
+		return TagsOut{}, err
+	}
+	if len(args) == 0 {
+		return TagsOut{}, workshop.Invalid("tags", "Give at least one tag.")
+	}
+	var tags []workshop.CancelTag
+	for _, a := range args {
+		tag, label, hasLabel := strings.Cut(a, "=")
+		if !tagRe.MatchString(tag) {
+			return TagsOut{}, workshop.Invalid("tags", "%q is not a tag: lower-case letters, digits and _, at most 64.", tag)
+		}
+		if slices.ContainsFunc(tags, func(t workshop.CancelTag) bool { return t.Tag == tag }) {
+			return TagsOut{}, workshop.Invalid("tags", "The tag %q is given twice.", tag)
+		}
+		if !hasLabel || strings.TrimSpace(label) == "" {
+			label = labelOf(tag)
+		}
+		tags = append(tags, workshop.CancelTag{Tag: tag, Label: label})
+	}
+	saved, err := o.Store.SetCancelTags(ctx, locationID, tags)
+	return TagsOut{Data: saved}, err
+}
+
+// labelOf makes "Parts unavailable" of "parts_unavailable".
+func labelOf(tag string) string {
+	s := strings.ReplaceAll(tag, "_", " ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// StartDayClose puts a location mid-close.
+func (o *Operator) StartDayClose(ctx context.Context, locationID string) (workshop.DayState, error) {
+	return o.Store.StartDayClose(ctx, locationID)
+}
+
+// FinishDayClose reopens a location; the closed date is today in its zone.
+func (o *Operator) FinishDayClose(ctx context.Context, locationID string) (workshop.DayState, error) {
+	l, err := o.Store.LocationByID(ctx, locationID)
+	if err != nil {
+		return workshop.DayState{}, err
+	}
+	zone, err := l.Zone()
+	if err != nil {
+		return workshop.DayState{}, fmt.Errorf("location %s: %w", l.ID, err)
+	}
+	return o.Store.FinishDayClose(ctx, locationID, o.Now().In(zone).Format(time.DateOnly))
+}
+
+func requireName(field, s string) error {
+	if n := len([]rune(strings.TrimSpace(s))); n == 0 || n > 255 {
+		return workshop.Invalid(field, "The %s must have 1 to 255 characters.", field)
+	}
+	return nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}

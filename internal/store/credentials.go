@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// CreateCredential stores an API key or MCP token (its hash only).
+func (s *Store) CreateCredential(ctx context.Context, k workshop.Credential) (workshop.Credential, error) {
+	return write(ctx, s, func(c conn) (workshop.Credential, error) {
+		_, err := c.exec(ctx, `INSERT INTO credentials (id, kind, org_id, user_id, location_id, integration_id,
+			secret_hash, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			k.ID, k.Kind, k.OrgID, k.UserID, nullString(k.LocationID), nullString(k.IntegrationID),
+			k.SecretHash, jsonText(k.Scopes), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), k.CreatedAt)
+		return k, err
+	})
+}
+
+// RevokeCredential marks a key or token revoked; revoking twice keeps the
+// first time.
+func (s *Store) RevokeCredential(ctx context.Context, id string) (workshop.Micros, error) {
+	return write(ctx, s, func(c conn) (workshop.Micros, error) {
+		var revoked sql.NullInt64
+		if err := c.queryRow(ctx, `SELECT revoked_at FROM credentials WHERE id = ?`, id).Scan(&revoked); err != nil {
+			return 0, notFoundOr(err, "key")
+		}
+		if revoked.Valid {
+			return workshop.Micros(revoked.Int64), nil
+		}
+		now := workshop.MicrosOf(s.now())
+		_, err := c.exec(ctx, `UPDATE credentials SET revoked_at = ? WHERE id = ?`, now, id)
+		return now, err
+	})
+}
+
+// CredentialGrant is a stored credential with what its user and
+// organisation are now: the input of authentication.
+type CredentialGrant struct {
+	workshop.Credential
+	Role     workshop.Role
+	PlanTier workshop.Plan
+}
+
+// CredentialByHash finds a credential by the SHA-256 of its secret, with
+// its user's current role and its organisation's current plan. It reads the
+// database on every call (no cache), so a revocation made by any process
+// takes effect on the next request everywhere.
+func (s *Store) CredentialByHash(ctx context.Context, hash string) (CredentialGrant, error) {
+	var g CredentialGrant
+	var loc, integ sql.NullString
+	var expires, revoked sql.NullInt64
+	err := s.read().queryRow(ctx, `SELECT c.id, c.kind, c.org_id, c.user_id, c.location_id, c.integration_id, c.scopes,
+			c.expires_at, c.revoked_at, c.created_at, u.role, o.plan_tier
+		FROM credentials c JOIN users u ON u.id = c.user_id JOIN orgs o ON o.id = c.org_id
+		WHERE c.secret_hash = ?`, hash).
+		Scan(&g.ID, &g.Kind, &g.OrgID, &g.UserID, &loc, &integ, jsonList[[]workshop.Scope]{&g.Scopes},
+			&expires, &revoked, &g.CreatedAt, &g.Role, &g.PlanTier)
+	g.LocationID, g.IntegrationID = loc.String, integ.String
+	g.ExpiresAt, g.RevokedAt = microsPtr(expires), microsPtr(revoked)
+	return g, notFoundOr(err, "key")
+}
