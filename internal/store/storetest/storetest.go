@@ -1,0 +1,99 @@
+// Package storetest gives tests real databases: a fresh SQLite file, and a
+// fresh PostgreSQL database on the server named by WORKSHOP_TEST_POSTGRES_URL.
+// There are no database mocks in this project: every store test runs on both.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/workshop-platform/workshop/internal/store"
+)
+
+// PostgresEnv names the variable with the URL of a PostgreSQL server for tests.
+const PostgresEnv = "WORKSHOP_TEST_POSTGRES_URL"
+
+// Database is one database a test runs on.
+type Database struct {
+	Name string // "sqlite" or "postgres"
+	URL  string
+}
+
+// SQLiteURL is a fresh SQLite file in the test's temp dir.
+func SQLiteURL(t testing.TB) string {
+	return "sqlite://" + filepath.Join(t.TempDir(), "workshop.db")
+}
+
+// PostgresURL creates a fresh database on the server of
+// WORKSHOP_TEST_POSTGRES_URL, dropped when the test ends; the test is
+// skipped, saying so, when the variable is unset.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		t.Skipf("PostgreSQL not tested: set %s (e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable); .ci/run sets it", PostgresEnv)
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("open %s: %v", PostgresEnv, err)
+	}
+	defer admin.Close()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "wstest_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", base)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Logf("drop test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("parse %s: %v", PostgresEnv, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// Each runs fn as a subtest on a fresh database of every kind: "sqlite"
+// always, "postgres" when WORKSHOP_TEST_POSTGRES_URL is set (skipped with a
+// message otherwise).
+func Each(t *testing.T, fn func(t *testing.T, db Database)) {
+	t.Helper()
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var u string
+			if name == "sqlite" {
+				u = SQLiteURL(t)
+			} else {
+				u = PostgresURL(t)
+			}
+			fn(t, Database{Name: name, URL: u})
+		})
+	}
+}
+
+// Open opens and migrates a store, closed when the test ends.
+func Open(t testing.TB, rawURL string, opts ...store.Option) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), rawURL, opts...)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
