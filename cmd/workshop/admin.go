@@ -70,11 +70,15 @@ var adminCommands = map[string]adminCommand{
 		}
 	}},
 	"key revoke": {args: "KEY_ID", define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
-		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) { return op.RevokeKey(ctx, a[0]) }
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.RevokeKey(ctx, a[0])
+		}
 	}},
 	"mcp-token create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		user := fs.String("user", "", "the user the token acts as")
-		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.CreateMCPToken(ctx, *user) }
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.CreateMCPToken(ctx, *user)
+		}
 	}},
 	"technician create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
@@ -84,7 +88,9 @@ var adminCommands = map[string]adminCommand{
 		}
 	}},
 	"technician delete": {args: "TECH_ID", define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
-		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) { return op.DeleteTechnician(ctx, a[0]) }
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.DeleteTechnician(ctx, a[0])
+		}
 	}},
 	"bay create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
@@ -94,19 +100,27 @@ var adminCommands = map[string]adminCommand{
 		}
 	}},
 	"bay delete": {args: "BAY_ID", define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
-		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) { return op.DeleteBay(ctx, a[0]) }
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.DeleteBay(ctx, a[0])
+		}
 	}},
 	"cancel-tags set": {args: "TAG [TAG...]", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
-		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) { return op.SetCancelTags(ctx, *loc, a) }
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.SetCancelTags(ctx, *loc, a)
+		}
 	}},
 	"day-close start": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
-		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.StartDayClose(ctx, *loc) }
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.StartDayClose(ctx, *loc)
+		}
 	}},
 	"day-close finish": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
-		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.FinishDayClose(ctx, *loc) }
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.FinishDayClose(ctx, *loc)
+		}
 	}},
 	"demo": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Demo(ctx) }

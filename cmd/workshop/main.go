@@ -28,6 +28,7 @@ commands:
   serve     run the API, the webhook dispatcher and the MCP endpoint (--demo: seed demo data, print keys)
   migrate   apply the database schema and exit
   admin     operator commands (workshop admin help)
+  bench     measure the API against a fixed-response control (workshop bench -h)
   version   print the version
 `
 
@@ -45,6 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = migrate(ctx, args[1:], getenv, stdout)
 	case "admin":
 		err = admin(ctx, args[1:], getenv, stdout)
+	case "bench":
+		err = benchCmd(ctx, args[1:], getenv, stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 	case "help", "-h", "--help":

@@ -53,3 +53,6 @@ func microsPtr(n sql.NullInt64) *workshop.Micros {
 
 // nullString maps "" to NULL, for optional references.
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// scanner is a row to scan: *sql.Row, *sql.Rows or this package's row.
+type scanner interface{ Scan(dest ...any) error }

@@ -21,7 +21,7 @@ func (s *Store) Org(ctx context.Context, id string) (workshop.Org, error) {
 	return scanOrg(s.read().queryRow(ctx, `SELECT id, name, plan_tier, created_at, updated_at FROM orgs WHERE id = ?`, id))
 }
 
-func scanOrg(row *sql.Row) (workshop.Org, error) {
+func scanOrg(row scanner) (workshop.Org, error) {
 	var o workshop.Org
 	err := row.Scan(&o.ID, &o.Name, &o.PlanTier, &o.CreatedAt, &o.UpdatedAt)
 	return o, notFoundOr(err, "organisation")
@@ -53,7 +53,7 @@ func (s *Store) CreateLocation(ctx context.Context, l workshop.Location, setting
 	})
 }
 
-func scanLocation(sc interface{ Scan(...any) error }) (workshop.Location, error) {
+func scanLocation(sc scanner) (workshop.Location, error) {
 	var l workshop.Location
 	err := sc.Scan(&l.ID, &l.OrgID, &l.Name, &l.Timezone, &l.CurrencyCode, &l.CreatedAt, &l.UpdatedAt)
 	return l, err
@@ -113,7 +113,7 @@ func (s *Store) CreateIntegration(ctx context.Context, in workshop.Integration) 
 	})
 }
 
-func scanIntegration(sc interface{ Scan(...any) error }) (workshop.Integration, error) {
+func scanIntegration(sc scanner) (workshop.Integration, error) {
 	var in workshop.Integration
 	err := sc.Scan(&in.ID, &in.OrgID, &in.Name, &in.SystemType, &in.CreatedAt, &in.UpdatedAt)
 	return in, err
@@ -147,7 +147,7 @@ func (s *Store) Integrations(ctx context.Context, orgID string, p workshop.PageR
 }
 
 // collect scans every row.
-func collect[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
+func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
 	out := []T{}
 	for rows.Next() {

@@ -74,7 +74,7 @@ func (s *Store) CancelTags(ctx context.Context, locationID string) ([]workshop.C
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, func(sc interface{ Scan(...any) error }) (workshop.CancelTag, error) {
+	return collect(rows, func(sc scanner) (workshop.CancelTag, error) {
 		var t workshop.CancelTag
 		err := sc.Scan(&t.Tag, &t.Label)
 		return t, err

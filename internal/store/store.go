@@ -41,6 +41,8 @@ type Store struct {
 	now     func() time.Time
 
 	rebound sync.Map // query with ? -> query with $n (PostgreSQL)
+
+	readStmts, writeStmts *stmtCache // SQLite only
 }
 
 // Option adjusts a Store.
@@ -112,6 +114,8 @@ func (s *Store) openSQLite(ctx context.Context, path string) error {
 		db.SetConnMaxIdleTime(0)
 		db.SetConnMaxLifetime(0)
 		s.writer, s.reader = db, db
+		s.writeStmts = &stmtCache{db: db}
+		s.readStmts = s.writeStmts
 		return s.migrate(ctx, "")
 	}
 	abs, err := filepath.Abs(path)
@@ -138,6 +142,7 @@ func (s *Store) openSQLite(ctx context.Context, path string) error {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	s.reader = r
+	s.writeStmts, s.readStmts = &stmtCache{db: w}, &stmtCache{db: r}
 	return nil
 }
 

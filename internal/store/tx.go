@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
@@ -26,22 +27,111 @@ type execer interface {
 type conn struct {
 	s  *Store
 	ex execer
+	// SQLite only: prepared statements of the pool (db) the conn uses, so
+	// that a query is parsed once per connection, not on every call; pgx
+	// caches PostgreSQL's statements by itself.
+	stmts *stmtCache
+	tx    *sql.Tx
+}
+
+// stmtCache holds the prepared statements of one pool.
+type stmtCache struct {
+	db     *sql.DB
+	m      sync.Map // query -> *sql.Stmt
+	missed sync.Map // queries run in a transaction before they were prepared
+}
+
+// prepareMissed prepares the queries a transaction ran unprepared. It runs
+// after the transaction: SQLite's one writer connection is busy during it,
+// so preparing on the pool then would wait for itself.
+func (c *stmtCache) prepareMissed(ctx context.Context) {
+	c.missed.Range(func(q, _ any) bool {
+		c.missed.Delete(q)
+		_, _ = c.get(ctx, q.(string)) // a failure here shows again when the query runs
+		return true
+	})
+}
+
+func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := c.m.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := c.m.LoadOrStore(query, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// stmt is the prepared statement of query for this conn, or nil when
+// statements are not cached (PostgreSQL).
+func (c conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if c.stmts == nil {
+		return nil, nil
+	}
+	if c.tx == nil {
+		return c.stmts.get(ctx, query)
+	}
+	st, ok := c.stmts.m.Load(query)
+	if !ok {
+		c.stmts.missed.Store(query, true)
+		return nil, nil
+	}
+	return c.tx.StmtContext(ctx, st.(*sql.Stmt)), nil
 }
 
 func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		return st.ExecContext(ctx, args...)
+	}
 	return c.ex.ExecContext(ctx, c.s.q(query), args...)
 }
 
 func (c conn) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		return st.QueryContext(ctx, args...)
+	}
 	return c.ex.QueryContext(ctx, c.s.q(query), args...)
 }
 
-func (c conn) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return c.ex.QueryRowContext(ctx, c.s.q(query), args...)
+// row is a single-row result whose error may come from preparing.
+type row struct {
+	r   *sql.Row
+	err error
+}
+
+func (r row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.r.Scan(dest...)
+}
+
+func (c conn) queryRow(ctx context.Context, query string, args ...any) row {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return row{err: err}
+	}
+	if st != nil {
+		return row{r: st.QueryRowContext(ctx, args...)}
+	}
+	return row{r: c.ex.QueryRowContext(ctx, c.s.q(query), args...)}
 }
 
 // read is the connection for reads outside a write transaction.
-func (s *Store) read() conn { return conn{s: s, ex: s.reader} }
+func (s *Store) read() conn { return conn{s: s, ex: s.reader, stmts: s.readStmts} }
 
 // write runs fn in one write transaction and commits it. When ctx carries
 // an Idempotency-Key claim, its response is rendered from fn's result and
@@ -54,7 +144,7 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 		return zero, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	c := conn{s: s, ex: tx}
+	c := conn{s: s, ex: tx, stmts: s.writeStmts, tx: tx}
 	out, err := fn(c)
 	if err != nil {
 		return zero, err
@@ -70,6 +160,9 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 	}
 	if claim != nil && claim.Render != nil {
 		claim.Completed = true
+	}
+	if s.writeStmts != nil {
+		s.writeStmts.prepareMissed(ctx)
 	}
 	return out, nil
 }

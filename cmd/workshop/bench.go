@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/bench"
+)
+
+// benchCmd runs `workshop bench`: the figures of the issues, rerunnable.
+func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) error {
+	fs := newFlags("bench")
+	db := fs.String("database", getenv("WORKSHOP_BENCH_DATABASE_URL"), "database URL (default: a fresh SQLite file in a temp dir)")
+	scenarios := fs.String("scenario", "me", "comma-separated scenarios: "+fmt.Sprint(bench.ScenarioNames()))
+	rounds := fs.Int("rounds", 5, "interleaved rounds of each scenario")
+	duration := fs.Duration("duration", 5*time.Second, "measured time per run")
+	warmup := fs.Duration("warmup", time.Second, "unmeasured time before each run")
+	conns := fs.Int("connections", 64, "connections of the closed-loop runs")
+	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	figures, err := bench.Run(ctx, bench.Config{DatabaseURL: *db, Scenarios: list(*scenarios), Rounds: *rounds,
+		Duration: *duration, Warmup: *warmup, Connections: *conns}, stdout)
+	if err != nil {
+		return err
+	}
+	if *jsonOut == "" {
+		return nil
+	}
+	f, err := os.Create(*jsonOut)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return bench.WriteJSON(f, figures)
+}

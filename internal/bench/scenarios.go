@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/loadgen"
+)
+
+// scenario is one measured figure.
+type scenario struct {
+	description string
+	// prepare seeds what the scenario needs and returns its request builder.
+	prepare func(ctx context.Context, e *env) (loadgen.Request, error)
+	rate    float64 // open loop at this rate (latency); 0: closed loop against the control (ratio)
+}
+
+// scenarios by name; each issue adds its figures here.
+var scenarios = map[string]scenario{
+	"me": {
+		description: "GET /v1/platform/me (key lookup, authorisation, validation) vs a fixed 600-byte JSON handler, closed loop",
+		prepare: func(_ context.Context, e *env) (loadgen.Request, error) {
+			return e.get("/v1/platform/me", e.orgKey), nil
+		},
+	},
+}
+
+// get builds a GET with the key.
+func (e *env) get(path, key string) loadgen.Request {
+	return func(int64) (*http.Request, error) {
+		r, err := http.NewRequest(http.MethodGet, e.base+path, nil)
+		if err == nil {
+			r.Header.Set("Authorization", "Bearer "+key)
+		}
+		return r, err
+	}
+}
+
+func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) {
+	req, err := sc.prepare(ctx, e)
+	if err != nil {
+		return Figure{}, err
+	}
+	if sc.rate > 0 {
+		return sc.runOpenLoop(ctx, req, cfg)
+	}
+	control := func(int64) (*http.Request, error) { return http.NewRequest(http.MethodGet, e.controlBase+"/", nil) }
+	f := Figure{Kind: "ratio"}
+	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(int) (float64, error) {
+		c, err := closed(cfg).Run(ctx, control)
+		if err != nil {
+			return 0, err
+		}
+		t, err := closed(cfg).Run(ctx, req)
+		if err != nil {
+			return 0, err
+		}
+		if t.Errors > 0 {
+			return 0, fmt.Errorf("%d requests failed; first: %s", t.Errors, t.FirstError)
+		}
+		r := Round{ControlRPS: c.Throughput, TargetRPS: t.Throughput, Ratio: t.Throughput / c.Throughput,
+			P50ms: ms(t.P50), P99ms: ms(t.P99), Errors: t.Errors}
+		f.Rounds = append(f.Rounds, r)
+		return r.Ratio, nil
+	})
+	f.Median, f.Min, f.Max = median, lo, hi
+	return f, err
+}
+
+func (sc scenario) runOpenLoop(ctx context.Context, req loadgen.Request, cfg Config) (Figure, error) {
+	f := Figure{Kind: "latency"}
+	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(int) (float64, error) {
+		t, err := loadgen.OpenLoop{Rate: sc.rate, Duration: cfg.Duration, Warmup: cfg.Warmup, MaxInFlight: 1024}.Run(ctx, req)
+		if err != nil {
+			return 0, err
+		}
+		f.Rounds = append(f.Rounds, Round{TargetRPS: t.Throughput, P50ms: ms(t.P50), P99ms: ms(t.P99), Errors: t.Errors, Missed: t.Missed})
+		return ms(t.P99), nil
+	})
+	f.Median, f.Min, f.Max = median, lo, hi
+	return f, err
+}
+
+func closed(cfg Config) loadgen.ClosedLoop {
+	return loadgen.ClosedLoop{Connections: cfg.Connections, Duration: cfg.Duration, Warmup: cfg.Warmup}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
