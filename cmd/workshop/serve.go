@@ -90,7 +90,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, Logger: log, Registry: reg})
+	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg})
 	if err != nil {
 		return err
 	}

@@ -131,7 +131,7 @@ func start(ctx context.Context, dbURL string) (*env, func(), error) {
 	}
 	cleanups = append(cleanups, func() { st.Close() })
 	// The API logs as in production (JSON, one line per request), to nowhere.
-	api, err := httpapi.New(st, httpapi.Config{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	api, err := httpapi.New(st, httpapi.Config{ArrivalSkew: 5 * time.Minute, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {
 		cleanup()
 		return nil, nil, err

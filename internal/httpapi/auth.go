@@ -87,6 +87,16 @@ var operationAccess = map[string]access{
 	"createIntegration": {scope: "integrations:write"},
 	"listIntegrations":  {scope: "integrations:read"},
 	"getIntegration":    {scope: "integrations:read"},
+
+	"createJob":            {scope: "jobs:write"},
+	"listJobs":             {scope: "jobs:read"},
+	"getJob":               {scope: "jobs:read"},
+	"patchJob":             {scope: "jobs:write"},
+	"createStep":           {scope: "jobs:write"},
+	"patchStep":            {scope: "jobs:write"},
+	"deliverJob":           {scope: "jobs:write"},
+	"cancelJob":            {scope: "jobs:write"},
+	"listCancelReasonTags": {scope: "jobs:read"},
 }
 
 // authorize checks the plan and the scope of an operation.

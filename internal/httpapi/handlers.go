@@ -12,8 +12,9 @@ import (
 // reads its typed request, calls the store and returns a typed response or
 // an error for writeError.
 type handlers struct {
-	store Store
-	now   func() time.Time
+	store       Store
+	now         func() time.Time
+	arrivalSkew time.Duration
 }
 
 var _ oapi.StrictServerInterface = (*handlers)(nil)

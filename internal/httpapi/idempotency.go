@@ -100,14 +100,16 @@ func (w *captureWriter) Write(b []byte) (int, error) {
 
 // storeResponseInTx asks the store to render and keep the response of an
 // operation, when it runs under an Idempotency-Key, in the operation's own
-// transaction. present turns the operation's result into the body.
-func storeResponseInTx[T any](ctx context.Context, status int, present func(T) any) {
+// transaction. present turns the operation's result into the status and
+// body the handler will answer.
+func storeResponseInTx[T any](ctx context.Context, present func(T) (int, any)) {
 	c := workshop.IdempotencyClaimFrom(ctx)
 	if c == nil {
 		return
 	}
 	c.Render = func(result any) (int, []byte, error) {
-		b, err := json.Marshal(present(result.(T)))
+		status, body := present(result.(T))
+		b, err := json.Marshal(body)
 		return status, append(b, '\n'), err
 	}
 }

@@ -35,8 +35,6 @@ func presentLocation(l workshop.Location) oapi.Location {
 	return oapi.Location{Id: l.ID, Name: l.Name, Timezone: l.Timezone, CurrencyCode: l.CurrencyCode}
 }
 
-func presentIntegration(in workshop.Integration) any { return integrationOf(in) }
-
 func integrationOf(in workshop.Integration) oapi.Integration {
 	return oapi.Integration{Id: in.ID, Name: in.Name, SystemType: oapi.SystemType(in.SystemType), CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
 }
@@ -44,7 +42,7 @@ func integrationOf(in workshop.Integration) oapi.Integration {
 func (h *handlers) CreateIntegration(ctx context.Context, req oapi.CreateIntegrationRequestObject) (oapi.CreateIntegrationResponseObject, error) {
 	p := principalOf(ctx)
 	now := workshop.MicrosOf(h.now())
-	storeResponseInTx(ctx, http.StatusCreated, presentIntegration)
+	storeResponseInTx(ctx, func(in workshop.Integration) (int, any) { return http.StatusCreated, integrationOf(in) })
 	in, err := h.store.CreateIntegration(ctx, workshop.Integration{ID: workshop.NewID(workshop.PrefixIntegration), OrgID: p.OrgID,
 		Name: req.Body.Name, SystemType: string(req.Body.SystemType), CreatedAt: now, UpdatedAt: now})
 	if err != nil {

@@ -32,11 +32,13 @@ type Store interface {
 	CompleteIdempotencyKey(ctx context.Context, orgID, key string, status int, body []byte) error
 	ReleaseIdempotencyKey(ctx context.Context, orgID, key string) error
 	PlatformStore
+	JobStore
 }
 
 // Config are the API's settings.
 type Config struct {
-	RateLimitPerMinute int // 0: no limit
+	RateLimitPerMinute int           // 0: no limit
+	ArrivalSkew        time.Duration // tolerated clock skew of a sent arrivalTime
 	Logger             *slog.Logger
 	Registry           *prometheus.Registry // the metrics registry served at /metrics
 	Now                func() time.Time
@@ -54,6 +56,7 @@ type Server struct {
 	openAPIJSON       []byte
 	validationOptions *openapi3filter.Options
 	mounts            map[string]http.Handler
+	arrivalSkew       time.Duration
 }
 
 // New builds the API on a store.
@@ -82,7 +85,7 @@ func New(st Store, cfg Config) (*Server, error) {
 		store: st, log: cfg.Logger, now: cfg.Now, registry: cfg.Registry, metrics: newMetrics(cfg.Registry),
 		limiter: newLimiter(cfg.RateLimitPerMinute, cfg.Now), ops: operationsOf(doc), openAPIJSON: docJSON,
 		validationOptions: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		mounts:            map[string]http.Handler{},
+		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew,
 	}, nil
 }
 
@@ -106,7 +109,7 @@ func (s *Server) Handler() http.Handler {
 
 	v1 := http.NewServeMux()
 	oapi.HandlerWithOptions(
-		oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now}, nil, oapi.StrictHTTPServerOptions{
+		oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew}, nil, oapi.StrictHTTPServerOptions{
 			RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 				writeError(w, r, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be decoded: %v", err))
 			},
@@ -143,6 +146,9 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		body, err := readBody(r, op)
 		if err != nil {
 			writeError(w, r, err)
+			return
+		}
+		if op.id == "createJob" && s.existingJob(w, r, body) {
 			return
 		}
 		if err := s.validate(r, op); err != nil {

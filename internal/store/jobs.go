@@ -1,0 +1,335 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+const jobColumns = `id, org_id, location_id, integration_id, external_key, job_number, vehicle_plate, vehicle_make,
+	vehicle_model, promise_time, priority, source, arrival_time, insurance_claim, status, delivered_at, cancelled_at,
+	cancel_reason_tags, created_at, updated_at`
+
+func scanJob(sc scanner) (workshop.Job, error) {
+	var j workshop.Job
+	var ext, plate, make_, model, promise, arrival, claim sql.NullString
+	var delivered, cancelled sql.NullInt64
+	var reasons sql.NullString
+	err := sc.Scan(&j.ID, &j.OrgID, &j.LocationID, &j.IntegrationID, &ext, &j.JobNumber, &plate, &make_, &model,
+		&promise, &j.Priority, &j.Source, &arrival, &claim, &j.Status, &delivered, &cancelled, &reasons, &j.CreatedAt, &j.UpdatedAt)
+	if err != nil {
+		return j, err
+	}
+	j.ExternalKey, j.VehiclePlate, j.VehicleMake, j.VehicleModel, j.InsuranceClaim =
+		strPtr(ext), strPtr(plate), strPtr(make_), strPtr(model), strPtr(claim)
+	if j.PromiseTime, err = offsetPtr(promise); err != nil {
+		return j, err
+	}
+	if j.ArrivalTime, err = offsetPtr(arrival); err != nil {
+		return j, err
+	}
+	j.DeliveredAt, j.CancelledAt = microsPtr(delivered), microsPtr(cancelled)
+	if reasons.Valid {
+		err = jsonList[[]string]{&j.CancelReasons}.Scan(reasons.String)
+	}
+	return j, err
+}
+
+func strPtr(n sql.NullString) *string {
+	if !n.Valid {
+		return nil
+	}
+	return &n.String
+}
+
+func offsetPtr(n sql.NullString) (*workshop.OffsetTime, error) {
+	if !n.Valid {
+		return nil, nil
+	}
+	t, err := workshop.ParseOffsetTime(n.String)
+	return &t, err
+}
+
+func offsetText(t *workshop.OffsetTime) sql.NullString {
+	if t == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: t.String(), Valid: true}
+}
+
+func offsetMicros(t *workshop.OffsetTime) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMicro(), Valid: true}
+}
+
+func reasonsText(r []string) sql.NullString {
+	if r == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: jsonText(r), Valid: true}
+}
+
+// Visibility is whose records a caller sees: its organisation's, and only
+// one location's for a location-scoped key.
+type Visibility struct{ OrgID, LocationID string }
+
+func (v Visibility) sees(orgID, locationID string) bool {
+	return v.OrgID == orgID && (v.LocationID == "" || v.LocationID == locationID)
+}
+
+// forUpdate locks the rows read in a PostgreSQL write transaction; SQLite's
+// write transactions hold the database's one write lock already.
+func (s *Store) forUpdate() string {
+	if s.dialect == postgresDialect {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// openLocation reads a location for a job or step write: not_found unless
+// the caller sees it, day_close_in_progress while its day is mid-close. On
+// PostgreSQL the row is share-locked, so a day close that starts waits for
+// the writes in flight, and writes after it see it.
+func openLocation(ctx context.Context, c conn, v Visibility, locationID string) (workshop.Location, error) {
+	lock := ""
+	if c.s.dialect == postgresDialect {
+		lock = " FOR SHARE"
+	}
+	var l workshop.Location
+	var state string
+	err := c.queryRow(ctx, `SELECT id, org_id, timezone, day_state FROM locations WHERE id = ?`+lock, locationID).
+		Scan(&l.ID, &l.OrgID, &l.Timezone, &state)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.sees(l.OrgID, l.ID)) {
+		return l, workshop.Invalid("locationId", "No location %s is visible to this key.", locationID)
+	}
+	if err != nil {
+		return l, err
+	}
+	if state == workshop.DayClosing {
+		return l, workshop.Errorf(workshop.CodeDayCloseInProgress, "The day of location %s is being closed; job and step writes resume when the close finishes.", l.ID)
+	}
+	return l, nil
+}
+
+// JobCreate is the outcome of a create: the job, and whether it was made
+// (false: a job with its externalKey existed and is returned as stored).
+type JobCreate struct {
+	Job     workshop.Job
+	Created bool
+}
+
+// CreateJob stores a new job with its job.created event. A job whose
+// externalKey already exists in the (org, integration) namespace is returned
+// as stored instead, whatever the rest of the body says. An empty JobNumber
+// is assigned: the location's next RO-<year>-<seq> in its local year,
+// skipping numbers taken explicitly, gap-free because the counter moves in
+// the same transaction. stampArrival records the arrival as now, with the
+// location's offset (a walk-in).
+func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool) (JobCreate, error) {
+	v := Visibility{OrgID: j.OrgID}
+	if j.ExternalKey != nil {
+		if existing, err := s.existingJob(ctx, s.read(), j); err == nil || !errors.Is(err, sql.ErrNoRows) {
+			return JobCreate{Job: existing}, err
+		}
+	}
+	out, err := write(ctx, s, func(c conn) (JobCreate, error) {
+		if j.ExternalKey != nil {
+			if existing, err := s.existingJob(ctx, c, j); err == nil || !errors.Is(err, sql.ErrNoRows) {
+				return JobCreate{Job: existing}, err
+			}
+		}
+		loc, err := openLocation(ctx, c, v, j.LocationID)
+		if err != nil {
+			return JobCreate{}, err
+		}
+		zone, err := time.LoadLocation(loc.Timezone)
+		if err != nil {
+			return JobCreate{}, err
+		}
+		if stampArrival {
+			j.ArrivalTime = &workshop.OffsetTime{Time: j.CreatedAt.Time().In(zone)}
+		}
+		j.Status = workshop.DeriveJobStatus(false, false, j.ArrivalTime != nil, workshop.StepCounts{})
+		if j.JobNumber != "" {
+			if err := insertJob(ctx, c, j, false); err != nil {
+				return JobCreate{}, err
+			}
+		} else if j.JobNumber, err = assignJobNumber(ctx, c, j, j.CreatedAt.Time().In(zone).Year()); err != nil {
+			return JobCreate{}, err
+		}
+		return JobCreate{Job: j, Created: true}, recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobCreated, j.CreatedAt, jobRow(j))
+	})
+	if isUniqueViolation(err, "external_key") {
+		// A concurrent create with the same externalKey committed first
+		// (PostgreSQL): answer with its job.
+		existing, err := s.existingJob(ctx, s.read(), j)
+		return JobCreate{Job: existing}, err
+	}
+	if isUniqueViolation(err, "job_number") {
+		return out, jobNumberTaken(j.JobNumber)
+	}
+	return out, err
+}
+
+func jobNumberTaken(n string) error {
+	var v workshop.Validation
+	v.AddCode("jobNumber", "taken", "jobNumber %s is already used in this location.", n)
+	return v.Err()
+}
+
+// existingJob finds the job with j's externalKey, with its steps;
+// sql.ErrNoRows when there is none. One the creating key cannot see (a
+// location key of another location) is a validation error: the key is
+// taken, and its job is not the caller's to see.
+func (s *Store) existingJob(ctx context.Context, c conn, j workshop.Job) (workshop.Job, error) {
+	found, err := scanJob(c.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE org_id = ? AND integration_id = ? AND external_key = ?`,
+		j.OrgID, j.IntegrationID, *j.ExternalKey))
+	if err != nil {
+		return found, err
+	}
+	if found.LocationID != j.LocationID && j.LocationID != "" {
+		var v workshop.Validation
+		v.AddCode("externalKey", "taken", "externalKey %s is already used by a job of another location.", *j.ExternalKey)
+		return found, v.Err()
+	}
+	found.Steps, err = jobSteps(ctx, c, found.ID)
+	return found, err
+}
+
+// JobByExternalKey finds a visible job by its externalKey in a namespace.
+func (s *Store) JobByExternalKey(ctx context.Context, v Visibility, integrationID, key string) (workshop.Job, error) {
+	c := s.read()
+	j, err := scanJob(c.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE org_id = ? AND integration_id = ? AND external_key = ?`,
+		v.OrgID, integrationID, key))
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.sees(j.OrgID, j.LocationID)) {
+		return j, workshop.NotFound("job")
+	}
+	if err != nil {
+		return j, err
+	}
+	j.Steps, err = jobSteps(ctx, c, j.ID)
+	return j, err
+}
+
+// insertJob inserts j; with skipTaken, a taken job number inserts nothing
+// and reports false instead of failing.
+func insertJob(ctx context.Context, c conn, j workshop.Job, skipTaken bool) error {
+	onConflict := ""
+	if skipTaken {
+		onConflict = " ON CONFLICT (location_id, job_number) DO NOTHING"
+	}
+	res, err := c.exec(ctx, `INSERT INTO jobs (id, org_id, location_id, integration_id, external_key, job_number, vehicle_plate,
+		vehicle_make, vehicle_model, promise_time, promise_time_us, priority, source, arrival_time, insurance_claim, status,
+		delivered_at, cancelled_at, cancel_reason_tags, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`+onConflict,
+		j.ID, j.OrgID, j.LocationID, j.IntegrationID, j.ExternalKey, j.JobNumber, j.VehiclePlate, j.VehicleMake, j.VehicleModel,
+		offsetText(j.PromiseTime), offsetMicros(j.PromiseTime), j.Priority, j.Source, offsetText(j.ArrivalTime), j.InsuranceClaim,
+		j.Status, nullMicros(j.DeliveredAt), nullMicros(j.CancelledAt), reasonsText(j.CancelReasons), j.CreatedAt, j.UpdatedAt)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNumberTaken
+	}
+	return nil
+}
+
+var errNumberTaken = errors.New("job number taken")
+
+// assignJobNumber takes the location's next number of the local year and
+// inserts the job with it, moving on past numbers set explicitly.
+func assignJobNumber(ctx context.Context, c conn, j workshop.Job, year int) (string, error) {
+	if _, err := c.exec(ctx, `INSERT INTO job_number_counters (location_id, year, next_seq) VALUES (?, ?, 1)
+		ON CONFLICT (location_id, year) DO NOTHING`, j.LocationID, year); err != nil {
+		return "", err
+	}
+	for {
+		var seq int
+		if err := c.queryRow(ctx, `UPDATE job_number_counters SET next_seq = next_seq + 1
+			WHERE location_id = ? AND year = ? RETURNING next_seq - 1`, j.LocationID, year).Scan(&seq); err != nil {
+			return "", err
+		}
+		j.JobNumber = workshop.FormatJobNumber(year, seq)
+		err := insertJob(ctx, c, j, true)
+		if err == nil {
+			return j.JobNumber, nil
+		}
+		if !errors.Is(err, errNumberTaken) {
+			return "", err
+		}
+	}
+}
+
+// Job reads a job with its steps.
+func (s *Store) Job(ctx context.Context, v Visibility, id string) (workshop.Job, error) {
+	c := s.read()
+	j, err := visibleJob(ctx, c, v, id, "")
+	if err != nil {
+		return j, err
+	}
+	j.Steps, err = jobSteps(ctx, c, j.ID)
+	return j, err
+}
+
+// visibleJob reads a job the caller sees, or not_found.
+func visibleJob(ctx context.Context, c conn, v Visibility, id, lock string) (workshop.Job, error) {
+	j, err := scanJob(c.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`+lock, id))
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.sees(j.OrgID, j.LocationID)) {
+		return j, workshop.NotFound("job")
+	}
+	return j, err
+}
+
+// JobFilter selects jobs of a list.
+type JobFilter struct {
+	Visibility
+	Statuses      []string
+	ExternalKey   *string
+	IntegrationID string // the namespace of ExternalKey
+	UpdatedSince  *workshop.Micros
+}
+
+// Jobs lists jobs by (createdAt, id), one page at a time.
+func (s *Store) Jobs(ctx context.Context, f JobFilter, p workshop.PageRequest) (workshop.Page[workshop.Job], error) {
+	var where []string
+	var args []any
+	if f.LocationID != "" {
+		where, args = append(where, "location_id = ?"), append(args, f.LocationID)
+	}
+	where, args = append(where, "org_id = ?"), append(args, f.OrgID)
+	if len(f.Statuses) > 0 {
+		where = append(where, "status IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.Statuses)), ", ")+")")
+		for _, st := range f.Statuses {
+			args = append(args, st)
+		}
+	}
+	if f.ExternalKey != nil {
+		where, args = append(where, "integration_id = ? AND external_key = ?"), append(args, f.IntegrationID, *f.ExternalKey)
+	}
+	if f.UpdatedSince != nil {
+		where, args = append(where, "updated_at >= ?"), append(args, *f.UpdatedSince)
+	}
+	if p.After != nil {
+		where = append(where, "(created_at > ? OR (created_at = ? AND id > ?))")
+		args = append(args, p.After.CreatedAt, p.After.CreatedAt, p.After.ID)
+	}
+	args = append(args, p.Limit+1)
+	rows, err := s.read().query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY created_at, id LIMIT ?`, args...)
+	if err != nil {
+		return workshop.Page[workshop.Job]{}, err
+	}
+	list, err := collect(rows, scanJob)
+	if err != nil {
+		return workshop.Page[workshop.Job]{}, err
+	}
+	return workshop.PageOf(list, p.Limit, func(j workshop.Job) workshop.Cursor {
+		return workshop.Cursor{CreatedAt: j.CreatedAt, ID: j.ID}
+	}), nil
+}

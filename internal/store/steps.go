@@ -1,0 +1,321 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+const stepColumns = `id, job_id, org_id, location_id, label, phase, scheduling_mode, estimated_duration, tech_ids, bay_id,
+	status, started_at, completed_at, created_at, updated_at`
+
+func scanStep(sc scanner) (workshop.Step, error) {
+	var st workshop.Step
+	var bay sql.NullString
+	var started, completed sql.NullInt64
+	err := sc.Scan(&st.ID, &st.JobID, &st.OrgID, &st.LocationID, &st.Label, &st.Phase, &st.SchedulingMode, &st.EstimatedDuration,
+		jsonList[[]string]{&st.TechIDs}, &bay, &st.Status, &started, &completed, &st.CreatedAt, &st.UpdatedAt)
+	st.BayID, st.StartedAt, st.CompletedAt = strPtr(bay), microsPtr(started), microsPtr(completed)
+	return st, err
+}
+
+func jobSteps(ctx context.Context, c conn, jobID string) ([]workshop.Step, error) {
+	rows, err := c.query(ctx, `SELECT `+stepColumns+` FROM steps WHERE job_id = ? ORDER BY phase, created_at, id`, jobID)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scanStep)
+}
+
+// jobWrite is a job loaded for a write: locked, visible to the caller, in
+// a location not mid-close.
+func (s *Store) jobWrite(ctx context.Context, c conn, v Visibility, id string) (workshop.Job, error) {
+	j, err := visibleJob(ctx, c, v, id, s.forUpdate())
+	if err != nil {
+		return j, err
+	}
+	_, err = openLocation(ctx, c, v, j.LocationID)
+	return j, err
+}
+
+// rederive recomputes a job's status from its steps after a step change;
+// when it changed, the job is updated and job.updated recorded too.
+func rederive(ctx context.Context, c conn, j *workshop.Job, now workshop.Micros) error {
+	var counts workshop.StepCounts
+	rows, err := c.query(ctx, `SELECT status, COUNT(*) FROM steps WHERE job_id = ? GROUP BY status`, j.ID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var status string
+		var n int
+		if err := rows.Scan(&status, &n); err != nil {
+			return err
+		}
+		switch status {
+		case workshop.StepPending:
+			counts.Pending = n
+		case workshop.StepInProgress:
+			counts.InProgress = n
+		case workshop.StepCompleted:
+			counts.Completed = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	status := workshop.DeriveJobStatus(j.DeliveredAt != nil, j.CancelledAt != nil, j.ArrivalTime != nil, counts)
+	if status == j.Status {
+		return nil
+	}
+	j.Status, j.UpdatedAt = status, workshop.NextMicros(now.Time(), j.UpdatedAt)
+	if err := updateJob(ctx, c, *j); err != nil {
+		return err
+	}
+	return recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobUpdated, j.UpdatedAt, jobRow(*j))
+}
+
+func updateJob(ctx context.Context, c conn, j workshop.Job) error {
+	_, err := c.exec(ctx, `UPDATE jobs SET job_number = ?, vehicle_plate = ?, vehicle_make = ?, vehicle_model = ?, promise_time = ?,
+		promise_time_us = ?, priority = ?, source = ?, arrival_time = ?, status = ?, delivered_at = ?, cancelled_at = ?,
+		cancel_reason_tags = ?, updated_at = ? WHERE id = ?`,
+		j.JobNumber, j.VehiclePlate, j.VehicleMake, j.VehicleModel, offsetText(j.PromiseTime), offsetMicros(j.PromiseTime),
+		j.Priority, j.Source, offsetText(j.ArrivalTime), j.Status, nullMicros(j.DeliveredAt), nullMicros(j.CancelledAt),
+		reasonsText(j.CancelReasons), j.UpdatedAt, j.ID)
+	return err
+}
+
+func terminalError(j workshop.Job, what string) error {
+	return workshop.Errorf(workshop.CodeInvalidTransition, "Job %s is %s: %s.", j.ID, j.Status, what)
+}
+
+// CreateStep adds a step to a job with its step.created event (and
+// job.updated when the job's status changes, e.g. ready -> waiting).
+func (s *Store) CreateStep(ctx context.Context, v Visibility, st workshop.Step) (workshop.Step, error) {
+	return write(ctx, s, func(c conn) (workshop.Step, error) {
+		j, err := s.jobWrite(ctx, c, v, st.JobID)
+		if err != nil {
+			return st, err
+		}
+		if j.Terminal() {
+			return st, terminalError(j, "its steps cannot change")
+		}
+		st.OrgID, st.LocationID = j.OrgID, j.LocationID
+		if _, err := c.exec(ctx, `INSERT INTO steps (`+stepColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			st.ID, st.JobID, st.OrgID, st.LocationID, st.Label, st.Phase, st.SchedulingMode, st.EstimatedDuration,
+			jsonText(st.TechIDs), st.BayID, st.Status, nullMicros(st.StartedAt), nullMicros(st.CompletedAt), st.CreatedAt, st.UpdatedAt); err != nil {
+			return st, err
+		}
+		if err := recordEvent(ctx, c, st.OrgID, st.LocationID, workshop.EventStepCreated, st.CreatedAt, stepRow(st)); err != nil {
+			return st, err
+		}
+		return st, rederive(ctx, c, &j, st.CreatedAt)
+	})
+}
+
+// StepPatch is a change to a step; nil fields stay as they are.
+type StepPatch struct {
+	UpdatedAt         workshop.Micros // the step's current updatedAt, as the caller knows it
+	Label             *string
+	Phase             *int
+	SchedulingMode    *string
+	EstimatedDuration *int
+	TechIDs           *[]string
+	BayID             **string // set to a nil *string to unassign
+	Status            *string
+}
+
+// PatchStep changes a step: optimistic concurrency on updatedAt, the
+// status machine, assignment checks (same location, bay not in
+// maintenance, technicians' work-in-progress limits), the job's derived
+// status and the events, in one transaction. A patch that changes nothing
+// keeps updatedAt and records nothing.
+func (s *Store) PatchStep(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) (workshop.Step, error) {
+	return write(ctx, s, func(c conn) (workshop.Step, error) {
+		j, err := s.jobWrite(ctx, c, v, jobID)
+		if err != nil {
+			return workshop.Step{}, err
+		}
+		st, err := scanStep(c.queryRow(ctx, `SELECT `+stepColumns+` FROM steps WHERE id = ? AND job_id = ?`+s.forUpdate(), stepID, jobID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return st, workshop.NotFound("step")
+		}
+		if err != nil {
+			return st, err
+		}
+		if j.Terminal() {
+			return st, terminalError(j, "its steps cannot change")
+		}
+		if st.UpdatedAt != p.UpdatedAt {
+			cur := st.UpdatedAt
+			return st, &workshop.Error{Code: workshop.CodeStaleUpdatedAt, Field: "updatedAt", CurrentUpdatedAt: &cur,
+				Detail: "The step changed since you read it (updatedAt " + cur.String() + "); read it again and reapply your change."}
+		}
+		next, err := applyStepPatch(ctx, c, st, p, now)
+		if err != nil || stepsEqual(st, next) {
+			return st, err
+		}
+		next.UpdatedAt = workshop.NextMicros(now.Time(), st.UpdatedAt)
+		if _, err := c.exec(ctx, `UPDATE steps SET label = ?, phase = ?, scheduling_mode = ?, estimated_duration = ?, tech_ids = ?,
+			bay_id = ?, status = ?, started_at = ?, completed_at = ?, updated_at = ? WHERE id = ?`,
+			next.Label, next.Phase, next.SchedulingMode, next.EstimatedDuration, jsonText(next.TechIDs), next.BayID, next.Status,
+			nullMicros(next.StartedAt), nullMicros(next.CompletedAt), next.UpdatedAt, next.ID); err != nil {
+			return st, err
+		}
+		if !slices.Equal(st.TechIDs, next.TechIDs) {
+			if err := assignTechnicians(ctx, c, next); err != nil {
+				return st, err
+			}
+		}
+		event := workshop.EventStepUpdated
+		if next.Status == workshop.StepCompleted && st.Status != workshop.StepCompleted {
+			event = workshop.EventStepCompleted
+		}
+		if err := recordEvent(ctx, c, next.OrgID, next.LocationID, event, next.UpdatedAt, stepRow(next)); err != nil {
+			return st, err
+		}
+		return next, rederive(ctx, c, &j, next.UpdatedAt)
+	})
+}
+
+// applyStepPatch returns the step as the patch would leave it, or the
+// reason it cannot.
+func applyStepPatch(ctx context.Context, c conn, st workshop.Step, p StepPatch, now workshop.Micros) (workshop.Step, error) {
+	next := st
+	next.TechIDs = slices.Clone(st.TechIDs)
+	if p.Label != nil {
+		next.Label = *p.Label
+	}
+	if p.Phase != nil {
+		next.Phase = *p.Phase
+	}
+	if p.SchedulingMode != nil {
+		next.SchedulingMode = *p.SchedulingMode
+	}
+	if p.EstimatedDuration != nil {
+		next.EstimatedDuration = *p.EstimatedDuration
+	}
+	if p.TechIDs != nil {
+		next.TechIDs = dedupe(*p.TechIDs)
+		if err := checkTechnicians(ctx, c, st.LocationID, next.TechIDs); err != nil {
+			return st, err
+		}
+	}
+	if p.BayID != nil {
+		next.BayID = *p.BayID
+		if next.BayID != nil && (st.BayID == nil || *st.BayID != *next.BayID) {
+			if err := checkBay(ctx, c, st.LocationID, *next.BayID); err != nil {
+				return st, err
+			}
+		}
+	}
+	if p.Status != nil {
+		if err := workshop.StepTransition(st.Status, *p.Status); err != nil {
+			return st, err
+		}
+		next.Status = *p.Status
+		switch {
+		case st.Status == workshop.StepPending && next.Status == workshop.StepInProgress:
+			next.StartedAt = &now
+		case st.Status == workshop.StepInProgress && next.Status == workshop.StepCompleted:
+			next.CompletedAt = &now
+		}
+	}
+	if next.Status == workshop.StepInProgress {
+		var added []string
+		for _, t := range next.TechIDs {
+			if st.Status != workshop.StepInProgress || !slices.Contains(st.TechIDs, t) {
+				added = append(added, t)
+			}
+		}
+		if err := checkWIP(ctx, c, st.ID, added); err != nil {
+			return st, err
+		}
+	}
+	return next, nil
+}
+
+func dedupe(ids []string) []string {
+	out := []string{}
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func stepsEqual(a, b workshop.Step) bool {
+	return a.Label == b.Label && a.Phase == b.Phase && a.SchedulingMode == b.SchedulingMode &&
+		a.EstimatedDuration == b.EstimatedDuration && slices.Equal(a.TechIDs, b.TechIDs) &&
+		((a.BayID == nil) == (b.BayID == nil)) && (a.BayID == nil || *a.BayID == *b.BayID) && a.Status == b.Status
+}
+
+// checkTechnicians refuses technicians that are not of the location.
+func checkTechnicians(ctx context.Context, c conn, locationID string, ids []string) error {
+	for i, id := range ids {
+		var loc string
+		err := c.queryRow(ctx, `SELECT location_id FROM technicians WHERE id = ? AND deleted_at IS NULL`, id).Scan(&loc)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && loc != locationID) {
+			var v workshop.Validation
+			v.AddCode("techIds", "not_in_location", "techIds[%d]: technician %s is not a technician of the job's location.", i, id)
+			return v.Err()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkBay refuses a bay of another location or in maintenance.
+func checkBay(ctx context.Context, c conn, locationID, id string) error {
+	var loc, status string
+	err := c.queryRow(ctx, `SELECT location_id, status FROM bays WHERE id = ? AND deleted_at IS NULL`, id).Scan(&loc, &status)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && loc != locationID) {
+		return workshop.Invalid("bayId", "Bay %s is not a bay of the job's location.", id)
+	}
+	if err != nil {
+		return err
+	}
+	if status == "maintenance" {
+		var v workshop.Validation
+		v.AddCode("bayId", "bay_in_maintenance", "Bay %s is in maintenance and cannot be assigned.", id)
+		return v.Err()
+	}
+	return nil
+}
+
+// checkWIP refuses to put technicians over their work-in-progress limit.
+func checkWIP(ctx context.Context, c conn, stepID string, techIDs []string) error {
+	var v workshop.Validation
+	for _, id := range techIDs {
+		var limit, busy int
+		err := c.queryRow(ctx, `SELECT t.wip_limit, (SELECT COUNT(*) FROM step_technicians a JOIN steps s ON s.id = a.step_id
+			WHERE a.tech_id = t.id AND s.status = 'in_progress' AND s.id <> ?) FROM technicians t WHERE t.id = ?`, stepID, id).Scan(&limit, &busy)
+		if err != nil {
+			return err
+		}
+		if busy+1 > limit {
+			v.AddCode("techIds", "wip_limit_exceeded", "Technician %s already has %d step(s) in progress, their limit is %d.", id, busy, limit)
+		}
+	}
+	return v.Err()
+}
+
+// assignTechnicians mirrors a step's technicians into step_technicians.
+func assignTechnicians(ctx context.Context, c conn, st workshop.Step) error {
+	if _, err := c.exec(ctx, `DELETE FROM step_technicians WHERE step_id = ?`, st.ID); err != nil {
+		return err
+	}
+	for _, t := range st.TechIDs {
+		if _, err := c.exec(ctx, `INSERT INTO step_technicians (step_id, tech_id) VALUES (?, ?)`, st.ID, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
