@@ -20,6 +20,7 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) 
 	duration := fs.Duration("duration", 5*time.Second, "measured time per run")
 	warmup := fs.Duration("warmup", time.Second, "unmeasured time before each run")
 	conns := fs.Int("connections", 64, "connections of the closed-loop runs")
+	stepPool := fs.Int("step-pool", 60000, "fresh steps seeded before each round of patch_step (each is started once)")
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if rest, err := parse(fs, args); err != nil {
@@ -39,7 +40,7 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) 
 		defer pprof.StopCPUProfile()
 	}
 	figures, err := bench.Run(ctx, bench.Config{DatabaseURL: *db, Scenarios: list(*scenarios), Rounds: *rounds,
-		Duration: *duration, Warmup: *warmup, Connections: *conns}, stdout)
+		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool}, stdout)
 	if err != nil {
 		return err
 	}

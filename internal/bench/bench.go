@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -35,6 +36,7 @@ type Config struct {
 	Duration    time.Duration // per measured run
 	Warmup      time.Duration
 	Connections int
+	StepPool    int // fresh steps seeded per round of patch_step
 }
 
 // Figure is one scenario's result over the rounds.
@@ -69,6 +71,9 @@ type env struct {
 	orgKey, locKey    string
 	orgID, locID      string
 	client            *http.Client
+	run               string // distinguishes this run's Idempotency-Keys
+	stepPool          int
+	clock             func() time.Time
 }
 
 // Run measures the scenarios and writes a table to w; it returns the figures.
@@ -76,7 +81,7 @@ func Run(ctx context.Context, cfg Config, w io.Writer) ([]Figure, error) {
 	if cfg.Rounds < 1 || cfg.Connections < 1 || cfg.Duration <= 0 {
 		return nil, errors.New("bench: rounds, connections and duration must be positive")
 	}
-	e, cleanup, err := start(ctx, cfg.DatabaseURL)
+	e, cleanup, err := start(ctx, cfg.DatabaseURL, cfg.StepPool)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +114,7 @@ func ScenarioNames() []string {
 	return names
 }
 
-func start(ctx context.Context, dbURL string) (*env, func(), error) {
+func start(ctx context.Context, dbURL string, stepPool int) (*env, func(), error) {
 	var cleanups []func()
 	cleanup := func() {
 		for i := len(cleanups) - 1; i >= 0; i-- {
@@ -148,7 +153,8 @@ func start(ctx context.Context, dbURL string) (*env, func(), error) {
 		return nil, nil, err
 	}
 	cleanups = append(cleanups, stopControl)
-	e := &env{base: base, controlBase: controlBase, store: st, op: operator.New(st), client: &http.Client{Timeout: 30 * time.Second}}
+	e := &env{base: base, controlBase: controlBase, store: st, op: operator.New(st), client: &http.Client{Timeout: 30 * time.Second},
+		run: strconv.FormatInt(time.Now().UnixNano(), 36), stepPool: stepPool, clock: time.Now}
 	if err := e.seed(ctx); err != nil {
 		cleanup()
 		return nil, nil, err

@@ -15,6 +15,9 @@ type scenario struct {
 	// prepare seeds what the scenario needs and returns its request builder.
 	prepare func(ctx context.Context, e *env) (loadgen.Request, error)
 	rate    float64 // open loop at this rate (latency); 0: closed loop against the control (ratio)
+	// perRound: prepare again before every round (requests that use up
+	// what they are sent against, like a step that can start only once).
+	perRound bool
 }
 
 // scenarios by name; each issue adds its figures here.
@@ -43,12 +46,24 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	if err != nil {
 		return Figure{}, err
 	}
+	round := 0
+	next := func() (loadgen.Request, error) {
+		round++
+		if !sc.perRound || round == 1 {
+			return req, nil
+		}
+		return sc.prepare(ctx, e)
+	}
 	if sc.rate > 0 {
 		return sc.runOpenLoop(ctx, req, cfg)
 	}
 	control := func(int64) (*http.Request, error) { return http.NewRequest(http.MethodGet, e.controlBase+"/", nil) }
 	f := Figure{Kind: "ratio"}
 	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(int) (float64, error) {
+		req, err := next()
+		if err != nil {
+			return 0, err
+		}
 		c, err := closed(cfg).Run(ctx, control)
 		if err != nil {
 			return 0, err

@@ -97,6 +97,13 @@ var operationAccess = map[string]access{
 	"deliverJob":           {scope: "jobs:write"},
 	"cancelJob":            {scope: "jobs:write"},
 	"listCancelReasonTags": {scope: "jobs:read"},
+
+	"listTechnicians": {scope: "technicians:read"},
+	"getTechnician":   {scope: "technicians:read"},
+	"patchTechnician": {scope: "technicians:write"},
+	"listBays":        {scope: "bays:read"},
+	"getBay":          {scope: "bays:read"},
+	"patchBay":        {scope: "bays:write"},
 }
 
 // authorize checks the plan and the scope of an operation.

@@ -33,6 +33,7 @@ type Store interface {
 	ReleaseIdempotencyKey(ctx context.Context, orgID, key string) error
 	PlatformStore
 	JobStore
+	ResourceStore
 }
 
 // Config are the API's settings.

@@ -33,10 +33,8 @@ func (s *Store) PatchJob(ctx context.Context, v Visibility, id string, p JobPatc
 		if j.Terminal() {
 			return j, terminalError(j, "it can no longer change")
 		}
-		if j.UpdatedAt != p.UpdatedAt {
-			cur := j.UpdatedAt
-			return j, &workshop.Error{Code: workshop.CodeStaleUpdatedAt, Field: "updatedAt", CurrentUpdatedAt: &cur,
-				Detail: "The job changed since you read it (updatedAt " + cur.String() + "); read it again and reapply your change."}
+		if err := checkVersion("job", j.UpdatedAt, p.UpdatedAt); err != nil {
+			return j, err
 		}
 		next := j
 		set(&next.JobNumber, p.JobNumber)

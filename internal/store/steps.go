@@ -150,10 +150,8 @@ func (s *Store) PatchStep(ctx context.Context, v Visibility, jobID, stepID strin
 		if j.Terminal() {
 			return st, terminalError(j, "its steps cannot change")
 		}
-		if st.UpdatedAt != p.UpdatedAt {
-			cur := st.UpdatedAt
-			return st, &workshop.Error{Code: workshop.CodeStaleUpdatedAt, Field: "updatedAt", CurrentUpdatedAt: &cur,
-				Detail: "The step changed since you read it (updatedAt " + cur.String() + "); read it again and reapply your change."}
+		if err := checkVersion("step", st.UpdatedAt, p.UpdatedAt); err != nil {
+			return st, err
 		}
 		next, err := applyStepPatch(ctx, c, st, p, now)
 		if err != nil || stepsEqual(st, next) {
