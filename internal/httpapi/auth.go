@@ -104,6 +104,7 @@ var operationAccess = map[string]access{
 	"listBays":        {scope: "bays:read"},
 	"getBay":          {scope: "bays:read"},
 	"patchBay":        {scope: "bays:write"},
+	"getBoard":        {scope: "board:read"},
 }
 
 // authorize checks the plan and the scope of an operation.

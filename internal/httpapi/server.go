@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,6 +35,7 @@ type Store interface {
 	PlatformStore
 	JobStore
 	ResourceStore
+	BoardStore
 }
 
 // Config are the API's settings.
@@ -117,11 +119,9 @@ func (s *Server) Handler() http.Handler {
 			ResponseErrorHandlerFunc: writeError,
 		}),
 		oapi.StdHTTPServerOptions{
-			BaseRouter:  v1,
-			Middlewares: []oapi.MiddlewareFunc{s.gate},
-			ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-				writeError(w, r, workshop.Errorf(workshop.CodeInvalidParameter, "%v", err))
-			},
+			BaseRouter:       v1,
+			Middlewares:      []oapi.MiddlewareFunc{s.gate},
+			ErrorHandlerFunc: s.parameterError,
 		})
 	v1.HandleFunc("/", notFound)
 	root.Handle("/v1/", s.authenticate(v1))
@@ -164,6 +164,29 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// parameterError answers a parameter the generated router could not read
+// (limit=ten): it runs before gate, so the caller is authorised here first,
+// then told which parameter is wrong.
+func (s *Server) parameterError(w http.ResponseWriter, r *http.Request, err error) {
+	if op := s.ops[r.Pattern]; op != nil {
+		stateOf(r.Context()).operation = op.id
+		if aerr := authorize(principalOf(r.Context()), op.id); aerr != nil {
+			writeError(w, r, aerr)
+			return
+		}
+	}
+	e := workshop.Errorf(workshop.CodeInvalidParameter, "%v", err)
+	var format *oapi.InvalidParamFormatError
+	var required *oapi.RequiredParamError
+	switch {
+	case errors.As(err, &format):
+		e.Field = format.ParamName
+	case errors.As(err, &required):
+		e.Field = required.ParamName
+	}
+	writeError(w, r, e)
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

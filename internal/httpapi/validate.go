@@ -77,19 +77,13 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be read.")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(data))
-	if len(data) == 0 && !op.hasBody {
-		return nil, nil
+	if !op.hasBody {
+		return nil, nil // an operation that takes no body ignores one
 	}
 	if ct := r.Header.Get("Content-Type"); len(data) > 0 || ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return nil, workshop.Errorf(workshop.CodeUnsupportedMediaType, "Send the body as application/json.")
 		}
-	}
-	if !op.hasBody {
-		if len(bytes.TrimSpace(data)) > 0 {
-			return nil, workshop.Errorf(workshop.CodeInvalidJSON, "This operation takes no body.")
-		}
-		return nil, nil
 	}
 	if !json.Valid(data) {
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON.")
@@ -126,8 +120,9 @@ func problemOfValidation(err error) error {
 	var param *workshop.Error
 	var visit func(error)
 	visit = func(err error) {
-		var me openapi3.MultiError
-		if errors.As(err, &me) {
+		// Only a MultiError at this level: errors.As would reach into a
+		// parameter's own error and lose which parameter it was.
+		if me, ok := err.(openapi3.MultiError); ok {
 			for _, e := range me {
 				visit(e)
 			}
@@ -158,7 +153,11 @@ func problemOfValidation(err error) error {
 			}
 			code := "invalid"
 			if m := missingRe.FindStringSubmatch(se.Reason); m != nil {
-				path, code = append(path, m[1]), "required"
+				// kin-openapi may already end the pointer with the member.
+				if len(path) == 0 || path[len(path)-1] != m[1] {
+					path = append(path, m[1])
+				}
+				code = "required"
 			}
 			f := fieldPath(path)
 			invalid = append(invalid, workshop.FieldError{Field: f, Code: code, Message: fmt.Sprintf("%s: %s", f, se.Reason)})

@@ -69,6 +69,8 @@ type Operation struct {
 	Path        string // the path template, /v1/platform/integrations/{integrationId}
 	PathParams  []string
 	QueryParams []string
+	// Parameters are the operation's parameters, the path item's included.
+	Parameters []*openapi3.Parameter
 	// Body is the JSON request body schema, nil when the operation takes none.
 	Body *openapi3.Schema
 	Op   *openapi3.Operation
@@ -91,6 +93,7 @@ func Operations() ([]Operation, error) {
 				if p.Value == nil {
 					continue
 				}
+				o.Parameters = append(o.Parameters, p.Value)
 				switch p.Value.In {
 				case openapi3.ParameterInPath:
 					o.PathParams = append(o.PathParams, p.Value.Name)

@@ -58,6 +58,24 @@ func (e BayPatchStatus) Valid() bool {
 	}
 }
 
+// Defines values for BoardBayStatus.
+const (
+	BoardBayStatusAvailable   BoardBayStatus = "available"
+	BoardBayStatusMaintenance BoardBayStatus = "maintenance"
+)
+
+// Valid indicates whether the value is a known member of the BoardBayStatus enum.
+func (e BoardBayStatus) Valid() bool {
+	switch e {
+	case BoardBayStatusAvailable:
+		return true
+	case BoardBayStatusMaintenance:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobStatus.
 const (
 	JobStatusArrived    JobStatus = "arrived"
@@ -490,6 +508,58 @@ type BayPatch struct {
 
 // BayPatchStatus defines model for BayPatch.Status.
 type BayPatchStatus string
+
+// Board defines model for Board.
+type Board struct {
+	Bays struct {
+		// Free Bays available and not occupied.
+		Free        int        `json:"free"`
+		Items       []BoardBay `json:"items"`
+		Maintenance int        `json:"maintenance"`
+
+		// Occupied Bays with a step in progress.
+		Occupied int `json:"occupied"`
+		Total    int `json:"total"`
+	} `json:"bays"`
+
+	// GeneratedAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	GeneratedAt AuditTimestamp `json:"generatedAt"`
+	Jobs        struct {
+		Arrived    int `json:"arrived"`
+		Booked     int `json:"booked"`
+		Cancelled  int `json:"cancelled"`
+		Delivered  int `json:"delivered"`
+		InProgress int `json:"in_progress"`
+
+		// Late Jobs not ready, delivered or cancelled whose promise time has passed.
+		Late  int `json:"late"`
+		Ready int `json:"ready"`
+
+		// Total The sum of the status counts.
+		Total   int `json:"total"`
+		Waiting int `json:"waiting"`
+	} `json:"jobs"`
+	LocationId string `json:"locationId"`
+}
+
+// BoardBay defines model for BoardBay.
+type BoardBay struct {
+	Id string `json:"id"`
+
+	// JobId The job of the step in progress on the bay.
+	JobId    nullable.Nullable[string] `json:"jobId"`
+	Name     string                    `json:"name"`
+	Occupied bool                      `json:"occupied"`
+	Status   BoardBayStatus            `json:"status"`
+
+	// StepId The step in progress on the bay.
+	StepId nullable.Nullable[string] `json:"stepId"`
+}
+
+// BoardBayStatus defines model for BoardBay.Status.
+type BoardBayStatus string
 
 // CancelRequest defines model for CancelRequest.
 type CancelRequest struct {
@@ -1011,6 +1081,12 @@ type PatchBayParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// GetBoardParams defines parameters for GetBoard.
+type GetBoardParams struct {
+	// LocationId The location (implied for a location key).
+	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+}
+
 // ListCancelReasonTagsParams defines parameters for ListCancelReasonTags.
 type ListCancelReasonTagsParams struct {
 	// LocationId The location (implied for a location key).
@@ -1267,6 +1343,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /v1/scheduler/bays/{bayId} (the `PatchBay` operationId).
 	PatchBay(ctx context.Context, bayId string, params *PatchBayParams, body PatchBayJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBoard Get a location's live board
+	//
+	// Job counts by every status (zeros included), the total, the late ones (not ready, delivered or cancelled and past their promise time), and bay occupancy. `locationId` is required with an organisation key. Needs `board:read`.
+	//
+	// Corresponds with GET /v1/scheduler/board (the `GetBoard` operationId).
+	GetBoard(ctx context.Context, params *GetBoardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCancelReasonTags List a location's cancel reason tags
 	//
@@ -1629,6 +1712,23 @@ func (c *Client) PatchBayWithBody(ctx context.Context, bayId string, params *Pat
 // Corresponds with PATCH /v1/scheduler/bays/{bayId} (the `PatchBay` operationId).
 func (c *Client) PatchBay(ctx context.Context, bayId string, params *PatchBayParams, body PatchBayJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchBayRequest(c.Server, bayId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBoard Get a location's live board
+//
+// Job counts by every status (zeros included), the total, the late ones (not ready, delivered or cancelled and past their promise time), and bay occupancy. `locationId` is required with an organisation key. Needs `board:read`.
+//
+// Corresponds with GET /v1/scheduler/board (the `GetBoard` operationId).
+func (c *Client) GetBoard(ctx context.Context, params *GetBoardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBoardRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2389,6 +2489,60 @@ func NewPatchBayRequestWithBody(server string, bayId string, params *PatchBayPar
 			req.Header.Set("If-Match", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewGetBoardRequest constructs an http.Request for the GetBoard method
+func NewGetBoardRequest(server string, params *GetBoardParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/board")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LocationId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locationId", *params.LocationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -3262,6 +3416,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /v1/scheduler/bays/{bayId} (the `PatchBay` operationId).
 	PatchBayWithResponse(ctx context.Context, bayId string, params *PatchBayParams, body PatchBayJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchBayResponse, error)
+
+	// GetBoardWithResponse Get a location's live board
+	//
+	// Job counts by every status (zeros included), the total, the late ones (not ready, delivered or cancelled and past their promise time), and bay occupancy. `locationId` is required with an organisation key. Needs `board:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/scheduler/board (the `GetBoard` operationId).
+	GetBoardWithResponse(ctx context.Context, params *GetBoardParams, reqEditors ...RequestEditorFn) (*GetBoardResponse, error)
 
 	// ListCancelReasonTagsWithResponse List a location's cancel reason tags
 	//
@@ -4470,6 +4633,132 @@ func (r PatchBayResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PatchBayResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBoardResponse400Headers the declared response headers of an HTTP 400 response for GetBoard
+type GetBoardResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetBoardResponse401Headers the declared response headers of an HTTP 401 response for GetBoard
+type GetBoardResponse401Headers struct {
+	XRequestId *string
+}
+
+// GetBoardResponse403Headers the declared response headers of an HTTP 403 response for GetBoard
+type GetBoardResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetBoardResponse404Headers the declared response headers of an HTTP 404 response for GetBoard
+type GetBoardResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetBoardResponse429Headers the declared response headers of an HTTP 429 response for GetBoard
+type GetBoardResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetBoardResponse500Headers the declared response headers of an HTTP 500 response for GetBoard
+type GetBoardResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetBoardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Board
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBoardResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBoardResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBoardResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBoardResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBoardResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBoardResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBoardResponse) GetJSON200() *Board {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetBoardResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetBoardResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetBoardResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetBoardResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetBoardResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetBoardResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBoardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBoardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBoardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBoardResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6488,6 +6777,21 @@ func (c *ClientWithResponses) PatchBayWithResponse(ctx context.Context, bayId st
 	return ParsePatchBayResponse(rsp)
 }
 
+// GetBoardWithResponse Get a location's live board
+//
+// Job counts by every status (zeros included), the total, the late ones (not ready, delivered or cancelled and past their promise time), and bay occupancy. `locationId` is required with an organisation key. Needs `board:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/scheduler/board (the `GetBoard` operationId).
+func (c *ClientWithResponses) GetBoardWithResponse(ctx context.Context, params *GetBoardParams, reqEditors ...RequestEditorFn) (*GetBoardResponse, error) {
+	rsp, err := c.GetBoard(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBoardResponse(rsp)
+}
+
 // ListCancelReasonTagsWithResponse List a location's cancel reason tags
 //
 // The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`.
@@ -7894,6 +8198,144 @@ func ParsePatchBayResponse(rsp *http.Response) (*PatchBayResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers PatchBayResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBoardResponse parses an HTTP response from a GetBoardWithResponse call
+func ParseGetBoardResponse(rsp *http.Response) (*GetBoardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBoardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Board
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetBoardResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBoardResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetBoardResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBoardResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBoardResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBoardResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -10020,6 +10462,9 @@ type ServerInterface interface {
 	// PatchBay Put a bay into or out of maintenance
 	// (PATCH /v1/scheduler/bays/{bayId})
 	PatchBay(w http.ResponseWriter, r *http.Request, bayId string, params PatchBayParams)
+	// GetBoard Get a location's live board
+	// (GET /v1/scheduler/board)
+	GetBoard(w http.ResponseWriter, r *http.Request, params GetBoardParams)
 	// ListCancelReasonTags List a location's cancel reason tags
 	// (GET /v1/scheduler/cancel-reason-tags)
 	ListCancelReasonTags(w http.ResponseWriter, r *http.Request, params ListCancelReasonTagsParams)
@@ -10334,6 +10779,39 @@ func (siw *ServerInterfaceWrapper) PatchBay(w http.ResponseWriter, r *http.Reque
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.PatchBay(w, r, bayId, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetBoard operation middleware
+func (siw *ServerInterfaceWrapper) GetBoard(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBoardParams
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", r.URL.Query(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "locationId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "locationId", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetBoard(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -11075,6 +11553,7 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays", wrapper.ListBays)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.GetBay)
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.PatchBay)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/board", wrapper.GetBoard)
 
 	return m
 }
@@ -12270,6 +12749,145 @@ type PatchBay500ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response PatchBay500ApplicationProblemPlusJSONResponse) VisitPatchBayResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoardRequestObject struct {
+	Params GetBoardParams
+}
+
+type GetBoardResponseObject interface {
+	VisitGetBoardResponse(w http.ResponseWriter) error
+}
+
+type GetBoard200JSONResponse Board
+
+func (response GetBoard200JSONResponse) VisitGetBoardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetBoard400ApplicationProblemPlusJSONResponse) VisitGetBoardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBoard401ApplicationProblemPlusJSONResponse) VisitGetBoardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetBoard403ApplicationProblemPlusJSONResponse) VisitGetBoardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetBoard404ApplicationProblemPlusJSONResponse) VisitGetBoardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoard429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetBoard429ApplicationProblemPlusJSONResponse) VisitGetBoardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoard500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetBoard500ApplicationProblemPlusJSONResponse) VisitGetBoardResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -14473,6 +15091,9 @@ type StrictServerInterface interface {
 	// PatchBay Put a bay into or out of maintenance
 	// (PATCH /v1/scheduler/bays/{bayId})
 	PatchBay(ctx context.Context, request PatchBayRequestObject) (PatchBayResponseObject, error)
+	// GetBoard Get a location's live board
+	// (GET /v1/scheduler/board)
+	GetBoard(ctx context.Context, request GetBoardRequestObject) (GetBoardResponseObject, error)
 	// ListCancelReasonTags List a location's cancel reason tags
 	// (GET /v1/scheduler/cancel-reason-tags)
 	ListCancelReasonTags(ctx context.Context, request ListCancelReasonTagsRequestObject) (ListCancelReasonTagsResponseObject, error)
@@ -14762,6 +15383,32 @@ func (sh *strictHandler) PatchBay(w http.ResponseWriter, r *http.Request, bayId 
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(PatchBayResponseObject); ok {
 		if err := validResponse.VisitPatchBayResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetBoard operation middleware
+func (sh *strictHandler) GetBoard(w http.ResponseWriter, r *http.Request, params GetBoardParams) {
+	var request GetBoardRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBoard(ctx, request.(GetBoardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBoard")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetBoardResponseObject); ok {
+		if err := validResponse.VisitGetBoardResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
