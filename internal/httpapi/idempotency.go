@@ -7,16 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
-)
-
-// Idempotency-Key handling: a claim lasts longer than any request may run,
-// so that a request still running is never taken over by its retry.
-const (
-	idempotencyLease   = 60 * time.Second
-	idempotentDeadline = 30 * time.Second
 )
 
 // fingerprint identifies "the same request": method, path and body bytes.
@@ -27,75 +19,88 @@ func fingerprint(method, path string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// idempotent runs a POST under its Idempotency-Key: the first request runs
-// and its successful response is stored (inside the operation's own
-// transaction when it writes); a repeat replays it; a repeat while the
-// first runs is idempotency_in_progress; the key with another request is
-// idempotency_key_reused. Refusals and failures are not stored, so the
-// request can be retried with the same key.
+// idempotent runs a POST under its Idempotency-Key. A stored response is
+// replayed (Idempotent-Replayed: true) for the same request and refused
+// (idempotency_key_reused) for another. Otherwise the request runs: the
+// store takes the key in the operation's own transaction and stores the
+// response there, so the operation and its record commit together. A
+// concurrent request with the same key finds the key taken when it tries,
+// and answers with the first one's response. Refusals and failures store
+// nothing, so the request can be retried with the same key.
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, key string, body []byte, next http.Handler) {
 	ctx := r.Context()
 	p := principalOf(ctx)
-	fp := fingerprint(r.Method, r.URL.Path, body)
-	rec, claimed, err := s.store.ClaimIdempotencyKey(ctx, p.OrgID, key, fp, idempotencyLease)
-	if err != nil {
-		writeError(w, r, err)
+	claim := &workshop.IdempotencyClaim{OrgID: p.OrgID, Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
+	if s.replay(w, r, claim) {
 		return
 	}
-	if !claimed {
-		switch {
-		case rec.Fingerprint != fp:
-			writeError(w, r, &workshop.Error{Code: workshop.CodeIdempotencyKeyReused, Field: "Idempotency-Key",
-				Detail: "This Idempotency-Key was used for a different request (method, path or body); use a new key."})
-		case rec.StatusCode == 0:
-			writeError(w, r, workshop.Errorf(workshop.CodeIdempotencyInProgress, "A request with this Idempotency-Key is still running; retry shortly."))
-		default:
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Idempotent-Replayed", "true")
-			w.WriteHeader(rec.StatusCode)
-			_, _ = w.Write(rec.Body)
+	bw := &bufferedWriter{header: http.Header{}}
+	next.ServeHTTP(bw, r.WithContext(workshop.WithIdempotencyClaim(ctx, claim)))
+	if claim.Raced && s.replay(w, r, claim) {
+		return
+	}
+	bw.flush(w)
+	if !claim.Completed && bw.status >= 200 && bw.status < 300 {
+		if err := s.store.SaveIdempotentResponse(context.WithoutCancel(ctx), claim, bw.status, bw.body.Bytes()); err != nil {
+			s.log.ErrorContext(ctx, "idempotent response not stored", "request_id", requestIDOf(ctx), "error", err)
 		}
-		return
-	}
-	claim := &workshop.IdempotencyClaim{OrgID: p.OrgID, Key: key}
-	runCtx, cancel := context.WithTimeout(workshop.WithIdempotencyClaim(ctx, claim), idempotentDeadline)
-	defer cancel()
-	cw := &captureWriter{ResponseWriter: w}
-	next.ServeHTTP(cw, r.WithContext(runCtx))
-
-	after := context.WithoutCancel(ctx)
-	switch {
-	case claim.Completed:
-	case cw.status >= 200 && cw.status < 300:
-		err = s.store.CompleteIdempotencyKey(after, p.OrgID, key, cw.status, cw.body.Bytes())
-	default:
-		err = s.store.ReleaseIdempotencyKey(after, p.OrgID, key)
-	}
-	if err != nil {
-		s.log.ErrorContext(ctx, "idempotency key not settled", "request_id", requestIDOf(ctx), "error", err)
 	}
 }
 
-// captureWriter keeps a copy of the status and body written.
-type captureWriter struct {
-	http.ResponseWriter
+// replay answers from the key's stored response, if there is one.
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, claim *workshop.IdempotencyClaim) bool {
+	rec, found, err := s.store.IdempotencyRecord(r.Context(), claim.OrgID, claim.Key)
+	switch {
+	case err != nil:
+		writeError(w, r, err)
+	case !found:
+		return false
+	case rec.Fingerprint != claim.Fingerprint:
+		writeError(w, r, &workshop.Error{Code: workshop.CodeIdempotencyKeyReused, Field: "Idempotency-Key",
+			Detail: "This Idempotency-Key was used for a different request (method, path or body); use a new key."})
+	case rec.StatusCode == 0:
+		writeError(w, r, workshop.Errorf(workshop.CodeIdempotencyInProgress, "A request with this Idempotency-Key is still running; retry shortly."))
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.WriteHeader(rec.StatusCode)
+		_, _ = w.Write(rec.Body)
+	}
+	return true
+}
+
+// bufferedWriter holds a response until the idempotency middleware knows
+// whether to send it or the first request's response instead.
+type bufferedWriter struct {
+	header http.Header
 	status int
 	body   bytes.Buffer
 }
 
-func (w *captureWriter) WriteHeader(code int) {
+func (w *bufferedWriter) Header() http.Header { return w.header }
+
+func (w *bufferedWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
-	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *captureWriter) Write(b []byte) (int, error) {
+func (w *bufferedWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	w.body.Write(b)
-	return w.ResponseWriter.Write(b)
+	return w.body.Write(b)
+}
+
+func (w *bufferedWriter) flush(to http.ResponseWriter) {
+	for k, v := range w.header {
+		to.Header()[k] = v
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	to.WriteHeader(w.status)
+	_, _ = to.Write(w.body.Bytes())
 }
 
 // storeResponseInTx asks the store to render and keep the response of an

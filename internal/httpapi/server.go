@@ -29,9 +29,8 @@ import (
 type Store interface {
 	Credentials
 	Ping(ctx context.Context) error
-	ClaimIdempotencyKey(ctx context.Context, orgID, key, fingerprint string, lease time.Duration) (workshop.IdempotencyRecord, bool, error)
-	CompleteIdempotencyKey(ctx context.Context, orgID, key string, status int, body []byte) error
-	ReleaseIdempotencyKey(ctx context.Context, orgID, key string) error
+	IdempotencyRecord(ctx context.Context, orgID, key string) (workshop.IdempotencyRecord, bool, error)
+	SaveIdempotentResponse(ctx context.Context, claim *workshop.IdempotencyClaim, status int, body []byte) error
 	PlatformStore
 	JobStore
 	ResourceStore

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -11,83 +12,64 @@ import (
 // IdempotencyRetention is how long a key's first response is kept.
 const IdempotencyRetention = 24 * time.Hour
 
-// ClaimIdempotencyKey claims (orgID, key) for a request with the given
-// fingerprint, for lease. When it returns claimed false, the record tells
-// why: a stored response to replay (or refuse, when the fingerprint
-// differs), or a first request still running. A claim whose lease ran out
-// without a stored response is taken over: its request died before its
-// transaction committed, because a commit stores the response too.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, orgID, key, fingerprint string, lease time.Duration) (rec workshop.IdempotencyRecord, claimed bool, err error) {
-	type result struct {
-		rec     workshop.IdempotencyRecord
-		claimed bool
+// IdempotencyRecord reads the stored response of an Idempotency-Key;
+// found is false when there is none within retention.
+func (s *Store) IdempotencyRecord(ctx context.Context, orgID, key string) (rec workshop.IdempotencyRecord, found bool, err error) {
+	var status sql.NullInt64
+	var body sql.NullString
+	err = s.read().queryRow(ctx, `SELECT fingerprint, status_code, response_body FROM idempotency_keys
+		WHERE org_id = ? AND idem_key = ? AND created_at >= ?`, orgID, key, workshop.MicrosOf(s.now().Add(-IdempotencyRetention))).
+		Scan(&rec.Fingerprint, &status, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, false, nil
 	}
-	r, err := write(ctx, s, func(c conn) (result, error) {
-		now := s.now()
-		until := workshop.MicrosOf(now.Add(lease))
-		expired := workshop.MicrosOf(now.Add(-IdempotencyRetention))
-		if _, err := c.exec(ctx, `DELETE FROM idempotency_keys WHERE org_id = ? AND idem_key = ? AND created_at < ?`, orgID, key, expired); err != nil {
-			return result{}, err
-		}
-		res, err := c.exec(ctx, `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, locked_until, created_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (org_id, idem_key) DO NOTHING`, orgID, key, fingerprint, until, workshop.MicrosOf(now))
-		if err != nil {
-			return result{}, err
-		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			return result{claimed: true}, nil
-		}
-		var rec workshop.IdempotencyRecord
-		var status sql.NullInt64
-		var body sql.NullString
-		lockClause := ""
-		if s.dialect == postgresDialect {
-			lockClause = " FOR UPDATE"
-		}
-		if err := c.queryRow(ctx, `SELECT fingerprint, status_code, response_body, locked_until FROM idempotency_keys
-			WHERE org_id = ? AND idem_key = ?`+lockClause, orgID, key).Scan(&rec.Fingerprint, &status, &body, &rec.LockedUntil); err != nil {
-			return result{}, err
-		}
-		rec.StatusCode, rec.Body = int(status.Int64), []byte(body.String)
-		if status.Valid || rec.Fingerprint != fingerprint || rec.LockedUntil > workshop.MicrosOf(now) {
-			return result{rec: rec}, nil
-		}
-		_, err = c.exec(ctx, `UPDATE idempotency_keys SET locked_until = ? WHERE org_id = ? AND idem_key = ?`, until, orgID, key)
-		return result{claimed: true}, err
-	})
-	return r.rec, r.claimed, err
+	rec.StatusCode, rec.Body = int(status.Int64), []byte(body.String)
+	return rec, err == nil, err
 }
 
-// completeClaim stores the response of a claimed key inside the
-// transaction of the operation it protects.
+// claimInTx takes an Idempotency-Key in the transaction of the operation it
+// protects, before the operation writes: the key, the operation and its
+// response commit together or not at all. A key another transaction holds
+// (or committed) makes the operation stop with idempotency_in_progress; the
+// caller then answers with that transaction's response. On PostgreSQL the
+// insert waits for a concurrent holder to commit or roll back, so the same
+// request is never run twice.
+func claimInTx(ctx context.Context, c conn, claim *workshop.IdempotencyClaim) error {
+	now := c.s.now()
+	res, err := c.exec(ctx, `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, status_code = NULL,
+			response_body = NULL, created_at = excluded.created_at
+		WHERE idempotency_keys.created_at < ?`,
+		claim.OrgID, claim.Key, claim.Fingerprint, workshop.MicrosOf(now), workshop.MicrosOf(now.Add(-IdempotencyRetention)))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		claim.Raced = true
+		return workshop.Errorf(workshop.CodeIdempotencyInProgress, "A request with this Idempotency-Key is running or has run; retry to get its response.")
+	}
+	return nil
+}
+
+// completeClaim stores the response of a claimed key, in the transaction.
 func completeClaim(ctx context.Context, c conn, claim *workshop.IdempotencyClaim, result any) error {
 	status, body, err := claim.Render(result)
 	if err != nil {
 		return err
 	}
-	return storeResponse(ctx, c, claim.OrgID, claim.Key, status, body)
-}
-
-func storeResponse(ctx context.Context, c conn, orgID, key string, status int, body []byte) error {
-	_, err := c.exec(ctx, `UPDATE idempotency_keys SET status_code = ?, response_body = ? WHERE org_id = ? AND idem_key = ?`,
-		status, string(body), orgID, key)
+	_, err = c.exec(ctx, `UPDATE idempotency_keys SET status_code = ?, response_body = ? WHERE org_id = ? AND idem_key = ?`,
+		status, string(body), claim.OrgID, claim.Key)
 	return err
 }
 
-// CompleteIdempotencyKey stores the response of a claimed key whose request
-// wrote nothing (a refusal, or an answer read from what exists).
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, orgID, key string, status int, body []byte) error {
+// SaveIdempotentResponse keeps the successful response of a request that
+// wrote nothing (an answer read from what exists); a key stored meanwhile
+// by another request wins.
+func (s *Store) SaveIdempotentResponse(ctx context.Context, claim *workshop.IdempotencyClaim, status int, body []byte) error {
 	_, err := write(ctx, s, func(c conn) (struct{}, error) {
-		return struct{}{}, storeResponse(ctx, c, orgID, key, status, body)
-	})
-	return err
-}
-
-// ReleaseIdempotencyKey drops an uncompleted claim (its request failed with
-// a server error), so that a retry runs afresh.
-func (s *Store) ReleaseIdempotencyKey(ctx context.Context, orgID, key string) error {
-	_, err := write(ctx, s, func(c conn) (struct{}, error) {
-		_, err := c.exec(ctx, `DELETE FROM idempotency_keys WHERE org_id = ? AND idem_key = ? AND status_code IS NULL`, orgID, key)
+		_, err := c.exec(ctx, `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, status_code, response_body, created_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, idem_key) DO NOTHING`,
+			claim.OrgID, claim.Key, claim.Fingerprint, status, string(body), workshop.MicrosOf(s.now()))
 		return struct{}{}, err
 	})
 	return err

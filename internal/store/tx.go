@@ -145,12 +145,20 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	c := conn{s: s, ex: tx, stmts: s.writeStmts, tx: tx}
+	claim := workshop.IdempotencyClaimFrom(ctx)
+	if claim != nil && (claim.Render == nil || claim.Completed) {
+		claim = nil // not an operation the claim protects, or already stored
+	}
+	if claim != nil {
+		if err := claimInTx(ctx, c, claim); err != nil {
+			return zero, err
+		}
+	}
 	out, err := fn(c)
 	if err != nil {
 		return zero, err
 	}
-	claim := workshop.IdempotencyClaimFrom(ctx)
-	if claim != nil && claim.Render != nil && !claim.Completed {
+	if claim != nil {
 		if err := completeClaim(ctx, c, claim, out); err != nil {
 			return zero, err
 		}
@@ -158,7 +166,7 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 	if err := tx.Commit(); err != nil {
 		return zero, fmt.Errorf("commit: %w", err)
 	}
-	if claim != nil && claim.Render != nil {
+	if claim != nil {
 		claim.Completed = true
 	}
 	if s.writeStmts != nil {

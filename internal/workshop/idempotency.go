@@ -2,13 +2,15 @@ package workshop
 
 import "context"
 
-// IdempotencyClaim is an Idempotency-Key a request has claimed. The store
-// completes it inside the transaction of the operation it protects: Render
-// turns the operation's result into the response to replay.
+// IdempotencyClaim is an Idempotency-Key a request runs under. The store
+// takes the key and stores the response inside the transaction of the
+// operation it protects: Render turns the operation's result into the
+// response to replay.
 type IdempotencyClaim struct {
-	OrgID, Key string
-	Render     func(result any) (status int, body []byte, err error)
-	Completed  bool // set once the response is stored
+	OrgID, Key, Fingerprint string
+	Render                  func(result any) (status int, body []byte, err error)
+	Completed               bool // the response is stored
+	Raced                   bool // another request holds or held the key: answer with its response
 }
 
 type claimKey struct{}
@@ -29,5 +31,4 @@ type IdempotencyRecord struct {
 	Fingerprint string
 	StatusCode  int    // 0 while the first request is still running
 	Body        []byte // the first response's body
-	LockedUntil Micros
 }

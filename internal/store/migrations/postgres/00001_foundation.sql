@@ -107,7 +107,6 @@ CREATE TABLE idempotency_keys (
     fingerprint    TEXT NOT NULL,
     status_code    BIGINT,
     response_body  TEXT,
-    locked_until   BIGINT NOT NULL,
     created_at     BIGINT NOT NULL,
     PRIMARY KEY (org_id, idem_key)
 );

@@ -107,7 +107,6 @@ CREATE TABLE idempotency_keys (
     fingerprint    TEXT NOT NULL,
     status_code    INTEGER,
     response_body  TEXT,
-    locked_until   INTEGER NOT NULL,
     created_at     INTEGER NOT NULL,
     PRIMARY KEY (org_id, idem_key)
 );
