@@ -122,6 +122,19 @@ var adminCommands = map[string]adminCommand{
 			return op.FinishDayClose(ctx, *loc)
 		}
 	}},
+	"settings set": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc := fs.String("location", "", "location id")
+		hours := fs.String("hours", "", "opening hours, e.g. mon-fri=08:00-17:30,sat=09:00-13:00 (none: closed)")
+		breaks := fs.String("breaks", "", "breaks, e.g. mon-fri=12:00-12:30 (none: no breaks)")
+		buffer := fs.Int("bay-buffer", -1, "minutes kept free in a bay between two jobs")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			var b *int
+			if *buffer >= 0 {
+				b = buffer
+			}
+			return op.SetSettings(ctx, *loc, *hours, *breaks, b)
+		}
+	}},
 	"demo": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Demo(ctx) }
 	}},

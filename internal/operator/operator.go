@@ -36,6 +36,8 @@ type Store interface {
 	SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error)
 	StartDayClose(ctx context.Context, locationID string) (workshop.DayState, error)
 	FinishDayClose(ctx context.Context, locationID, closedDate string) (workshop.DayState, error)
+	Settings(ctx context.Context, locationID string) (workshop.Settings, error)
+	SetSettings(ctx context.Context, locationID string, s workshop.Settings) error
 }
 
 // Operator runs the operator commands against a store.

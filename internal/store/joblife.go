@@ -56,7 +56,7 @@ func (s *Store) PatchJob(ctx context.Context, v Visibility, id string, p JobPatc
 			return j, err
 		}
 		next.UpdatedAt = workshop.NextMicros(now.Time(), j.UpdatedAt)
-		if err := updateJob(ctx, c, next); err != nil {
+		if err := updateJob(ctx, c, next, j.Status); err != nil {
 			if isUniqueViolation(err, "job_number") {
 				return j, jobNumberTaken(next.JobNumber)
 			}
@@ -118,7 +118,7 @@ func (s *Store) finishJob(ctx context.Context, v Visibility, id string, now work
 		case j.Terminal():
 			return j, workshop.Errorf(workshop.CodeInvalidTransition, "Job %s is %s and cannot become %s.", j.ID, j.Status, to)
 		}
-		event := workshop.EventJobDelivered
+		event, prev := workshop.EventJobDelivered, j.Status
 		j.Status, j.UpdatedAt = to, workshop.NextMicros(now.Time(), j.UpdatedAt)
 		if to == workshop.JobDelivered {
 			j.DeliveredAt = &j.UpdatedAt
@@ -128,7 +128,7 @@ func (s *Store) finishJob(ctx context.Context, v Visibility, id string, now work
 			}
 			event, j.CancelledAt, j.CancelReasons = workshop.EventJobCancelled, &j.UpdatedAt, tags
 		}
-		if err := updateJob(ctx, c, j); err != nil {
+		if err := updateJob(ctx, c, j, prev); err != nil {
 			return j, err
 		}
 		if err := recordEvent(ctx, c, j.OrgID, j.LocationID, event, j.UpdatedAt, jobRow(j)); err != nil {

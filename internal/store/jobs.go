@@ -163,6 +163,9 @@ func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool
 		} else if j.JobNumber, err = assignJobNumber(ctx, c, j, j.CreatedAt.Time().In(zone).Year()); err != nil {
 			return JobCreate{}, err
 		}
+		if err := recordStatus(ctx, c, j); err != nil {
+			return JobCreate{}, err
+		}
 		return JobCreate{Job: j, Created: true}, recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobCreated, j.CreatedAt, jobRow(j))
 	})
 	if isUniqueViolation(err, "external_key") {
@@ -332,4 +335,28 @@ func (s *Store) Jobs(ctx context.Context, f JobFilter, p workshop.PageRequest) (
 	return workshop.PageOf(list, p.Limit, func(j workshop.Job) workshop.Cursor {
 		return workshop.Cursor{CreatedAt: j.CreatedAt, ID: j.ID}
 	}), nil
+}
+
+// recordStatus appends the job's status to its history.
+func recordStatus(ctx context.Context, c conn, j workshop.Job) error {
+	_, err := c.exec(ctx, `INSERT INTO job_status_history (job_id, status, changed_at) VALUES (?, ?, ?)`, j.ID, j.Status, j.UpdatedAt)
+	return err
+}
+
+// StatusChange is one entry of a job's status history.
+type StatusChange struct {
+	Status string
+	At     workshop.Micros
+}
+
+// JobStatusHistory lists a job's statuses, oldest first.
+func (s *Store) JobStatusHistory(ctx context.Context, jobID string) ([]StatusChange, error) {
+	rows, err := s.read().query(ctx, `SELECT status, changed_at FROM job_status_history WHERE job_id = ? ORDER BY changed_at`, jobID)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (StatusChange, error) {
+		var x StatusChange
+		return x, sc.Scan(&x.Status, &x.At)
+	})
 }

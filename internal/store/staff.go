@@ -128,8 +128,14 @@ func (s *Store) forUpdateOf(alias string) string {
 // base query ends in a WHERE clause, restricted to what v sees.
 func listPage[T any](ctx context.Context, s *Store, base, alias string, v Visibility, p workshop.PageRequest,
 	scan func(scanner) (T, error), cursorOf func(T) workshop.Cursor) (workshop.Page[T], error) {
+	return listPageArgs(ctx, s, base, nil, alias, v, p, scan, cursorOf)
+}
+
+// listPageArgs is listPage for a base query with arguments of its own.
+func listPageArgs[T any](ctx context.Context, s *Store, base string, baseArgs []any, alias string, v Visibility, p workshop.PageRequest,
+	scan func(scanner) (T, error), cursorOf func(T) workshop.Cursor) (workshop.Page[T], error) {
 	q := base + ` AND ` + alias + `.org_id = ? AND (? = '' OR ` + alias + `.location_id = ?)`
-	args := []any{v.OrgID, v.LocationID, v.LocationID}
+	args := append(baseArgs, v.OrgID, v.LocationID, v.LocationID)
 	if p.After != nil {
 		q += ` AND (` + alias + `.created_at > ? OR (` + alias + `.created_at = ? AND ` + alias + `.id > ?))`
 		args = append(args, p.After.CreatedAt, p.After.CreatedAt, p.After.ID)

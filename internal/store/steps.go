@@ -72,14 +72,22 @@ func rederive(ctx context.Context, c conn, j *workshop.Job, now workshop.Micros)
 	if status == j.Status {
 		return nil
 	}
+	prev := j.Status
 	j.Status, j.UpdatedAt = status, workshop.NextMicros(now.Time(), j.UpdatedAt)
-	if err := updateJob(ctx, c, *j); err != nil {
+	if err := updateJob(ctx, c, *j, prev); err != nil {
 		return err
 	}
 	return recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobUpdated, j.UpdatedAt, jobRow(*j))
 }
 
-func updateJob(ctx context.Context, c conn, j workshop.Job) error {
+// updateJob writes a job's row, and its status history when the status
+// changed (prevStatus is the status it had).
+func updateJob(ctx context.Context, c conn, j workshop.Job, prevStatus string) error {
+	if j.Status != prevStatus {
+		if err := recordStatus(ctx, c, j); err != nil {
+			return err
+		}
+	}
 	_, err := c.exec(ctx, `UPDATE jobs SET job_number = ?, vehicle_plate = ?, vehicle_make = ?, vehicle_model = ?, promise_time = ?,
 		promise_time_us = ?, priority = ?, source = ?, arrival_time = ?, status = ?, delivered_at = ?, cancelled_at = ?,
 		cancel_reason_tags = ?, updated_at = ? WHERE id = ?`,
@@ -198,7 +206,7 @@ func applyStepPatch(ctx context.Context, c conn, st workshop.Step, p StepPatch, 
 		next.EstimatedDuration = *p.EstimatedDuration
 	}
 	if p.TechIDs != nil {
-		next.TechIDs = dedupe(*p.TechIDs)
+		next.TechIDs = workshop.Dedupe(*p.TechIDs)
 		if err := checkTechnicians(ctx, c, st.LocationID, next.TechIDs); err != nil {
 			return st, err
 		}
@@ -235,16 +243,6 @@ func applyStepPatch(ctx context.Context, c conn, st workshop.Step, p StepPatch, 
 		}
 	}
 	return next, nil
-}
-
-func dedupe(ids []string) []string {
-	out := []string{}
-	for _, id := range ids {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 func stepsEqual(a, b workshop.Step) bool {

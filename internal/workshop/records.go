@@ -1,6 +1,9 @@
 package workshop
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Org is a tenant: a dealer group or an independent garage.
 type Org struct {
@@ -122,3 +125,15 @@ const (
 	DayOpen    = "open"
 	DayClosing = "closing"
 )
+
+// Dedupe returns the strings in their first order without repeats, never
+// nil (a list sent twice with the same entry means it once).
+func Dedupe(in []string) []string {
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package operator
+
+import (
+	"context"
+
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+var weekdays = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+
+// SettingsOut is a location's settings as set.
+type SettingsOut struct {
+	LocationID string `json:"locationId"`
+	workshop.Settings
+}
+
+// SetSettings replaces a location's workshop settings. hours and breaks
+// are comma-separated DAYS=HH:MM-HH:MM entries, DAYS a weekday (mon) or a
+// range (mon-fri); "" keeps the current value, "none" empties it.
+func (o *Operator) SetSettings(ctx context.Context, locationID, hours, breaks string, bayBuffer *int) (SettingsOut, error) {
+	if _, err := o.Store.LocationByID(ctx, locationID); err != nil {
+		return SettingsOut{}, err
+	}
+	cur, err := o.Store.Settings(ctx, locationID)
+	if err != nil {
+		return SettingsOut{}, err
+	}
+	if hours != "" {
+		spans, err := parseSpans("hours", hours)
+		if err != nil {
+			return SettingsOut{}, err
+		}
+		cur.OperatingHours = nil
+		for _, s := range spans {
+			cur.OperatingHours = append(cur.OperatingHours, workshop.OpeningHours{Day: s.day, Open: s.from, Close: s.to})
+		}
+	}
+	if breaks != "" {
+		spans, err := parseSpans("breaks", breaks)
+		if err != nil {
+			return SettingsOut{}, err
+		}
+		cur.Breaks = nil
+		for _, s := range spans {
+			cur.Breaks = append(cur.Breaks, workshop.Break{Day: s.day, Start: s.from, End: s.to})
+		}
+	}
+	if bayBuffer != nil {
+		if *bayBuffer < 0 || *bayBuffer > 240 {
+			return SettingsOut{}, workshop.Invalid("bay-buffer", "The bay buffer must be 0 to 240 minutes.")
+		}
+		cur.BayBufferMinutes = *bayBuffer
+	}
+	if cur.OperatingHours == nil {
+		cur.OperatingHours = []workshop.OpeningHours{}
+	}
+	if cur.Breaks == nil {
+		cur.Breaks = []workshop.Break{}
+	}
+	return SettingsOut{LocationID: locationID, Settings: cur}, o.Store.SetSettings(ctx, locationID, cur)
+}
+
+type span struct{ day, from, to string }
+
+// parseSpans reads "mon-fri=08:00-17:30,sat=09:00-13:00" (or "none").
+func parseSpans(field, list string) ([]span, error) {
+	if list == "none" {
+		return nil, nil
+	}
+	var out []span
+	for _, entry := range strings.Split(list, ",") {
+		days, times, ok := strings.Cut(strings.TrimSpace(entry), "=")
+		from, to, ok2 := strings.Cut(times, "-")
+		if !ok || !ok2 {
+			return nil, workshop.Invalid(field, "%q is not DAYS=HH:MM-HH:MM (e.g. mon-fri=08:00-17:30).", entry)
+		}
+		f, err1 := time.Parse("15:04", from)
+		t, err2 := time.Parse("15:04", to)
+		if err1 != nil || err2 != nil || !f.Before(t) {
+			return nil, workshop.Invalid(field, "%q: want two times HH:MM, the first before the second.", entry)
+		}
+		ds, err := dayRange(field, days)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			out = append(out, span{day: d, from: from, to: to})
+		}
+	}
+	return out, nil
+}
+
+func dayRange(field, days string) ([]string, error) {
+	first, last, isRange := strings.Cut(days, "-")
+	i, j := slices.Index(weekdays, first), slices.Index(weekdays, first)
+	if isRange {
+		j = slices.Index(weekdays, last)
+	}
+	if i < 0 || j < 0 || j < i {
+		return nil, workshop.Invalid(field, "%q is not a weekday (mon..sun) or a range of them such as mon-fri.", days)
+	}
+	return weekdays[i : j+1], nil
+}

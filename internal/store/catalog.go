@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+const catalogColumns = `c.id, c.org_id, c.location_id, c.service_code, c.name, c.estimated_duration, c.required_skills, c.is_active,
+	c.created_at, c.updated_at`
+
+func scanCatalogItem(sc scanner) (workshop.CatalogItem, error) {
+	var it workshop.CatalogItem
+	err := sc.Scan(&it.ID, &it.OrgID, &it.LocationID, &it.ServiceCode, &it.Name, &it.EstimatedDuration,
+		jsonList[[]string]{&it.RequiredSkills}, &it.IsActive, &it.CreatedAt, &it.UpdatedAt)
+	return it, err
+}
+
+// CatalogItems lists the catalog items the caller sees, by (createdAt, id).
+func (s *Store) CatalogItems(ctx context.Context, v Visibility, p workshop.PageRequest) (workshop.Page[workshop.CatalogItem], error) {
+	return listPage(ctx, s, `SELECT `+catalogColumns+` FROM catalog_items c WHERE 1 = 1`, "c", v, p, scanCatalogItem,
+		func(it workshop.CatalogItem) workshop.Cursor {
+			return workshop.Cursor{CreatedAt: it.CreatedAt, ID: it.ID}
+		})
+}
+
+// CatalogPut is the outcome of a sync: the item and whether it was made.
+type CatalogPut struct {
+	Item    workshop.CatalogItem
+	Created bool
+}
+
+// PutCatalogItem creates or updates the item with the service code in the
+// location (idempotent sync): the same values again change nothing, not
+// even updatedAt.
+func (s *Store) PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (CatalogPut, error) {
+	return write(ctx, s, func(c conn) (CatalogPut, error) {
+		cur, err := scanCatalogItem(c.queryRow(ctx, `SELECT `+catalogColumns+` FROM catalog_items c WHERE c.location_id = ? AND c.service_code = ?`+
+			s.forUpdate(), it.LocationID, it.ServiceCode))
+		if errors.Is(err, sql.ErrNoRows) {
+			_, err := c.exec(ctx, `INSERT INTO catalog_items (id, org_id, location_id, service_code, name, estimated_duration, required_skills,
+				is_active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, it.ID, it.OrgID, it.LocationID, it.ServiceCode,
+				it.Name, it.EstimatedDuration, jsonText(it.RequiredSkills), it.IsActive, it.CreatedAt, it.UpdatedAt)
+			return CatalogPut{Item: it, Created: true}, err
+		}
+		if err != nil {
+			return CatalogPut{}, err
+		}
+		if cur.Name == it.Name && cur.EstimatedDuration == it.EstimatedDuration && slices.Equal(cur.RequiredSkills, it.RequiredSkills) &&
+			cur.IsActive == it.IsActive {
+			return CatalogPut{Item: cur}, nil
+		}
+		cur.Name, cur.EstimatedDuration, cur.RequiredSkills, cur.IsActive = it.Name, it.EstimatedDuration, it.RequiredSkills, it.IsActive
+		cur.UpdatedAt = workshop.NextMicros(it.UpdatedAt.Time(), cur.UpdatedAt)
+		_, err = c.exec(ctx, `UPDATE catalog_items SET name = ?, estimated_duration = ?, required_skills = ?, is_active = ?, updated_at = ? WHERE id = ?`,
+			cur.Name, cur.EstimatedDuration, jsonText(cur.RequiredSkills), cur.IsActive, cur.UpdatedAt, cur.ID)
+		return CatalogPut{Item: cur}, err
+	})
+}
+
+// LocationSettings is a location's workshop settings.
+type LocationSettings struct {
+	LocationID string
+	Timezone   string
+	workshop.Settings
+}
+
+// Settings reads one location's workshop settings.
+func (s *Store) Settings(ctx context.Context, locationID string) (workshop.Settings, error) {
+	var st workshop.Settings
+	err := s.read().queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes FROM workshop_settings WHERE location_id = ?`, locationID).
+		Scan(jsonList[[]workshop.OpeningHours]{&st.OperatingHours}, jsonList[[]workshop.Break]{&st.Breaks}, &st.BayBufferMinutes)
+	return st, notFoundOr(err, "location")
+}
+
+// LocationsSettings reads the workshop settings of the locations the caller sees.
+func (s *Store) LocationsSettings(ctx context.Context, v Visibility) ([]LocationSettings, error) {
+	rows, err := s.read().query(ctx, `SELECT l.id, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes
+		FROM locations l JOIN workshop_settings w ON w.location_id = l.id
+		WHERE l.org_id = ? AND (? = '' OR l.id = ?) ORDER BY l.created_at, l.id`, v.OrgID, v.LocationID, v.LocationID)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (LocationSettings, error) {
+		var ls LocationSettings
+		err := sc.Scan(&ls.LocationID, &ls.Timezone, jsonList[[]workshop.OpeningHours]{&ls.OperatingHours},
+			jsonList[[]workshop.Break]{&ls.Breaks}, &ls.BayBufferMinutes)
+		return ls, err
+	})
+}
+
+// SetSettings replaces a location's workshop settings (operator command).
+func (s *Store) SetSettings(ctx context.Context, locationID string, st workshop.Settings) error {
+	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		return struct{}{}, putSettings(ctx, c, locationID, st)
+	})
+	return err
+}
