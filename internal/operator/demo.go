@@ -2,8 +2,8 @@ package operator
 
 import (
 	"context"
-	"errors"
 
+	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -31,19 +31,25 @@ type DemoOut struct {
 	Seeded        bool     `json:"seeded"` // false when the demo already existed
 }
 
-// Demo seeds the demo organisation when the database has none, then mints
-// an org key, a key for the Berlin location and an MCP token.
+// Demo seeds the demo organisation when the database has none (in one
+// transaction, so several processes starting with --demo at once are
+// safe), then mints an org key, a key for the Berlin location and an MCP
+// token.
 func (o *Operator) Demo(ctx context.Context) (DemoOut, error) {
+	seed := o.demoSeed()
 	out := DemoOut{OrgID: DemoOrgID, LocationIDs: []string{demoBerlinID, demoNewYorkID}, OwnerID: demoOwnerID}
-	_, err := o.Store.Org(ctx, DemoOrgID)
-	switch {
-	case workshop.ErrorCode(err) == workshop.CodeNotFound:
-		if err := o.seedDemo(ctx, &out); err != nil {
-			return out, err
-		}
-		out.Seeded = true
-	case err != nil:
+	seeded, err := o.Store.SeedDemo(ctx, seed)
+	if err != nil {
 		return out, err
+	}
+	if seeded {
+		out.Seeded = true
+		for _, t := range seed.Technicians {
+			out.TechnicianIDs = append(out.TechnicianIDs, t.ID)
+		}
+		for _, b := range seed.Bays {
+			out.BayIDs = append(out.BayIDs, b.ID)
+		}
 	}
 	orgKey, err := o.CreateKey(ctx, KeyRequest{UserID: demoOwnerID})
 	if err != nil {
@@ -61,48 +67,46 @@ func (o *Operator) Demo(ctx context.Context) (DemoOut, error) {
 	return out, nil
 }
 
-func (o *Operator) seedDemo(ctx context.Context, out *DemoOut) error {
+func (o *Operator) demoSeed() store.DemoSeed {
 	now := o.stamp()
-	if _, err := o.Store.CreateOrg(ctx, workshop.Org{ID: DemoOrgID, Name: "Demo Motors", PlanTier: workshop.PlanPro, CreatedAt: now, UpdatedAt: now}); err != nil {
-		return err
+	d := store.DemoSeed{
+		Org: workshop.Org{ID: DemoOrgID, Name: "Demo Motors", PlanTier: workshop.PlanPro, CreatedAt: now, UpdatedAt: now},
+		Locations: []workshop.Location{
+			{ID: demoBerlinID, OrgID: DemoOrgID, Name: "Demo Motors Berlin", Timezone: "Europe/Berlin", CurrencyCode: "EUR", CreatedAt: now, UpdatedAt: now},
+			{ID: demoNewYorkID, OrgID: DemoOrgID, Name: "Demo Motors Queens", Timezone: "America/New_York", CurrencyCode: "USD", CreatedAt: now, UpdatedAt: now},
+		},
+		Settings: workshop.DefaultSettings(),
+		Owner:    workshop.User{ID: demoOwnerID, OrgID: DemoOrgID, Email: demoOwnerEmail, Role: workshop.RoleOwner, CreatedAt: now, UpdatedAt: now},
+		CancelTags: map[string][]workshop.CancelTag{
+			demoBerlinID:  tagsOf("customer_declined", "parts_unavailable", "duplicate_booking"),
+			demoNewYorkID: tagsOf("no_show", "customer_declined"),
+		},
 	}
-	for _, l := range []workshop.Location{
-		{ID: demoBerlinID, Name: "Demo Motors Berlin", Timezone: "Europe/Berlin", CurrencyCode: "EUR"},
-		{ID: demoNewYorkID, Name: "Demo Motors Queens", Timezone: "America/New_York", CurrencyCode: "USD"},
-	} {
-		l.OrgID, l.CreatedAt, l.UpdatedAt = DemoOrgID, now, now
-		if _, err := o.Store.CreateLocation(ctx, l, workshop.DefaultSettings()); err != nil {
-			return err
-		}
+	tech := func(loc, name string, wip int, skills ...string) {
+		d.Technicians = append(d.Technicians, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: DemoOrgID,
+			LocationID: loc, Name: name, Skills: skills, WIPLimit: wip, Status: "available", CreatedAt: now, UpdatedAt: now})
 	}
-	if _, err := o.Store.CreateUser(ctx, workshop.User{ID: demoOwnerID, OrgID: DemoOrgID, Email: demoOwnerEmail,
-		Role: workshop.RoleOwner, CreatedAt: now, UpdatedAt: now}); err != nil {
-		return err
+	bay := func(loc, name string, equipment, services []string) {
+		d.Bays = append(d.Bays, workshop.Bay{ID: workshop.NewID(workshop.PrefixBay), OrgID: DemoOrgID, LocationID: loc, Name: name,
+			Equipment: equipment, Services: services, Status: "available", CreatedAt: now, UpdatedAt: now})
 	}
-	var errs []error
-	addTech := func(loc, name string, skills []string, wip int) {
-		t, err := o.CreateTechnician(ctx, loc, name, skills, wip)
-		out.TechnicianIDs = append(out.TechnicianIDs, t.ID)
-		errs = append(errs, err)
+	tech(demoBerlinID, "Jonas Weber", 2, "diagnostics", "brakes")
+	tech(demoBerlinID, "Aylin Demir", 3, "tyres", "oil")
+	tech(demoBerlinID, "Lukas Becker", 1, "electrical", "hv_battery")
+	tech(demoNewYorkID, "Maria Lopez", 2, "brakes", "suspension")
+	tech(demoNewYorkID, "Dwayne Carter", 2, "oil", "tyres")
+	bay(demoBerlinID, "Bay 1", []string{"lift", "alignment"}, []string{"OIL", "BRAKES", "ALIGN"})
+	bay(demoBerlinID, "Bay 2", []string{"lift"}, []string{"OIL", "TYRES"})
+	bay(demoBerlinID, "EV Bay", []string{"lift", "hv_tools"}, []string{"HV_CHECK"})
+	bay(demoNewYorkID, "Bay A", []string{"lift"}, []string{"OIL", "BRAKES"})
+	bay(demoNewYorkID, "Bay B", []string{"lift", "tyre_changer"}, []string{"TYRES"})
+	return d
+}
+
+func tagsOf(tags ...string) []workshop.CancelTag {
+	out := make([]workshop.CancelTag, len(tags))
+	for i, t := range tags {
+		out[i] = workshop.CancelTag{Tag: t, Label: labelOf(t)}
 	}
-	addBay := func(loc, name string, equipment, services []string) {
-		b, err := o.CreateBay(ctx, loc, name, equipment, services)
-		out.BayIDs = append(out.BayIDs, b.ID)
-		errs = append(errs, err)
-	}
-	addTech(demoBerlinID, "Jonas Weber", []string{"diagnostics", "brakes"}, 2)
-	addTech(demoBerlinID, "Aylin Demir", []string{"tyres", "oil"}, 3)
-	addTech(demoBerlinID, "Lukas Becker", []string{"electrical", "hv_battery"}, 1)
-	addTech(demoNewYorkID, "Maria Lopez", []string{"brakes", "suspension"}, 2)
-	addTech(demoNewYorkID, "Dwayne Carter", []string{"oil", "tyres"}, 2)
-	addBay(demoBerlinID, "Bay 1", []string{"lift", "alignment"}, []string{"OIL", "BRAKES", "ALIGN"})
-	addBay(demoBerlinID, "Bay 2", []string{"lift"}, []string{"OIL", "TYRES"})
-	addBay(demoBerlinID, "EV Bay", []string{"lift", "hv_tools"}, []string{"HV_CHECK"})
-	addBay(demoNewYorkID, "Bay A", []string{"lift"}, []string{"OIL", "BRAKES"})
-	addBay(demoNewYorkID, "Bay B", []string{"lift", "tyre_changer"}, []string{"TYRES"})
-	_, err := o.SetCancelTags(ctx, demoBerlinID, []string{"customer_declined", "parts_unavailable", "duplicate_booking"})
-	errs = append(errs, err)
-	_, err = o.SetCancelTags(ctx, demoNewYorkID, []string{"no_show", "customer_declined"})
-	errs = append(errs, err)
-	return errors.Join(errs...)
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -38,6 +39,7 @@ type Store interface {
 	FinishDayClose(ctx context.Context, locationID, closedDate string) (workshop.DayState, error)
 	Settings(ctx context.Context, locationID string) (workshop.Settings, error)
 	SetSettings(ctx context.Context, locationID string, s workshop.Settings) error
+	SeedDemo(ctx context.Context, d store.DemoSeed) (bool, error)
 }
 
 // Operator runs the operator commands against a store.

@@ -64,12 +64,15 @@ func completeClaim(ctx context.Context, c conn, claim *workshop.IdempotencyClaim
 
 // SaveIdempotentResponse keeps the successful response of a request that
 // wrote nothing (an answer read from what exists); a key stored meanwhile
-// by another request wins.
+// by another request wins, one past retention is replaced.
 func (s *Store) SaveIdempotentResponse(ctx context.Context, claim *workshop.IdempotencyClaim, status int, body []byte) error {
 	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		now := s.now()
 		_, err := c.exec(ctx, `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, status_code, response_body, created_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, idem_key) DO NOTHING`,
-			claim.OrgID, claim.Key, claim.Fingerprint, status, string(body), workshop.MicrosOf(s.now()))
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint,
+				status_code = excluded.status_code, response_body = excluded.response_body, created_at = excluded.created_at
+			WHERE idempotency_keys.created_at < ?`,
+			claim.OrgID, claim.Key, claim.Fingerprint, status, string(body), workshop.MicrosOf(now), workshop.MicrosOf(now.Add(-IdempotencyRetention)))
 		return struct{}{}, err
 	})
 	return err

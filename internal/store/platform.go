@@ -44,13 +44,15 @@ const locationColumns = `id, org_id, name, timezone, currency_code, created_at, 
 
 // CreateLocation stores a new location with its default workshop settings.
 func (s *Store) CreateLocation(ctx context.Context, l workshop.Location, settings workshop.Settings) (workshop.Location, error) {
-	return write(ctx, s, func(c conn) (workshop.Location, error) {
-		if _, err := c.exec(ctx, `INSERT INTO locations (`+locationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			l.ID, l.OrgID, l.Name, l.Timezone, l.CurrencyCode, l.CreatedAt, l.UpdatedAt); err != nil {
-			return l, err
-		}
-		return l, putSettings(ctx, c, l.ID, settings)
-	})
+	return write(ctx, s, func(c conn) (workshop.Location, error) { return l, insertLocation(ctx, c, l, settings) })
+}
+
+func insertLocation(ctx context.Context, c conn, l workshop.Location, settings workshop.Settings) error {
+	if _, err := c.exec(ctx, `INSERT INTO locations (`+locationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		l.ID, l.OrgID, l.Name, l.Timezone, l.CurrencyCode, l.CreatedAt, l.UpdatedAt); err != nil {
+		return err
+	}
+	return putSettings(ctx, c, l.ID, settings)
 }
 
 func scanLocation(sc scanner) (workshop.Location, error) {
@@ -84,14 +86,16 @@ func (s *Store) Locations(ctx context.Context, orgID, onlyID string) ([]workshop
 // CreateUser stores a new user; an email already in the organisation is a
 // validation error on email.
 func (s *Store) CreateUser(ctx context.Context, u workshop.User) (workshop.User, error) {
-	return write(ctx, s, func(c conn) (workshop.User, error) {
-		_, err := c.exec(ctx, `INSERT INTO users (id, org_id, email, role, developer_access, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID, u.OrgID, u.Email, u.Role, u.DeveloperAccess, u.CreatedAt, u.UpdatedAt)
-		if isUniqueViolation(err, "") {
-			return u, workshop.Invalid("email", "A user with the email %s already exists in this organisation.", u.Email)
-		}
-		return u, err
-	})
+	return write(ctx, s, func(c conn) (workshop.User, error) { return u, insertUser(ctx, c, u) })
+}
+
+func insertUser(ctx context.Context, c conn, u workshop.User) error {
+	_, err := c.exec(ctx, `INSERT INTO users (id, org_id, email, role, developer_access, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID, u.OrgID, u.Email, u.Role, u.DeveloperAccess, u.CreatedAt, u.UpdatedAt)
+	if isUniqueViolation(err, "") {
+		return workshop.Invalid("email", "A user with the email %s already exists in this organisation.", u.Email)
+	}
+	return err
 }
 
 // User reads a user.

@@ -8,11 +8,13 @@ import (
 
 // CreateTechnician stores a new technician.
 func (s *Store) CreateTechnician(ctx context.Context, t workshop.Technician) (workshop.Technician, error) {
-	return write(ctx, s, func(c conn) (workshop.Technician, error) {
-		_, err := c.exec(ctx, `INSERT INTO technicians (id, org_id, location_id, name, skills, wip_limit, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.OrgID, t.LocationID, t.Name, jsonText(t.Skills), t.WIPLimit, t.Status, t.CreatedAt, t.UpdatedAt)
-		return t, err
-	})
+	return write(ctx, s, func(c conn) (workshop.Technician, error) { return t, insertTechnician(ctx, c, t) })
+}
+
+func insertTechnician(ctx context.Context, c conn, t workshop.Technician) error {
+	_, err := c.exec(ctx, `INSERT INTO technicians (id, org_id, location_id, name, skills, wip_limit, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.OrgID, t.LocationID, t.Name, jsonText(t.Skills), t.WIPLimit, t.Status, t.CreatedAt, t.UpdatedAt)
+	return err
 }
 
 // DeleteTechnician removes a technician from every list and read. The row
@@ -23,11 +25,13 @@ func (s *Store) DeleteTechnician(ctx context.Context, id string) error {
 
 // CreateBay stores a new bay.
 func (s *Store) CreateBay(ctx context.Context, b workshop.Bay) (workshop.Bay, error) {
-	return write(ctx, s, func(c conn) (workshop.Bay, error) {
-		_, err := c.exec(ctx, `INSERT INTO bays (id, org_id, location_id, name, equipment, services, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, b.ID, b.OrgID, b.LocationID, b.Name, jsonText(b.Equipment), jsonText(b.Services), b.Status, b.CreatedAt, b.UpdatedAt)
-		return b, err
-	})
+	return write(ctx, s, func(c conn) (workshop.Bay, error) { return b, insertBay(ctx, c, b) })
+}
+
+func insertBay(ctx context.Context, c conn, b workshop.Bay) error {
+	_, err := c.exec(ctx, `INSERT INTO bays (id, org_id, location_id, name, equipment, services, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, b.ID, b.OrgID, b.LocationID, b.Name, jsonText(b.Equipment), jsonText(b.Services), b.Status, b.CreatedAt, b.UpdatedAt)
+	return err
 }
 
 // DeleteBay removes a bay from every list and read (soft delete, as technicians).
@@ -54,18 +58,20 @@ func (s *Store) softDelete(ctx context.Context, table, id, what string) error {
 
 // SetCancelTags replaces a location's governed list of cancel reason tags.
 func (s *Store) SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error) {
-	return write(ctx, s, func(c conn) ([]workshop.CancelTag, error) {
-		if _, err := c.exec(ctx, `DELETE FROM cancel_tags WHERE location_id = ?`, locationID); err != nil {
-			return nil, err
+	return write(ctx, s, func(c conn) ([]workshop.CancelTag, error) { return tags, replaceCancelTags(ctx, c, locationID, tags) })
+}
+
+func replaceCancelTags(ctx context.Context, c conn, locationID string, tags []workshop.CancelTag) error {
+	if _, err := c.exec(ctx, `DELETE FROM cancel_tags WHERE location_id = ?`, locationID); err != nil {
+		return err
+	}
+	for i, t := range tags {
+		if _, err := c.exec(ctx, `INSERT INTO cancel_tags (location_id, tag, label, position) VALUES (?, ?, ?, ?)`,
+			locationID, t.Tag, t.Label, i); err != nil {
+			return err
 		}
-		for i, t := range tags {
-			if _, err := c.exec(ctx, `INSERT INTO cancel_tags (location_id, tag, label, position) VALUES (?, ?, ?, ?)`,
-				locationID, t.Tag, t.Label, i); err != nil {
-				return nil, err
-			}
-		}
-		return tags, nil
-	})
+	}
+	return nil
 }
 
 // CancelTags lists a location's cancel reason tags in their set order.

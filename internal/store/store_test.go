@@ -5,7 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -140,18 +140,39 @@ func rawDB(t *testing.T, rawURL string) *sql.DB {
 	return db
 }
 
+// latestMigration is the highest version among the dialect's migration
+// files (NNNNN_name.sql): the version Open migrates to.
+func latestMigration(t *testing.T, dialect string) int64 {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("migrations", dialect, "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("migration files of %s: %v, %v", dialect, files, err)
+	}
+	var latest int64
+	for _, f := range files {
+		prefix, _, _ := strings.Cut(filepath.Base(f), "_")
+		v, err := strconv.ParseInt(prefix, 10, 64)
+		if err != nil {
+			t.Fatalf("migration file %s: %v", f, err)
+		}
+		latest = max(latest, v)
+	}
+	return latest
+}
+
 func TestOpenMigratesOnceAndReopens(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
-		files, err := os.ReadDir("migrations/" + db.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantVersion := int64(len(files))
+		wantVersion := latestMigration(t, db.Name)
 
-		// Several processes may start on a fresh database at once.
-		const opens = 4
+		// Several processes may start on a fresh database at once. On
+		// PostgreSQL each one that finds goose's lock taken retries it 5 s
+		// later, so two are enough there to keep the test fast.
+		opens := 4
+		if db.Name == "postgres" {
+			opens = 2
+		}
 		stores := make([]*store.Store, opens)
 		errs := make([]error, opens)
 		var wg sync.WaitGroup
@@ -185,12 +206,14 @@ func TestOpenMigratesOnceAndReopens(t *testing.T) {
 			t.Errorf("Ping = %v", err)
 		}
 
-		var applied int64
-		if err := rawDB(t, db.URL).QueryRowContext(ctx, "SELECT COUNT(*) FROM goose_db_version WHERE version_id > 0").Scan(&applied); err != nil {
+		// Each migration was applied once, however many processes started.
+		var rows, versions int64
+		if err := rawDB(t, db.URL).QueryRowContext(ctx,
+			"SELECT COUNT(*), COUNT(DISTINCT version_id) FROM goose_db_version WHERE version_id > 0").Scan(&rows, &versions); err != nil {
 			t.Fatal(err)
 		}
-		if applied != wantVersion {
-			t.Errorf("applied migrations = %d, want %d (each once)", applied, wantVersion)
+		if rows != versions {
+			t.Errorf("goose_db_version has %d rows for %d versions, want each version once", rows, versions)
 		}
 	})
 }
