@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -52,6 +54,22 @@ var operationRules = map[string]opRule{
 	"getBay":          {scope: "bays:read"},
 	"patchBay":        {scope: "bays:write"},
 	"getBoard":        {scope: "board:read"},
+
+	"getJobDetail":        {scope: "jobs:read"},
+	"listAttendance":      {scope: "attendance:read"},
+	"clockIn":             {scope: "attendance:write"},
+	"clockOut":            {scope: "attendance:write"},
+	"listCatalog":         {scope: "catalog:read"},
+	"putCatalogItem":      {scope: "catalog:write"},
+	"getWorkshopSettings": {scope: "workshop:read"},
+
+	"createWebhook":            {scope: "webhooks:write"},
+	"listWebhooks":             {scope: "webhooks:read"},
+	"getWebhook":               {scope: "webhooks:read"},
+	"patchWebhook":             {scope: "webhooks:write"},
+	"deleteWebhook":            {scope: "webhooks:write"},
+	"listWebhookDeliveries":    {scope: "webhooks:read"},
+	"redeliverWebhookDelivery": {scope: "webhooks:write"},
 }
 
 // recordFixture makes the record a path parameter names, in location loc
@@ -60,6 +78,10 @@ var operationRules = map[string]opRule{
 // has none). Records are written through the store and the operator, so
 // that the free plan's organisation has them too.
 type recordFixture func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, before map[string]string) (string, workshop.Micros)
+
+// notRecords are path parameters that name no record of an organisation
+// (PUT /v1/scheduler/catalog/{serviceCode} creates what it names).
+var notRecords = map[string]bool{"serviceCode": true}
 
 // recordFixtures has a fixture for every path parameter of the document:
 // the matrix calls every operation on a record of the caller's own
@@ -88,6 +110,18 @@ var recordFixtures = map[string]recordFixture{
 		}
 		return tec.ID, tec.UpdatedAt
 	},
+	"webhookId": func(t *testing.T, w *testWorld, o *testOrg, _ workshop.Location, _ map[string]string) (string, workshop.Micros) {
+		wh := w.webhook(o.ID, "")
+		return wh.ID, wh.UpdatedAt
+	},
+	"deliveryId": func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, before map[string]string) (string, workshop.Micros) {
+		d := w.delivery(o.ID, loc.ID, before["webhookId"])
+		return d.ID, d.UpdatedAt
+	},
+	// A service code is not a record: any code syncs an item.
+	"serviceCode": func(*testing.T, *testWorld, *testOrg, workshop.Location, map[string]string) (string, workshop.Micros) {
+		return "MATRIX-OIL", 0
+	},
 	"bayId": func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, _ map[string]string) (string, workshop.Micros) {
 		bay, err := w.op.CreateBay(context.Background(), loc.ID, "Matrix bay", []string{"lift"}, nil)
 		if err != nil {
@@ -105,9 +139,29 @@ var locationBoundParams = map[string]bool{"jobId": true, "stepId": true, "techni
 
 // requestOverrides adjust the request of an operation whose plausible
 // request (built from the document's schemas) is not enough for a 2xx.
-var requestOverrides = map[string]func(m *matrix, req *matrixRequest){
+var requestOverrides = map[string]func(t *testing.T, m *matrix, o *testOrg, loc workshop.Location, req *matrixRequest){
 	// A tag of the location's governed list (testWorld.org sets it).
-	"cancelJob": func(m *matrix, req *matrixRequest) { req.body["reasonTags"] = []string{"customer_declined"} },
+	"cancelJob": func(_ *testing.T, _ *matrix, _ *testOrg, _ workshop.Location, req *matrixRequest) {
+		req.body["reasonTags"] = []string{"customer_declined"}
+	},
+	// A technician of the location; clock-out needs one clocked in.
+	"clockIn": func(t *testing.T, m *matrix, _ *testOrg, loc workshop.Location, req *matrixRequest) {
+		req.body["techId"] = matrixTechnician(t, m, loc)
+		delete(req.body, "at")
+	},
+	"clockOut": func(t *testing.T, m *matrix, o *testOrg, loc workshop.Location, req *matrixRequest) {
+		id := matrixTechnician(t, m, loc)
+		if _, err := m.w.st.ClockIn(context.Background(), store.Visibility{OrgID: o.ID}, id, time.Now().Add(-time.Hour)); err != nil {
+			t.Fatalf("clock in: %v", err)
+		}
+		req.body["techId"] = id
+		delete(req.body, "at")
+	},
+	// A subscribable event; a loopback url where nothing listens (the test
+	// server allows it), so that deliveries go nowhere.
+	"createWebhook": func(_ *testing.T, _ *matrix, _ *testOrg, _ workshop.Location, req *matrixRequest) {
+		req.body["url"], req.body["events"] = matrixHookURL, []string{"job.created"}
+	},
 }
 
 // matrix is the world of TestAuthorizationMatrix.
@@ -163,7 +217,7 @@ func (m *matrix) request(t *testing.T, op apitest.Operation, o *testOrg, loc wor
 		req.body = body
 	}
 	if f := requestOverrides[op.ID]; f != nil {
-		f(m, req)
+		f(t, m, o, loc, req)
 	}
 	return req
 }
@@ -311,7 +365,9 @@ var authRows = []authRow{
 		want: status(403, "insufficient_scope"),
 		bug:  bugParamBindingBeforeGate, isBug: func(r *apitest.Response) bool { return r.Status == 400 }},
 	{name: "other org's record: not_found",
-		applies: func(op apitest.Operation, rule opRule) bool { return len(op.PathParams) > 0 },
+		applies: func(op apitest.Operation, rule opRule) bool {
+			return slices.ContainsFunc(op.PathParams, func(p string) bool { return !notRecords[p] })
+		},
 		prepare: func(t *testing.T, m *matrix, op apitest.Operation, rule opRule) (string, *matrixRequest) {
 			req := m.request(t, op, m.b, m.b.Locations[0])
 			if op.Body != nil {
@@ -479,4 +535,14 @@ func TestRevocationAcrossProcesses(t *testing.T) {
 			t.Errorf("another key after the revocation: got %d, want 200", r.Status)
 		}
 	})
+}
+
+// matrixTechnician makes a technician of the location.
+func matrixTechnician(t *testing.T, m *matrix, loc workshop.Location) string {
+	t.Helper()
+	tech, err := m.w.op.CreateTechnician(context.Background(), loc.ID, "Matrix tech", nil, 2)
+	if err != nil {
+		t.Fatalf("create technician: %v", err)
+	}
+	return tech.ID
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/workshop-platform/workshop/internal/httpapi"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/webhooks"
 )
 
 // serveConfig is every setting of `workshop serve` (contract section 1).
@@ -90,10 +91,20 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg})
+	guard := &webhooks.Guard{AllowInsecure: c.webhookAllowInsecure}
+	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg,
+		WebhookGuard: guard})
 	if err != nil {
 		return err
 	}
+	// The dispatcher stops after the HTTP server (deferred): attempts in
+	// flight get up to the webhook timeout to finish and be recorded.
+	dispatcher := webhooks.New(st, webhooks.Config{RetryDelays: c.retryDelays, Timeout: c.webhookTimeout, Guard: guard,
+		ShutdownGrace: min(c.shutdownGrace, c.webhookTimeout+time.Second), Registry: reg, Logger: log})
+	dctx, stopDispatcher := context.WithCancel(context.WithoutCancel(ctx))
+	dispatcherDone := make(chan struct{})
+	go func() { defer close(dispatcherDone); _ = dispatcher.Run(dctx) }()
+	defer func() { stopDispatcher(); <-dispatcherDone }()
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err

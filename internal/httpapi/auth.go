@@ -105,6 +105,22 @@ var operationAccess = map[string]access{
 	"getBay":          {scope: "bays:read"},
 	"patchBay":        {scope: "bays:write"},
 	"getBoard":        {scope: "board:read"},
+
+	"createWebhook":            {scope: "webhooks:write"},
+	"listWebhooks":             {scope: "webhooks:read"},
+	"getWebhook":               {scope: "webhooks:read"},
+	"patchWebhook":             {scope: "webhooks:write"},
+	"deleteWebhook":            {scope: "webhooks:write"},
+	"listWebhookDeliveries":    {scope: "webhooks:read"},
+	"redeliverWebhookDelivery": {scope: "webhooks:write"},
+
+	"getJobDetail":        {scope: "jobs:read"},
+	"listAttendance":      {scope: "attendance:read"},
+	"clockIn":             {scope: "attendance:write"},
+	"clockOut":            {scope: "attendance:write"},
+	"listCatalog":         {scope: "catalog:read"},
+	"putCatalogItem":      {scope: "catalog:write"},
+	"getWorkshopSettings": {scope: "workshop:read"},
 }
 
 // authorize checks the plan and the scope of an operation.

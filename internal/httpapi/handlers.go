@@ -6,6 +6,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/webhooks"
 )
 
 // handlers implements the generated strict server interface: each one
@@ -15,6 +16,8 @@ type handlers struct {
 	store       Store
 	now         func() time.Time
 	arrivalSkew time.Duration
+	// webhookGuard checks webhook URLs (the SSRF guard); nil: the strict one.
+	webhookGuard *webhooks.Guard
 }
 
 var _ oapi.StrictServerInterface = (*handlers)(nil)

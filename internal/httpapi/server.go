@@ -22,6 +22,7 @@ import (
 
 	"github.com/workshop-platform/workshop/api"
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/webhooks"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -35,6 +36,9 @@ type Store interface {
 	JobStore
 	ResourceStore
 	BoardStore
+	WebhookStore
+	OperationsStore
+	DetailStore
 }
 
 // Config are the API's settings.
@@ -44,6 +48,7 @@ type Config struct {
 	Logger             *slog.Logger
 	Registry           *prometheus.Registry // the metrics registry served at /metrics
 	Now                func() time.Time
+	WebhookGuard       *webhooks.Guard // checks webhook URLs; nil: the strict guard
 }
 
 // Server is the HTTP API.
@@ -59,6 +64,7 @@ type Server struct {
 	validationOptions *openapi3filter.Options
 	mounts            map[string]http.Handler
 	arrivalSkew       time.Duration
+	webhookGuard      *webhooks.Guard
 }
 
 // New builds the API on a store.
@@ -87,7 +93,7 @@ func New(st Store, cfg Config) (*Server, error) {
 		store: st, log: cfg.Logger, now: cfg.Now, registry: cfg.Registry, metrics: newMetrics(cfg.Registry),
 		limiter: newLimiter(cfg.RateLimitPerMinute, cfg.Now), ops: operationsOf(doc), openAPIJSON: docJSON,
 		validationOptions: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew,
+		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, webhookGuard: cfg.WebhookGuard,
 	}, nil
 }
 
@@ -111,7 +117,7 @@ func (s *Server) Handler() http.Handler {
 
 	v1 := http.NewServeMux()
 	oapi.HandlerWithOptions(
-		oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew}, nil, oapi.StrictHTTPServerOptions{
+		oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew, webhookGuard: s.webhookGuard}, nil, oapi.StrictHTTPServerOptions{
 			RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 				writeError(w, r, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be decoded: %v", err))
 			},
@@ -141,6 +147,10 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		st.operation = op.id
 		if err := authorize(st.principal, op.id); err != nil {
 			writeError(w, r, err)
+			return
+		}
+		if nulInURL(r) {
+			writeError(w, r, workshop.Errorf(workshop.CodeInvalidParameter, "Paths and parameters cannot contain the NUL character."))
 			return
 		}
 		body, err := readBody(r, op)

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,7 +89,45 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 	if !json.Valid(data) {
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON.")
 	}
+	if bytes.Contains(data, []byte(`\u0000`)) {
+		var v any
+		if json.Unmarshal(data, &v) == nil && hasNUL(v) {
+			return nil, workshop.Errorf(workshop.CodeInvalidJSON, `Strings cannot contain the NUL character (\u0000).`)
+		}
+	}
 	return data, nil
+}
+
+// hasNUL tells whether a decoded JSON value has a NUL in a string: no
+// database text type takes one (PostgreSQL refuses it), so it is refused at
+// the door rather than failing a write.
+func hasNUL(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.ContainsRune(x, 0)
+	case []any:
+		return slices.ContainsFunc(x, hasNUL)
+	case map[string]any:
+		for k, e := range x {
+			if strings.ContainsRune(k, 0) || hasNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nulInURL tells whether the path or a query parameter has a NUL.
+func nulInURL(r *http.Request) bool {
+	if strings.ContainsRune(r.URL.Path, 0) {
+		return true
+	}
+	for _, vs := range r.URL.Query() {
+		if slices.ContainsFunc(vs, func(v string) bool { return strings.ContainsRune(v, 0) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // validate checks the request against the operation in the OpenAPI

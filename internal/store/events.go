@@ -16,6 +16,9 @@ func recordEvent(ctx context.Context, c conn, orgID, locationID, name string, at
 	}
 	_, err = c.exec(ctx, `INSERT INTO events (id, org_id, location_id, event, occurred_at, data) VALUES (?, ?, ?, ?, ?, ?)`,
 		workshop.NewID(workshop.PrefixEvent), orgID, locationID, name, at, string(data))
+	if err == nil && c.ev != nil {
+		c.ev.n++
+	}
 	return err
 }
 

@@ -289,11 +289,16 @@ func checkBay(ctx context.Context, c conn, locationID, id string) error {
 // checkWIP refuses to put technicians over their work-in-progress limit.
 func checkWIP(ctx context.Context, c conn, stepID string, techIDs []string) error {
 	var v workshop.Validation
-	for _, id := range techIDs {
+	// Lock the technicians (in id order, so two transactions cannot
+	// deadlock) before counting: on PostgreSQL two steps of different jobs
+	// started at once would otherwise each miss the other's uncommitted start.
+	for _, id := range slices.Sorted(slices.Values(techIDs)) {
 		var limit, busy int
-		err := c.queryRow(ctx, `SELECT t.wip_limit, (SELECT COUNT(*) FROM step_technicians a JOIN steps s ON s.id = a.step_id
-			WHERE a.tech_id = t.id AND s.status = 'in_progress' AND s.id <> ?) FROM technicians t WHERE t.id = ?`, stepID, id).Scan(&limit, &busy)
-		if err != nil {
+		if err := c.queryRow(ctx, `SELECT wip_limit FROM technicians WHERE id = ?`+c.s.forUpdate(), id).Scan(&limit); err != nil {
+			return err
+		}
+		if err := c.queryRow(ctx, `SELECT COUNT(*) FROM step_technicians a JOIN steps s ON s.id = a.step_id
+			WHERE a.tech_id = ? AND s.status = 'in_progress' AND s.id <> ?`, id, stepID).Scan(&busy); err != nil {
 			return err
 		}
 		if busy+1 > limit {

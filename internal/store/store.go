@@ -43,6 +43,8 @@ type Store struct {
 	rebound sync.Map // query with ? -> query with $n (PostgreSQL)
 
 	readStmts, writeStmts *stmtCache // SQLite only
+
+	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 }
 
 // Option adjusts a Store.

@@ -32,6 +32,7 @@ type conn struct {
 	// caches PostgreSQL's statements by itself.
 	stmts *stmtCache
 	tx    *sql.Tx
+	ev    *txEvents // the events the write transaction recorded
 }
 
 // stmtCache holds the prepared statements of one pool.
@@ -144,7 +145,7 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 		return zero, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	c := conn{s: s, ex: tx, stmts: s.writeStmts, tx: tx}
+	c := conn{s: s, ex: tx, stmts: s.writeStmts, tx: tx, ev: &txEvents{}}
 	claim := workshop.IdempotencyClaimFrom(ctx)
 	if claim != nil && (claim.Render == nil || claim.Completed) {
 		claim = nil // not an operation the claim protects, or already stored
@@ -171,6 +172,9 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 	}
 	if s.writeStmts != nil {
 		s.writeStmts.prepareMissed(ctx)
+	}
+	if c.ev.n > 0 {
+		s.eventHooks.fire()
 	}
 	return out, nil
 }

@@ -1,0 +1,134 @@
+package httpapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// DetailStore is what the job detail needs.
+type DetailStore interface {
+	JobDetail(ctx context.Context, v store.Visibility, id string) (store.JobDetailInput, error)
+}
+
+func (h *handlers) GetJobDetail(ctx context.Context, req oapi.GetJobDetailRequestObject) (oapi.GetJobDetailResponseObject, error) {
+	in, err := h.store.JobDetail(ctx, visibility(principalOf(ctx)), req.JobId)
+	if err != nil {
+		return nil, err
+	}
+	zone, err := time.LoadLocation(in.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.GetJobDetail200JSONResponse(detailOf(in, zone, h.now())), nil
+}
+
+// detailOf lays the job out with the domain's scheduler and presents the
+// plan, the history and the promise. A delivered or cancelled job is seen
+// as of when it ended, so its projection no longer moves.
+func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time) oapi.JobDetail {
+	j := in.Job
+	cal := workshop.Calendar{Zone: zone, Settings: in.Settings}
+	if end := terminalAt(j); end != nil {
+		now = end.Time()
+	}
+	start := j.CreatedAt.Time()
+	if j.ArrivalTime != nil {
+		start = j.ArrivalTime.Time
+	}
+	pin := workshop.PlanInput{Calendar: cal, Start: start, Now: now, BayBuffer: in.Settings.BayBuffer(), TechBusy: map[string][]workshop.Interval{}}
+	for _, st := range j.Steps {
+		pin.Steps = append(pin.Steps, workshop.PlanStepOf(st))
+	}
+	for tech, work := range in.TechWork {
+		for _, w := range work {
+			s := w.StartedAt.Time()
+			pin.TechBusy[tech] = append(pin.TechBusy[tech], workshop.Interval{Start: s, End: cal.AddWork(s, time.Duration(w.Minutes)*time.Minute)})
+		}
+	}
+	plan := workshop.PlanJob(pin)
+	jo := jobOf(j)
+	out := oapi.JobDetail{Id: jo.Id, LocationId: jo.LocationId, ExternalKey: jo.ExternalKey, JobNumber: jo.JobNumber,
+		VehiclePlate: jo.VehiclePlate, VehicleMake: jo.VehicleMake, VehicleModel: jo.VehicleModel, PromiseTime: jo.PromiseTime,
+		Priority: jo.Priority, Source: jo.Source, ArrivalTime: jo.ArrivalTime, Status: jo.Status, CreatedAt: jo.CreatedAt,
+		UpdatedAt: jo.UpdatedAt, PlannedStart: plan.PlannedStart, PlannedEnd: plan.PlannedEnd,
+		ActualStart: nullableOf(plan.ActualStart), ActualEnd: nullableOf(plan.ActualEnd), Holds: holdsOf(in.History, zone), Delays: []oapi.Delay{}}
+	finished := j.Terminal() || plan.ActualEnd != nil
+	for i, st := range j.Steps {
+		w := plan.Steps[i]
+		so := stepOf(st)
+		out.Steps = append(out.Steps, oapi.StepDetail{Id: so.Id, JobId: so.JobId, Label: so.Label, Phase: so.Phase,
+			SchedulingMode: so.SchedulingMode, EstimatedDuration: so.EstimatedDuration, TechIds: so.TechIds, BayId: so.BayId,
+			Status: so.Status, StartedAt: so.StartedAt, CompletedAt: so.CompletedAt, CreatedAt: so.CreatedAt, UpdatedAt: so.UpdatedAt,
+			PlannedStart: w.PlannedStart, PlannedEnd: w.PlannedEnd, ActualStart: nullableOf(w.ActualStart), ActualEnd: nullableOf(w.ActualEnd),
+			ProjectedEnd: w.ProjectedEnd})
+		end := w.ProjectedEnd
+		if w.ActualEnd != nil {
+			end = *w.ActualEnd
+		}
+		if late := cal.WorkBetween(w.PlannedEnd, end); end.After(w.PlannedEnd) && late >= time.Minute {
+			out.Delays = append(out.Delays, oapi.Delay{StepId: st.ID, PlannedEnd: w.PlannedEnd, End: end,
+				Minutes: int(late / time.Minute), Ongoing: w.ActualEnd == nil})
+		}
+	}
+	if out.Steps == nil {
+		out.Steps = []oapi.StepDetail{}
+	}
+	out.Promise.ProjectedCompletion = plan.ProjectedCompletion
+	out.Promise.PromiseTime = jo.PromiseTime
+	out.Promise.SlackMinutes = nullable.NewNullNullable[int]()
+	if j.PromiseTime != nil {
+		p := workshop.PromiseOf(cal, j.PromiseTime.Time, plan.ProjectedCompletion, finished)
+		out.Promise.AtRisk, out.Promise.SlackMinutes = p.AtRisk, nullable.NewNullableWithValue(p.SlackMinutes)
+	}
+	out.Verification.VerifiedBy = nullable.NewNullNullable[string]()
+	out.Verification.VerifiedAt = nullable.NewNullNullable[oapi.NullableAuditTimestamp]()
+	if at := verifiedAt(j); at != nil {
+		out.Verification.Verified, out.Verification.VerifiedAt = true, nullable.NewNullableWithValue(*at)
+	}
+	return out
+}
+
+// terminalAt is when a delivered or cancelled job ended.
+func terminalAt(j workshop.Job) *workshop.Micros {
+	if j.DeliveredAt != nil {
+		return j.DeliveredAt
+	}
+	return j.CancelledAt
+}
+
+// verifiedAt is when the last of a job's steps was completed, when all are
+// (the work is verified complete); nil otherwise.
+func verifiedAt(j workshop.Job) *workshop.Micros {
+	var last *workshop.Micros
+	for _, st := range j.Steps {
+		if st.CompletedAt == nil {
+			return nil
+		}
+		if last == nil || *st.CompletedAt > *last {
+			last = st.CompletedAt
+		}
+	}
+	return last
+}
+
+// holdsOf makes the waiting periods of a job's status history.
+func holdsOf(history []store.StatusChange, zone *time.Location) []oapi.Hold {
+	holds := []oapi.Hold{}
+	for i, c := range history {
+		if c.Status != workshop.JobWaiting {
+			continue
+		}
+		h := oapi.Hold{Start: c.At.Time().In(zone), Reason: oapi.HoldReasonWaiting, End: nullable.NewNullNullable[time.Time]()}
+		if i+1 < len(history) {
+			h.End = nullable.NewNullableWithValue(history[i+1].At.Time().In(zone))
+		}
+		holds = append(holds, h)
+	}
+	return holds
+}

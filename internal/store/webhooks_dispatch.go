@@ -1,0 +1,440 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// The webhook dispatcher's side of the store: the outbox is fanned out to
+// deliveries exactly once, attempts are claimed with leases so that no two
+// dispatchers (processes) make the same attempt, and each result is
+// recorded only by the holder of the lease.
+
+// eventHooks are called after a write transaction that recorded events
+// commits: the dispatcher of this process picks new events up at once.
+type eventHooks struct {
+	mu    sync.Mutex
+	next  int
+	hooks map[int]func()
+}
+
+// OnEventsCommitted calls f (which must not block) after every commit that
+// recorded events; the returned function stops it.
+func (s *Store) OnEventsCommitted(f func()) (stop func()) {
+	h := &s.eventHooks
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hooks == nil {
+		h.hooks = map[int]func(){}
+	}
+	h.next++
+	id := h.next
+	h.hooks[id] = f
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.hooks, id)
+	}
+}
+
+func (h *eventHooks) fire() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, f := range h.hooks {
+		f()
+	}
+}
+
+// txEvents counts the events a write transaction recorded.
+type txEvents struct{ n int }
+
+// Now is the store's clock (the dispatcher schedules by it).
+func (s *Store) Now() time.Time { return s.now() }
+
+// FanOut turns the next outbox events, at most limit, into deliveries: one
+// per active registration of the event's organisation that subscribes to
+// the event and covers its location. The cursor row is locked for the
+// transaction, so that with several processes each event is fanned out
+// exactly once. It returns how many events it consumed and how many
+// deliveries it made.
+func (s *Store) FanOut(ctx context.Context, limit int) (events, deliveries int, err error) {
+	type result struct{ events, deliveries int }
+	r, err := write(ctx, s, func(c conn) (result, error) {
+		var lastTx, lastSeq int64
+		if err := c.queryRow(ctx, `SELECT last_tx, last_seq FROM webhook_cursor WHERE id = 1`+s.forUpdate()).Scan(&lastTx, &lastSeq); err != nil {
+			return result{}, fmt.Errorf("read the fan-out cursor: %w", err)
+		}
+		evs, err := s.eventsToFanOut(ctx, c, lastTx, lastSeq, limit)
+		if err != nil || len(evs) == 0 {
+			return result{}, err
+		}
+		hooks, err := activeWebhooksOf(ctx, c, evs)
+		if err != nil {
+			return result{}, err
+		}
+		now := workshop.MicrosOf(s.now())
+		var rows []newDelivery
+		for _, e := range evs {
+			for _, w := range hooks[e.OrgID] {
+				if w.Subscribes(e.Name, e.LocationID) {
+					rows = append(rows, newDelivery{webhookID: w.ID, event: e})
+				}
+			}
+		}
+		// Ids made in one millisecond are in random order: sorted and handed
+		// out in event order, the history lists a batch in event order.
+		ids := make([]string, len(rows))
+		for i := range ids {
+			ids[i] = workshop.NewID(workshop.PrefixDelivery)
+		}
+		slices.Sort(ids)
+		for i := range rows {
+			rows[i].id = ids[i]
+		}
+		if err := insertDeliveries(ctx, c, rows, now); err != nil {
+			return result{}, err
+		}
+		last := evs[len(evs)-1]
+		if _, err := c.exec(ctx, `UPDATE webhook_cursor SET last_tx = ?, last_seq = ? WHERE id = 1`, last.txID, last.Seq); err != nil {
+			return result{}, err
+		}
+		return result{len(evs), len(rows)}, nil
+	})
+	return r.events, r.deliveries, err
+}
+
+type fanOutEvent struct {
+	Event
+	txID int64
+}
+
+type newDelivery struct {
+	id, webhookID string
+	event         fanOutEvent
+}
+
+// eventsToFanOut reads the events after the cursor. SQLite has one writer,
+// so events commit in seq order. On PostgreSQL only the events of
+// transactions older than every running one are taken (they are final),
+// in (tx_id, seq) order.
+func (s *Store) eventsToFanOut(ctx context.Context, c conn, lastTx, lastSeq int64, limit int) ([]fanOutEvent, error) {
+	var rows *sql.Rows
+	var err error
+	if s.dialect == postgresDialect {
+		var horizon int64
+		if err := c.queryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&horizon); err != nil {
+			return nil, err
+		}
+		rows, err = c.query(ctx, `SELECT seq, tx_id, id, org_id, location_id, event FROM events
+			WHERE (tx_id, seq) > (?, ?) AND tx_id < ? ORDER BY tx_id, seq LIMIT ?`, lastTx, lastSeq, horizon, limit)
+	} else {
+		rows, err = c.query(ctx, `SELECT seq, 0, id, org_id, location_id, event FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, lastSeq, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (fanOutEvent, error) {
+		var e fanOutEvent
+		err := sc.Scan(&e.Seq, &e.txID, &e.ID, &e.OrgID, &e.LocationID, &e.Name)
+		return e, err
+	})
+}
+
+// HasEventsToFanOut tells, with a read, whether FanOut would find events
+// (on PostgreSQL: events after the cursor, final or not).
+func (s *Store) HasEventsToFanOut(ctx context.Context) (bool, error) {
+	q := `SELECT EXISTS (SELECT 1 FROM events e, webhook_cursor c WHERE c.id = 1 AND e.seq > c.last_seq)`
+	if s.dialect == postgresDialect {
+		q = `SELECT EXISTS (SELECT 1 FROM events e, webhook_cursor c WHERE c.id = 1 AND (e.tx_id, e.seq) > (c.last_tx, c.last_seq))`
+	}
+	var ok bool
+	err := s.read().queryRow(ctx, q).Scan(&ok)
+	return ok, err
+}
+
+// activeWebhooksOf reads the active registrations of the events' organisations.
+func activeWebhooksOf(ctx context.Context, c conn, evs []fanOutEvent) (map[string][]workshop.Webhook, error) {
+	var orgs []any
+	seen := map[string]bool{}
+	for _, e := range evs {
+		if !seen[e.OrgID] {
+			seen[e.OrgID] = true
+			orgs = append(orgs, e.OrgID)
+		}
+	}
+	out := map[string][]workshop.Webhook{}
+	for chunk := range slices.Chunk(orgs, 100) {
+		rows, err := c.query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE is_active AND org_id IN (`+placeholders(len(chunk))+`)`, chunk...)
+		if err != nil {
+			return nil, err
+		}
+		list, err := collect(rows, scanWebhook)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range list {
+			out[w.OrgID] = append(out[w.OrgID], w)
+		}
+	}
+	return out, nil
+}
+
+// insertDeliveries writes new deliveries, due now, 50 rows a statement. A
+// delivery of the same event to the same registration already there is
+// left as it is (the cursor already guarantees there is none).
+func insertDeliveries(ctx context.Context, c conn, rows []newDelivery, now workshop.Micros) error {
+	const cols = 11
+	for chunk := range slices.Chunk(rows, 50) {
+		var b strings.Builder
+		b.WriteString(`INSERT INTO deliveries (id, webhook_id, event_seq, event_id, event, status, attempts, round_attempts,
+			next_attempt_at, created_at, updated_at) VALUES `)
+		args := make([]any, 0, len(chunk)*cols)
+		for i, r := range chunk {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?)")
+			args = append(args, r.id, r.webhookID, r.event.Seq, r.event.ID, r.event.Name, workshop.DeliveryPending, now, now, now)
+		}
+		b.WriteString(" ON CONFLICT (webhook_id, event_seq) DO NOTHING")
+		if _, err := c.exec(ctx, b.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// Claim asks for deliveries to attempt now.
+type Claim struct {
+	Token       string        // identifies this claim's lease: only its holder records the result
+	Lease       time.Duration // how long the attempts are reserved (timeout + margin)
+	Limit       int           // deliveries at most
+	PerWebhook  int           // deliveries of one registration at most
+	MaxAttempts int           // attempts of a schedule (len(delays)+1)
+	Exclude     []string      // registrations not to claim for (saturated here)
+}
+
+// Attempt is a claimed delivery with what its request needs.
+type Attempt struct {
+	DeliveryID    string
+	WebhookID     string
+	Attempt       int // the attempt's number, from 1 (X-Service-Attempt)
+	RoundAttempt  int // its number in the current schedule
+	URL           string
+	SigningSecret string
+	Event         Event
+}
+
+// ClaimDeliveries leases due deliveries of active registrations, oldest
+// first, at most PerWebhook of one registration, and counts their attempt.
+// PostgreSQL skips the rows another dispatcher is claiming (FOR UPDATE SKIP
+// LOCKED) and rechecks the lease on the rows it locks; SQLite's one writer
+// makes the plain UPDATE safe. A delivery whose lease ran out (its
+// dispatcher died mid-attempt) is due again.
+func (s *Store) ClaimDeliveries(ctx context.Context, cl Claim) ([]Attempt, error) {
+	return write(ctx, s, func(c conn) ([]Attempt, error) {
+		now := workshop.MicrosOf(s.now())
+		until := workshop.MicrosOf(s.now().Add(cl.Lease))
+		due := `status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) AND round_attempts < ?`
+		dueArgs := []any{now, now, cl.MaxAttempts}
+		exclude := ""
+		var excludeArgs []any
+		if len(cl.Exclude) > 0 {
+			exclude = ` AND webhook_id NOT IN (` + placeholders(len(cl.Exclude)) + `)`
+			for _, id := range cl.Exclude {
+				excludeArgs = append(excludeArgs, id)
+			}
+		}
+		lock := ""
+		if s.dialect == postgresDialect {
+			lock = " FOR UPDATE SKIP LOCKED"
+		}
+		// The window looks at the oldest due deliveries (4 times the limit)
+		// and keeps PerWebhook of each registration: a registration with a
+		// backlog cannot take every slot.
+		q := `UPDATE deliveries SET attempts = attempts + 1, round_attempts = round_attempts + 1, lease_until = ?, leased_by = ?, updated_at = ?
+			WHERE id IN (
+				SELECT id FROM deliveries WHERE id IN (
+					SELECT id FROM (
+						SELECT id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rn
+						FROM (SELECT id, webhook_id, next_attempt_at FROM deliveries
+							WHERE ` + due + exclude + `
+								AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.is_active)
+							ORDER BY next_attempt_at LIMIT ?) candidates
+					) ranked WHERE rn <= ?)
+				AND ` + due + `
+				ORDER BY next_attempt_at LIMIT ?` + lock + `)
+			AND ` + due + `
+			RETURNING id`
+		args := []any{until, cl.Token, now}
+		args = append(args, dueArgs...)
+		args = append(args, excludeArgs...)
+		args = append(args, cl.Limit*4, cl.PerWebhook)
+		args = append(args, dueArgs...)
+		args = append(args, cl.Limit)
+		args = append(args, dueArgs...)
+		rows, err := c.query(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		ids, err := collect(rows, func(sc scanner) (any, error) {
+			var id string
+			err := sc.Scan(&id)
+			return id, err
+		})
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err = c.query(ctx, `SELECT d.id, d.webhook_id, d.attempts, d.round_attempts, w.url, w.signing_secret,
+				e.seq, e.id, e.org_id, e.location_id, e.event, e.occurred_at, e.data
+			FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.seq = d.event_seq
+			WHERE d.id IN (`+placeholders(len(ids))+`) ORDER BY d.next_attempt_at, d.id`, ids...)
+		if err != nil {
+			return nil, err
+		}
+		return collect(rows, func(sc scanner) (Attempt, error) {
+			var a Attempt
+			var data string
+			err := sc.Scan(&a.DeliveryID, &a.WebhookID, &a.Attempt, &a.RoundAttempt, &a.URL, &a.SigningSecret,
+				&a.Event.Seq, &a.Event.ID, &a.Event.OrgID, &a.Event.LocationID, &a.Event.Name, &a.Event.OccurredAt, &data)
+			a.Event.Data = json.RawMessage(data)
+			return a, err
+		})
+	})
+}
+
+// ReleaseDeliveries gives back claimed deliveries whose attempt was not
+// started: they are due again at once, their attempt uncounted.
+func (s *Store) ReleaseDeliveries(ctx context.Context, token string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		args := []any{token}
+		for _, id := range ids {
+			args = append(args, id)
+		}
+		_, err := c.exec(ctx, `UPDATE deliveries SET attempts = attempts - 1, round_attempts = round_attempts - 1, lease_until = NULL, leased_by = NULL
+			WHERE leased_by = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
+		return struct{}{}, err
+	})
+	return err
+}
+
+// AttemptResult is how an attempt went.
+type AttemptResult struct {
+	DeliveryID   string
+	Token        string // the lease of the claim that made it
+	RoundAttempt int
+	Succeeded    bool
+	StatusCode   int    // 0: no answer
+	Error        string // why it failed (truncated to 500 characters)
+}
+
+// MaxErrorLength bounds a delivery's lastError.
+const MaxErrorLength = 500
+
+// RecordAttempts stores results in one transaction, each only while its
+// lease is still held by its claim (a delivery redelivered, reclaimed after
+// its lease ran out, or deleted meanwhile is left alone). A failure is
+// retried after delays[n-1] (n: its number in the schedule) while there
+// are delays left, and is exhausted after that. It returns how many results
+// were recorded.
+func (s *Store) RecordAttempts(ctx context.Context, results []AttemptResult, delays []time.Duration) (int, error) {
+	return write(ctx, s, func(c conn) (int, error) {
+		now := s.now()
+		recorded := 0
+		for _, r := range results {
+			status, next := workshop.DeliverySucceeded, sql.NullInt64{}
+			var code sql.NullInt64
+			if r.StatusCode != 0 {
+				code = sql.NullInt64{Int64: int64(r.StatusCode), Valid: true}
+			}
+			var lastErr sql.NullString
+			if !r.Succeeded {
+				lastErr = sql.NullString{String: truncate(r.Error, MaxErrorLength), Valid: true}
+				status = workshop.DeliveryExhausted
+				if r.RoundAttempt >= 1 && r.RoundAttempt <= len(delays) {
+					status = workshop.DeliveryFailed
+					next = sql.NullInt64{Int64: int64(workshop.MicrosOf(now.Add(delays[r.RoundAttempt-1]))), Valid: true}
+				}
+			}
+			res, err := c.exec(ctx, `UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, leased_by = NULL,
+				last_status_code = ?, last_error = ?, updated_at = ? WHERE id = ? AND leased_by = ?`,
+				status, next, code, lastErr, workshop.MicrosOf(now), r.DeliveryID, r.Token)
+			if err != nil {
+				return recorded, err
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				recorded++
+			}
+		}
+		return recorded, nil
+	})
+}
+
+// truncate cuts s to at most n characters.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+// ExhaustAbandoned marks exhausted the deliveries whose last attempt of
+// their schedule was lost with its dispatcher (its lease ran out): there is
+// no attempt left to make. It returns how many.
+func (s *Store) ExhaustAbandoned(ctx context.Context, maxAttempts int) (int64, error) {
+	return write(ctx, s, func(c conn) (int64, error) {
+		now := workshop.MicrosOf(s.now())
+		res, err := c.exec(ctx, `UPDATE deliveries SET status = 'exhausted', next_attempt_at = NULL, lease_until = NULL, leased_by = NULL,
+			last_error = 'the dispatcher stopped during the last attempt', updated_at = ?
+			WHERE status IN ('pending', 'failed') AND next_attempt_at <= ? AND lease_until < ? AND round_attempts >= ?`,
+			now, now, now, maxAttempts)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	})
+}
+
+// HasDueDeliveries tells, with a read, whether a claim could find work.
+func (s *Store) HasDueDeliveries(ctx context.Context) (bool, error) {
+	now := workshop.MicrosOf(s.now())
+	var ok bool
+	err := s.read().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE status IN ('pending', 'failed')
+		AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?))`, now, now).Scan(&ok)
+	return ok, err
+}
+
+// DeliveryBacklog is what is still to be delivered: deliveries pending or
+// failed (with attempts left), and the creation time of the oldest.
+type DeliveryBacklog struct {
+	Pending int64
+	Oldest  *workshop.Micros
+}
+
+// Backlog reads the delivery backlog (metrics).
+func (s *Store) Backlog(ctx context.Context) (DeliveryBacklog, error) {
+	var b DeliveryBacklog
+	var oldest sql.NullInt64
+	err := s.read().queryRow(ctx, `SELECT COUNT(*), MIN(created_at) FROM deliveries WHERE status IN ('pending', 'failed')`).Scan(&b.Pending, &oldest)
+	b.Oldest = microsPtr(oldest)
+	return b, err
+}

@@ -1,0 +1,374 @@
+// Package webhooks delivers the outbox's events to the registered endpoints.
+//
+// Every `serve` process runs a Dispatcher. It fans each outbox event out to
+// the matching registrations as deliveries (store.FanOut: exactly once,
+// whatever the number of processes), claims due deliveries with leases
+// (store.ClaimDeliveries: no two processes make the same attempt), POSTs
+// them signed, and records each result under its lease. A process that dies
+// mid-attempt loses nothing: when the lease runs out the delivery is due
+// again, for any process. Attempts run in a bounded pool with a limit per
+// registration, so a slow or dead endpoint delays no other.
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/workshop-platform/workshop/internal/store"
+)
+
+// Config are the dispatcher's settings; zero values take the defaults.
+type Config struct {
+	RetryDelays []time.Duration // before attempts 2, 3, ...: default 1m, 5m, 30m, 2h
+	Timeout     time.Duration   // per attempt: default 10s
+	Guard       *Guard          // nil: the strict guard (https, public addresses only)
+
+	Workers      int           // attempts in flight at most: default 64
+	PerWebhook   int           // attempts in flight to one registration at most: default 4
+	PollInterval time.Duration // how often to look for work committed by other processes: default 250ms
+	LeaseMargin  time.Duration // a lease is Timeout + LeaseMargin: default 15s
+	BatchSize    int           // events fanned out per transaction: default 500
+	// ShutdownGrace is how long attempts in flight may finish (and be
+	// recorded) once Run's context is cancelled; those still running then
+	// are abandoned to their leases. Default 0: abandoned at once.
+	ShutdownGrace time.Duration
+
+	Registry prometheus.Registerer // nil: no metrics
+	Logger   *slog.Logger
+}
+
+// DefaultRetryDelays is the contract's schedule: 5 attempts in all.
+var DefaultRetryDelays = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour}
+
+func (c Config) withDefaults() Config {
+	if len(c.RetryDelays) == 0 {
+		c.RetryDelays = DefaultRetryDelays
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.Guard == nil {
+		c.Guard = &Guard{}
+	}
+	if c.Workers <= 0 {
+		c.Workers = 64
+	}
+	if c.PerWebhook <= 0 {
+		c.PerWebhook = 4
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = 250 * time.Millisecond
+	}
+	if c.LeaseMargin <= 0 {
+		c.LeaseMargin = 15 * time.Second
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = 500
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Dispatcher delivers webhooks.
+type Dispatcher struct {
+	st      *store.Store
+	cfg     Config
+	client  *http.Client
+	log     *slog.Logger
+	metrics *metrics
+	wake    chan struct{}
+}
+
+// New makes a dispatcher on a store; Run starts it.
+func New(st *store.Store, cfg Config) *Dispatcher {
+	cfg = cfg.withDefaults()
+	tr := &http.Transport{
+		Proxy:                 nil, // never through a proxy: the guard must see the real address
+		DialContext:           cfg.Guard.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   cfg.PerWebhook,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   cfg.Timeout,
+		ResponseHeaderTimeout: cfg.Timeout,
+	}
+	client := &http.Client{
+		Transport: tr,
+		// A redirect is not followed: the 3xx is the answer, a failure.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &Dispatcher{st: st, cfg: cfg, client: client, log: cfg.Logger, metrics: newMetrics(cfg.Registry, st),
+		wake: make(chan struct{}, 1)}
+}
+
+// Wake makes the dispatcher look for new events at once.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// done is an attempt that finished (recorded or not).
+type done struct{ webhookID string }
+
+// Run dispatches until ctx is cancelled. Attempts in flight then get
+// ShutdownGrace to finish; the rest are abandoned to their leases.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	stop := d.st.OnEventsCommitted(d.Wake)
+	defer stop()
+
+	attemptCtx, abandon := context.WithCancel(context.WithoutCancel(ctx))
+	defer abandon()
+	finished := make(chan done, d.cfg.Workers)
+	rec := newRecorder(d, finished)
+	recDone := make(chan struct{})
+	go func() { defer close(recDone); rec.run() }()
+
+	inflight := map[string]int{}
+	total := 0
+	var workers sync.WaitGroup
+
+	poll := time.NewTicker(d.cfg.PollInterval)
+	defer poll.Stop()
+	lastSweep := time.Time{}
+	moreDue := true // the last claim may have left due deliveries behind
+
+	finish := func(f done) {
+		total--
+		if inflight[f.webhookID]--; inflight[f.webhookID] <= 0 {
+			delete(inflight, f.webhookID)
+		}
+	}
+	claim := func() {
+		for total < d.cfg.Workers && ctx.Err() == nil {
+			var saturated []string
+			for id, n := range inflight {
+				if n >= d.cfg.PerWebhook {
+					saturated = append(saturated, id)
+				}
+			}
+			slices.Sort(saturated)
+			limit := d.cfg.Workers - total
+			token := newToken()
+			attempts, err := d.st.ClaimDeliveries(ctx, store.Claim{Token: token, Lease: d.cfg.Timeout + d.cfg.LeaseMargin,
+				Limit: limit, PerWebhook: d.cfg.PerWebhook, MaxAttempts: len(d.cfg.RetryDelays) + 1, Exclude: saturated})
+			if err != nil {
+				if ctx.Err() == nil {
+					d.log.Warn("webhooks: claim deliveries", "error", err)
+				}
+				moreDue = true
+				return
+			}
+			// A registration with attempts already in flight here takes only
+			// its free slots; the rest go back at once.
+			var release []string
+			started := 0
+			for _, a := range attempts {
+				if inflight[a.WebhookID] >= d.cfg.PerWebhook {
+					release = append(release, a.DeliveryID)
+					continue
+				}
+				inflight[a.WebhookID]++
+				total++
+				started++
+				workers.Go(func() {
+					if !d.attempt(attemptCtx, rec, token, a) {
+						finished <- done{webhookID: a.WebhookID}
+					}
+				})
+			}
+			if len(release) > 0 {
+				if err := d.st.ReleaseDeliveries(context.WithoutCancel(ctx), token, release); err != nil {
+					d.log.Warn("webhooks: release deliveries", "error", err)
+				}
+			}
+			moreDue = len(attempts) == limit || len(release) > 0 || len(saturated) > 0
+			if len(attempts) < limit || started == 0 {
+				return
+			}
+		}
+	}
+	fanOut := func() int {
+		made := 0
+		for ctx.Err() == nil {
+			has, err := d.st.HasEventsToFanOut(ctx)
+			if err != nil || !has {
+				if err != nil && ctx.Err() == nil {
+					d.log.Warn("webhooks: look for events", "error", err)
+				}
+				return made
+			}
+			n, m, err := d.st.FanOut(ctx, d.cfg.BatchSize)
+			if err != nil {
+				if ctx.Err() == nil {
+					d.log.Warn("webhooks: fan out events", "error", err)
+				}
+				return made
+			}
+			made += m
+			if n < d.cfg.BatchSize {
+				return made
+			}
+		}
+		return made
+	}
+	sweep := func() {
+		if time.Since(lastSweep) < 5*time.Second {
+			return
+		}
+		lastSweep = time.Now()
+		if n, err := d.st.ExhaustAbandoned(ctx, len(d.cfg.RetryDelays)+1); err != nil && ctx.Err() == nil {
+			d.log.Warn("webhooks: exhaust abandoned deliveries", "error", err)
+		} else if n > 0 {
+			d.log.Info("webhooks: deliveries exhausted after their dispatcher stopped", "count", n)
+		}
+	}
+
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case f := <-finished:
+			finish(f)
+			for drained := false; !drained; {
+				select {
+				case f := <-finished:
+					finish(f)
+				default:
+					drained = true
+				}
+			}
+			if moreDue {
+				claim()
+			}
+		case <-d.wake:
+			if fanOut() > 0 {
+				moreDue = true
+			}
+			if moreDue {
+				claim()
+			}
+		case <-poll.C:
+			fanOut()
+			sweep()
+			if due, err := d.st.HasDueDeliveries(ctx); err == nil && due {
+				claim()
+			}
+		}
+	}
+
+	// Shutting down: attempts in flight get the grace, then are abandoned.
+	wait := make(chan struct{})
+	go func() { workers.Wait(); close(wait) }()
+	grace := time.NewTimer(d.cfg.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-wait:
+	case <-grace.C:
+		abandon()
+		<-wait
+	}
+	rec.close()
+	<-recDone
+	d.client.CloseIdleConnections()
+	return nil
+}
+
+func newToken() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// attempt makes one attempt and hands its result to the recorder (which
+// frees its slot once it is stored); an attempt abandoned at shutdown is
+// not recorded (its lease runs out) and attempt returns false.
+func (d *Dispatcher) attempt(ctx context.Context, rec *recorder, token string, a store.Attempt) bool {
+	res := store.AttemptResult{DeliveryID: a.DeliveryID, Token: token, RoundAttempt: a.RoundAttempt}
+	outcome := d.post(ctx, a, &res)
+	if ctx.Err() != nil {
+		return false // abandoned: not an answer of the endpoint
+	}
+	d.metrics.attempt(outcome, res.Succeeded, a.Event.OccurredAt.Time())
+	rec.add(res, a.WebhookID)
+	return true
+}
+
+// Outcomes of an attempt (the metric's label).
+const (
+	outcomeSuccess  = "success"
+	outcomeStatus   = "status"   // a non-2xx answer
+	outcomeRedirect = "redirect" // a 3xx answer (not followed)
+	outcomeTimeout  = "timeout"
+	outcomeBlocked  = "blocked" // the SSRF guard refused the address
+	outcomeNetwork  = "network" // no connection, TLS failure, reset, ...
+	outcomeInvalid  = "invalid" // the request could not be made
+)
+
+// post sends the delivery and fills in the result.
+func (d *Dispatcher) post(ctx context.Context, a store.Attempt, res *store.AttemptResult) string {
+	body := Body(a.Event.ID, a.Event.Name, a.Event.OccurredAt, a.Event.Data)
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
+	if err == nil {
+		err = SignRequest(req.Header, a.SigningSecret, a.DeliveryID, a.Event.Name, a.Attempt, time.Now(), body)
+	}
+	if err != nil {
+		res.Error = "the request could not be made: " + err.Error()
+		return outcomeInvalid
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		var blocked *BlockedError
+		switch {
+		case errors.As(err, &blocked):
+			res.Error = "refused: " + blocked.Error()
+			return outcomeBlocked
+		case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+			res.Error = fmt.Sprintf("no answer within %s", d.cfg.Timeout)
+			return outcomeTimeout
+		default:
+			res.Error = err.Error()
+			return outcomeNetwork
+		}
+	}
+	defer resp.Body.Close()
+	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	res.StatusCode = resp.StatusCode
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		res.Succeeded = true
+		return outcomeSuccess
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		res.Error = fmt.Sprintf("the endpoint answered %d (redirect to %q, not followed)", resp.StatusCode, resp.Header.Get("Location"))
+		return outcomeRedirect
+	default:
+		res.Error = fmt.Sprintf("the endpoint answered %d", resp.StatusCode)
+		if len(excerpt) > 0 {
+			res.Error += ": " + string(excerpt)
+		}
+		return outcomeStatus
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
