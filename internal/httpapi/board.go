@@ -15,11 +15,8 @@ type BoardStore interface {
 
 func (h *handlers) GetBoard(ctx context.Context, req oapi.GetBoardRequestObject) (oapi.GetBoardResponseObject, error) {
 	p := principalOf(ctx)
-	loc, err := h.queryLocation(p, deref(req.Params.LocationId), true)
+	loc, err := h.locationParam(ctx, p, deref(req.Params.LocationId), true)
 	if err != nil {
-		return nil, err
-	}
-	if err := h.checkLocation(ctx, p, loc); err != nil {
 		return nil, err
 	}
 	b, err := h.store.Board(ctx, loc, workshop.MicrosOf(h.now()))

@@ -205,11 +205,8 @@ func (h *handlers) ListJobs(ctx context.Context, req oapi.ListJobsRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	loc, err := h.queryLocation(p, deref(q.LocationId), false)
+	loc, err := h.locationParam(ctx, p, deref(q.LocationId), false)
 	if err != nil {
-		return nil, err
-	}
-	if err := h.checkLocation(ctx, p, loc); err != nil {
 		return nil, err
 	}
 	f := store.JobFilter{Visibility: store.Visibility{OrgID: p.OrgID, LocationID: loc}, ExternalKey: q.ExternalKey, IntegrationID: p.IntegrationID}
@@ -234,27 +231,23 @@ func (h *handlers) ListJobs(ctx context.Context, req oapi.ListJobsRequestObject)
 	return oapi.ListJobs200JSONResponse{Data: mapList(list.Data, jobOf), NextCursor: cursorOf(list.NextCursor)}, nil
 }
 
-// queryLocation resolves a locationId query parameter: a location key is
+// locationParam resolves a locationId query parameter: a location key is
 // pinned (another location is location_forbidden), an org key's location
 // must exist in its organisation (not_found), and required says whether an
 // org key must name one.
-func (h *handlers) queryLocation(p *workshop.Principal, sent string, required bool) (string, error) {
-	if p.LocationID != "" || sent != "" {
+func (h *handlers) locationParam(ctx context.Context, p *workshop.Principal, sent string, required bool) (string, error) {
+	if p.LocationID != "" {
 		return p.ResolveLocation(sent, false)
 	}
-	if required {
-		return "", &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "locationId",
-			Detail: "locationId is required with an organisation-scoped key."}
+	if sent == "" {
+		if required {
+			return "", &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "locationId",
+				Detail: "locationId is required with an organisation-scoped key."}
+		}
+		return "", nil
 	}
-	return "", nil
-}
-
-func (h *handlers) checkLocation(ctx context.Context, p *workshop.Principal, loc string) error {
-	if loc == "" || p.LocationID != "" {
-		return nil
-	}
-	_, err := h.store.Location(ctx, p.OrgID, loc)
-	return err
+	_, err := h.store.Location(ctx, p.OrgID, sent)
+	return sent, err
 }
 
 func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject) (oapi.PatchJobResponseObject, error) {
@@ -366,11 +359,8 @@ func (h *handlers) CancelJob(ctx context.Context, req oapi.CancelJobRequestObjec
 
 func (h *handlers) ListCancelReasonTags(ctx context.Context, req oapi.ListCancelReasonTagsRequestObject) (oapi.ListCancelReasonTagsResponseObject, error) {
 	p := principalOf(ctx)
-	loc, err := h.queryLocation(p, deref(req.Params.LocationId), true)
+	loc, err := h.locationParam(ctx, p, deref(req.Params.LocationId), true)
 	if err != nil {
-		return nil, err
-	}
-	if err := h.checkLocation(ctx, p, loc); err != nil {
 		return nil, err
 	}
 	tags, err := h.store.CancelTags(ctx, loc)

@@ -121,12 +121,6 @@ func (h *handlers) PutCatalogItem(ctx context.Context, req oapi.PutCatalogItemRe
 	if err != nil {
 		return nil, err
 	}
-	if err := h.checkLocation(ctx, p, loc); err != nil {
-		if workshop.ErrorCode(err) == workshop.CodeNotFound {
-			return nil, workshop.Invalid("locationId", "No location %s is visible to this key.", loc)
-		}
-		return nil, err
-	}
 	now := workshop.MicrosOf(h.now())
 	it := workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: p.OrgID, LocationID: loc, ServiceCode: req.ServiceCode,
 		Name: b.Name, EstimatedDuration: b.EstimatedDuration, RequiredSkills: []string{}, IsActive: true, CreatedAt: now, UpdatedAt: now}

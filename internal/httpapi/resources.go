@@ -35,11 +35,8 @@ func (h *handlers) listScope(ctx context.Context, locationID *string, limit *int
 	if err != nil {
 		return store.Visibility{}, page, err
 	}
-	loc, err := h.queryLocation(p, deref(locationID), false)
-	if err != nil {
-		return store.Visibility{}, page, err
-	}
-	return store.Visibility{OrgID: p.OrgID, LocationID: loc}, page, h.checkLocation(ctx, p, loc)
+	loc, err := h.locationParam(ctx, p, deref(locationID), false)
+	return store.Visibility{OrgID: p.OrgID, LocationID: loc}, page, err
 }
 
 func (h *handlers) ListTechnicians(ctx context.Context, req oapi.ListTechniciansRequestObject) (oapi.ListTechniciansResponseObject, error) {

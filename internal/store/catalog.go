@@ -38,6 +38,13 @@ type CatalogPut struct {
 // even updatedAt.
 func (s *Store) PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (CatalogPut, error) {
 	return write(ctx, s, func(c conn) (CatalogPut, error) {
+		var n int
+		if err := c.queryRow(ctx, `SELECT COUNT(*) FROM locations WHERE id = ? AND org_id = ?`, it.LocationID, it.OrgID).Scan(&n); err != nil {
+			return CatalogPut{}, err
+		}
+		if n == 0 {
+			return CatalogPut{}, workshop.Invalid("locationId", "No location %s is visible to this key.", it.LocationID)
+		}
 		cur, err := scanCatalogItem(c.queryRow(ctx, `SELECT `+catalogColumns+` FROM catalog_items c WHERE c.location_id = ? AND c.service_code = ?`+
 			s.forUpdate(), it.LocationID, it.ServiceCode))
 		if errors.Is(err, sql.ErrNoRows) {
