@@ -24,6 +24,7 @@ Try it:
   curl -s -H "Authorization: Bearer %s" http://%s/v1/platform/me
   curl -s -H "Authorization: Bearer %s" http://%s/v1/platform/locations
 API reference: http://%s/v1/openapi.json
+AI assistants (MCP): http://%s/mcp with the header "Authorization: Bearer <MCP token>"
 
-`, d.OrgID, state, d.LocationIDs[0], d.LocationIDs[1], d.OrgKey, d.LocationKey, d.MCPToken, d.OrgKey, addr, d.OrgKey, addr, addr)
+`, d.OrgID, state, d.LocationIDs[0], d.LocationIDs[1], d.OrgKey, d.LocationKey, d.MCPToken, d.OrgKey, addr, d.OrgKey, addr, addr, addr)
 }

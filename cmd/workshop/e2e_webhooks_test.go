@@ -281,7 +281,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 
 		// Redelivery: an endpoint failing until exhausted, then fixed.
 		failing := make(chan struct{})
-		rcv.Set("/flaky", func(int) webhookstest.Answer {
+		rcv.Set("/flaky", func(*webhookstest.Hit) webhookstest.Answer {
 			select {
 			case <-failing:
 				return webhookstest.Answer{Status: 204}

@@ -26,6 +26,7 @@ const usage = `usage: workshop <command> [flags]
 
 commands:
   serve     run the API, the webhook dispatcher and the MCP endpoint (--demo: seed demo data, print keys)
+  mcp       serve the read-only MCP tools over stdio for a desktop assistant (--token wsm_...)
   migrate   apply the database schema and exit
   admin     operator commands (workshop admin help)
   bench     measure the API against a fixed-response control (workshop bench -h)
@@ -42,6 +43,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		err = serve(ctx, args[1:], getenv, stdout, stderr)
+	case "mcp":
+		err = mcpCmd(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout)
 	case "admin":

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/workshop-platform/workshop/internal/httpapi"
+	"github.com/workshop-platform/workshop/internal/mcpserver"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/webhooks"
@@ -97,6 +98,12 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	// The read-only AI connection: the REST reads as MCP tools at /mcp.
+	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: version, Logger: log})
+	if err != nil {
+		return err
+	}
+	api.Mount("/mcp", mcpHandler)
 	// The dispatcher stops after the HTTP server (deferred): attempts in
 	// flight get up to the webhook timeout to finish and be recorded.
 	dispatcher := webhooks.New(st, webhooks.Config{RetryDelays: c.retryDelays, Timeout: c.webhookTimeout, Guard: guard,

@@ -24,6 +24,7 @@ import (
 
 	"github.com/workshop-platform/workshop/internal/httpapi"
 	"github.com/workshop-platform/workshop/internal/loadgen"
+	"github.com/workshop-platform/workshop/internal/mcpserver"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store"
 )
@@ -49,6 +50,7 @@ type Figure struct {
 	Min         float64   `json:"min"`
 	Max         float64   `json:"max"`
 	Description string    `json:"description"`
+	Lines       []string  `json:"lines,omitempty"` // kind "report": the figure's own table`
 	At          time.Time `json:"at"`
 }
 
@@ -69,6 +71,7 @@ type env struct {
 	store             *store.Store
 	op                *operator.Operator
 	orgKey, locKey    string
+	mcpToken          string // the owner's MCP token
 	orgID, locID      string
 	client            *http.Client
 	run               string // distinguishes this run's Idempotency-Keys
@@ -141,6 +144,12 @@ func start(ctx context.Context, dbURL string, stepPool int) (*env, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{})
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	api.Mount("/mcp", mcpHandler)
 	base, stop, err := listen(api.Handler())
 	if err != nil {
 		cleanup()
@@ -194,13 +203,22 @@ func (e *env) seed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.orgID, e.locID, e.orgKey, e.locKey = org.ID, loc.ID, orgKey.Key, locKey.Key
+	token, err := e.op.CreateMCPToken(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	e.orgID, e.locID, e.orgKey, e.locKey, e.mcpToken = org.ID, loc.ID, orgKey.Key, locKey.Key, token.Token
 	return nil
 }
 
 func printFigure(w io.Writer, f Figure) {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
 	switch f.Kind {
+	case "report":
+		for _, l := range f.Lines {
+			fmt.Fprintln(w, l)
+		}
+		fmt.Fprintln(w)
 	case "ratio":
 		fmt.Fprintln(tw, "round\tcontrol req/s\ttarget req/s\tratio\ttarget p50 ms\ttarget p99 ms\terrors")
 		for i, r := range f.Rounds {

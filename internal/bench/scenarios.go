@@ -18,6 +18,13 @@ type scenario struct {
 	// perRound: prepare again before every round (requests that use up
 	// what they are sent against, like a step that can start only once).
 	perRound bool
+	// versus, when set, replaces prepare: it seeds once and returns the
+	// target and the baseline the ratio is taken against instead of the
+	// fixed-response control (the same read through another door).
+	versus func(ctx context.Context, e *env) (target, baseline loadgen.Request, err error)
+	// custom, when set, measures the figure itself (webhooks.go: figures
+	// that are not request rates against the API).
+	custom func(ctx context.Context, e *env, cfg Config) (Figure, error)
 }
 
 // scenarios by name; each issue adds its figures here.
@@ -42,7 +49,17 @@ func (e *env) get(path, key string) loadgen.Request {
 }
 
 func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) {
-	req, err := sc.prepare(ctx, e)
+	if sc.custom != nil {
+		return sc.custom(ctx, e, cfg)
+	}
+	control := func(int64) (*http.Request, error) { return http.NewRequest(http.MethodGet, e.controlBase+"/", nil) }
+	var req loadgen.Request
+	var err error
+	if sc.versus != nil {
+		req, control, err = sc.versus(ctx, e)
+	} else {
+		req, err = sc.prepare(ctx, e)
+	}
 	if err != nil {
 		return Figure{}, err
 	}
@@ -57,7 +74,6 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	if sc.rate > 0 {
 		return sc.runOpenLoop(ctx, req, cfg)
 	}
-	control := func(int64) (*http.Request, error) { return http.NewRequest(http.MethodGet, e.controlBase+"/", nil) }
 	f := Figure{Kind: "ratio"}
 	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(int) (float64, error) {
 		req, err := next()

@@ -30,8 +30,10 @@ func Authenticate(ctx context.Context, creds Credentials, header string, want wo
 		return nil, workshop.Errorf(workshop.CodeInvalidKey, "Authorization must use the Bearer scheme: Authorization: Bearer <key>.")
 	}
 	invalid := workshop.Errorf(workshop.CodeInvalidKey, "The key is not valid.")
-	if kind, ok := workshop.KindOfSecret(secret); !ok || kind != want {
+	if kind, ok := workshop.KindOfSecret(secret); !ok {
 		return nil, invalid
+	} else if kind != want {
+		return nil, wrongKind(want)
 	}
 	g, err := creds.CredentialByHash(ctx, workshop.HashSecret(secret))
 	if workshop.ErrorCode(err) == workshop.CodeNotFound || (err == nil && g.Kind != want) {
@@ -54,6 +56,15 @@ func Authenticate(ctx context.Context, creds Credentials, header string, want wo
 	}
 	return &workshop.Principal{KeyID: g.ID, Kind: g.Kind, OrgID: g.OrgID, UserID: g.UserID, Role: g.Role,
 		PlanTier: g.PlanTier, LocationID: g.LocationID, IntegrationID: g.IntegrationID, Scopes: scopes}, nil
+}
+
+// wrongKind is invalid_key for an API key at /mcp or an MCP token at /v1,
+// saying which is which (the prefix alone tells, nothing is looked up).
+func wrongKind(want workshop.CredentialKind) error {
+	if want == workshop.KindMCPToken {
+		return workshop.Errorf(workshop.CodeInvalidKey, "This is an API key (wsk_...), which the MCP endpoint does not take: send an MCP token (wsm_...).")
+	}
+	return workshop.Errorf(workshop.CodeInvalidKey, "This is an MCP token (wsm_...), which only the read-only AI connection at /mcp takes: send an API key (wsk_...).")
 }
 
 // authenticate makes sure a /v1 request carries a valid API key, and

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -65,6 +66,8 @@ type Server struct {
 	mounts            map[string]http.Handler
 	arrivalSkew       time.Duration
 	webhookGuard      *webhooks.Guard
+	v1Once            sync.Once
+	v1                http.Handler // the /v1 routes behind authentication: see routes
 }
 
 // New builds the API on a store.
@@ -115,23 +118,33 @@ func (s *Server) Handler() http.Handler {
 		root.Handle(pattern, h)
 	}
 
-	v1 := http.NewServeMux()
-	oapi.HandlerWithOptions(
-		oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew, webhookGuard: s.webhookGuard}, nil, oapi.StrictHTTPServerOptions{
-			RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-				writeError(w, r, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be decoded: %v", err))
-			},
-			ResponseErrorHandlerFunc: writeError,
-		}),
-		oapi.StdHTTPServerOptions{
-			BaseRouter:       v1,
-			Middlewares:      []oapi.MiddlewareFunc{s.gate},
-			ErrorHandlerFunc: s.parameterError,
-		})
-	v1.HandleFunc("/", notFound)
-	root.Handle("/v1/", s.authenticate(v1))
+	root.Handle("/v1/", s.authenticate(s.routes()))
 	root.HandleFunc("/", notFound)
 	return s.observe(root)
+}
+
+// routes is every /v1 operation (the generated router, gate, handlers),
+// built once: Handler serves it behind authenticate, and Read runs it
+// in-process for a caller already authenticated.
+func (s *Server) routes() http.Handler {
+	s.v1Once.Do(func() {
+		v1 := http.NewServeMux()
+		oapi.HandlerWithOptions(
+			oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew, webhookGuard: s.webhookGuard}, nil, oapi.StrictHTTPServerOptions{
+				RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
+					writeError(w, r, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be decoded: %v", err))
+				},
+				ResponseErrorHandlerFunc: writeError,
+			}),
+			oapi.StdHTTPServerOptions{
+				BaseRouter:       v1,
+				Middlewares:      []oapi.MiddlewareFunc{s.gate},
+				ErrorHandlerFunc: s.parameterError,
+			})
+		v1.HandleFunc("/", notFound)
+		s.v1 = v1
+	})
+	return s.v1
 }
 
 // gate runs before every operation: authorisation, body checks, validation

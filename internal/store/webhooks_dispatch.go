@@ -223,7 +223,9 @@ type Claim struct {
 	Limit       int           // deliveries at most
 	PerWebhook  int           // deliveries of one registration at most
 	MaxAttempts int           // attempts of a schedule (len(delays)+1)
-	Exclude     []string      // registrations not to claim for (saturated here)
+	// Slots overrides PerWebhook for registrations with attempts already in
+	// flight: how many more each may have (0: none, it is left out).
+	Slots map[string]int
 }
 
 // Attempt is a claimed delivery with what its request needs.
@@ -238,99 +240,96 @@ type Attempt struct {
 }
 
 // ClaimDeliveries leases due deliveries of active registrations, oldest
-// first, at most PerWebhook of one registration, and counts their attempt.
-// PostgreSQL skips the rows another dispatcher is claiming (FOR UPDATE SKIP
-// LOCKED) and rechecks the lease on the rows it locks; SQLite's one writer
-// makes the plain UPDATE safe. A delivery whose lease ran out (its
-// dispatcher died mid-attempt) is due again.
+// first, at most PerWebhook (or Slots) of one registration, and counts their
+// attempt. See Settle.
 func (s *Store) ClaimDeliveries(ctx context.Context, cl Claim) ([]Attempt, error) {
-	return write(ctx, s, func(c conn) ([]Attempt, error) {
-		now := workshop.MicrosOf(s.now())
-		until := workshop.MicrosOf(s.now().Add(cl.Lease))
-		due := `status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) AND round_attempts < ?`
-		dueArgs := []any{now, now, cl.MaxAttempts}
-		exclude := ""
-		var excludeArgs []any
-		if len(cl.Exclude) > 0 {
-			exclude = ` AND webhook_id NOT IN (` + placeholders(len(cl.Exclude)) + `)`
-			for _, id := range cl.Exclude {
-				excludeArgs = append(excludeArgs, id)
-			}
-		}
-		lock := ""
-		if s.dialect == postgresDialect {
-			lock = " FOR UPDATE SKIP LOCKED"
-		}
-		// The window looks at the oldest due deliveries (4 times the limit)
-		// and keeps PerWebhook of each registration: a registration with a
-		// backlog cannot take every slot.
-		q := `UPDATE deliveries SET attempts = attempts + 1, round_attempts = round_attempts + 1, lease_until = ?, leased_by = ?, updated_at = ?
-			WHERE id IN (
-				SELECT id FROM deliveries WHERE id IN (
-					SELECT id FROM (
-						SELECT id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rn
-						FROM (SELECT id, webhook_id, next_attempt_at FROM deliveries
-							WHERE ` + due + exclude + `
-								AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.is_active)
-							ORDER BY next_attempt_at LIMIT ?) candidates
-					) ranked WHERE rn <= ?)
-				AND ` + due + `
-				ORDER BY next_attempt_at LIMIT ?` + lock + `)
-			AND ` + due + `
-			RETURNING id`
-		args := []any{until, cl.Token, now}
-		args = append(args, dueArgs...)
-		args = append(args, excludeArgs...)
-		args = append(args, cl.Limit*4, cl.PerWebhook)
-		args = append(args, dueArgs...)
-		args = append(args, cl.Limit)
-		args = append(args, dueArgs...)
-		rows, err := c.query(ctx, q, args...)
-		if err != nil {
-			return nil, err
-		}
-		ids, err := collect(rows, func(sc scanner) (any, error) {
-			var id string
-			err := sc.Scan(&id)
-			return id, err
-		})
-		if err != nil || len(ids) == 0 {
-			return nil, err
-		}
-		rows, err = c.query(ctx, `SELECT d.id, d.webhook_id, d.attempts, d.round_attempts, w.url, w.signing_secret,
-				e.seq, e.id, e.org_id, e.location_id, e.event, e.occurred_at, e.data
-			FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.seq = d.event_seq
-			WHERE d.id IN (`+placeholders(len(ids))+`) ORDER BY d.next_attempt_at, d.id`, ids...)
-		if err != nil {
-			return nil, err
-		}
-		return collect(rows, func(sc scanner) (Attempt, error) {
-			var a Attempt
-			var data string
-			err := sc.Scan(&a.DeliveryID, &a.WebhookID, &a.Attempt, &a.RoundAttempt, &a.URL, &a.SigningSecret,
-				&a.Event.Seq, &a.Event.ID, &a.Event.OrgID, &a.Event.LocationID, &a.Event.Name, &a.Event.OccurredAt, &data)
-			a.Event.Data = json.RawMessage(data)
-			return a, err
-		})
-	})
+	_, as, err := s.Settle(ctx, nil, nil, &cl)
+	return as, err
 }
 
-// ReleaseDeliveries gives back claimed deliveries whose attempt was not
-// started: they are due again at once, their attempt uncounted.
-func (s *Store) ReleaseDeliveries(ctx context.Context, token string, ids []string) error {
-	if len(ids) == 0 {
-		return nil
+// claimIn reads the oldest due deliveries (4 times the limit, so that a
+// registration with a backlog cannot take every slot), keeps what each
+// registration may still take and leases those. On PostgreSQL the
+// candidates are locked as they are read, skipping those another dispatcher
+// is claiming (FOR UPDATE SKIP LOCKED), and a candidate leased meanwhile
+// fails the recheck of the lease; SQLite's one writer makes the plain reads
+// and UPDATE safe. A delivery whose lease ran out (its dispatcher died
+// mid-attempt) is due again.
+func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error) {
+	now := workshop.MicrosOf(s.now())
+	until := workshop.MicrosOf(s.now().Add(cl.Lease))
+	args := []any{now, now, cl.MaxAttempts}
+	var full []string
+	for id, n := range cl.Slots {
+		if n <= 0 {
+			full = append(full, id)
+		}
 	}
-	_, err := write(ctx, s, func(c conn) (struct{}, error) {
-		args := []any{token}
-		for _, id := range ids {
+	slices.Sort(full)
+	exclude := ""
+	if len(full) > 0 {
+		exclude = ` AND webhook_id NOT IN (` + placeholders(len(full)) + `)`
+		for _, id := range full {
 			args = append(args, id)
 		}
-		_, err := c.exec(ctx, `UPDATE deliveries SET attempts = attempts - 1, round_attempts = round_attempts - 1, lease_until = NULL, leased_by = NULL
-			WHERE leased_by = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
-		return struct{}{}, err
+	}
+	lock := ""
+	if s.dialect == postgresDialect {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	rows, err := c.query(ctx, `SELECT id, webhook_id FROM deliveries
+		WHERE status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) AND round_attempts < ?`+exclude+`
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.is_active)
+		ORDER BY next_attempt_at LIMIT ?`+lock, append(args, cl.Limit*4)...)
+	if err != nil {
+		return nil, err
+	}
+	type candidate struct{ id, webhookID string }
+	cands, err := collect(rows, func(sc scanner) (candidate, error) {
+		var cd candidate
+		err := sc.Scan(&cd.id, &cd.webhookID)
+		return cd, err
 	})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	var ids []any
+	taken := map[string]int{}
+	for _, cd := range cands {
+		if len(ids) == cl.Limit {
+			break
+		}
+		room, ok := cl.Slots[cd.webhookID]
+		if !ok {
+			room = cl.PerWebhook
+		}
+		if taken[cd.webhookID] < room {
+			taken[cd.webhookID]++
+			ids = append(ids, cd.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if _, err := c.exec(ctx, `UPDATE deliveries SET attempts = attempts + 1, round_attempts = round_attempts + 1, lease_until = ?, leased_by = ?,
+		updated_at = ? WHERE id IN (`+placeholders(len(ids))+`)`, append([]any{until, cl.Token, now}, ids...)...); err != nil {
+		return nil, err
+	}
+	rows, err = c.query(ctx, `SELECT d.id, d.webhook_id, d.attempts, d.round_attempts, w.url, w.signing_secret,
+			e.seq, e.id, e.org_id, e.location_id, e.event, e.occurred_at, e.data
+		FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.seq = d.event_seq
+		WHERE d.id IN (`+placeholders(len(ids))+`) ORDER BY d.next_attempt_at, d.id`, ids...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (Attempt, error) {
+		var a Attempt
+		var data string
+		err := sc.Scan(&a.DeliveryID, &a.WebhookID, &a.Attempt, &a.RoundAttempt, &a.URL, &a.SigningSecret,
+			&a.Event.Seq, &a.Event.ID, &a.Event.OrgID, &a.Event.LocationID, &a.Event.Name, &a.Event.OccurredAt, &data)
+		a.Event.Data = json.RawMessage(data)
+		return a, err
+	})
 }
 
 // AttemptResult is how an attempt went.
@@ -341,22 +340,49 @@ type AttemptResult struct {
 	Succeeded    bool
 	StatusCode   int    // 0: no answer
 	Error        string // why it failed (truncated to 500 characters)
+	// Released: the attempt was claimed but never made (its dispatcher
+	// stopped first); the delivery is given back, its attempt uncounted.
+	Released bool
 }
 
 // MaxErrorLength bounds a delivery's lastError.
 const MaxErrorLength = 500
 
-// RecordAttempts stores results in one transaction, each only while its
-// lease is still held by its claim (a delivery redelivered, reclaimed after
-// its lease ran out, or deleted meanwhile is left alone). A failure is
-// retried after delays[n-1] (n: its number in the schedule) while there
-// are delays left, and is exhausted after that. It returns how many results
-// were recorded.
+// RecordAttempts stores attempt results in one transaction. See Settle.
 func (s *Store) RecordAttempts(ctx context.Context, results []AttemptResult, delays []time.Duration) (int, error) {
-	return write(ctx, s, func(c conn) (int, error) {
+	n, _, err := s.Settle(ctx, results, delays, nil)
+	return n, err
+}
+
+// Settle is one step of a dispatcher, in one transaction: it records the
+// results of finished attempts, then (cl not nil) claims the next ones, so
+// that a busy dispatcher writes once per step, not once per attempt. A
+// result is stored only while its lease is still held by the claim that
+// made it (a delivery redelivered, reclaimed after its lease ran out, or
+// deleted meanwhile is left alone). A failure is retried after delays[n-1]
+// (n: its number in the schedule) while there are delays left, and is
+// exhausted after that. It returns how many results were recorded and the
+// claimed attempts.
+func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []time.Duration, cl *Claim) (int, []Attempt, error) {
+	type out struct {
+		recorded int
+		attempts []Attempt
+	}
+	o, err := write(ctx, s, func(c conn) (out, error) {
+		var o out
 		now := s.now()
-		recorded := 0
 		for _, r := range results {
+			if r.Released {
+				res, err := c.exec(ctx, `UPDATE deliveries SET attempts = attempts - 1, round_attempts = round_attempts - 1,
+					lease_until = NULL, leased_by = NULL WHERE id = ? AND leased_by = ?`, r.DeliveryID, r.Token)
+				if err != nil {
+					return o, err
+				}
+				if n, _ := res.RowsAffected(); n > 0 {
+					o.recorded++
+				}
+				continue
+			}
 			status, next := workshop.DeliverySucceeded, sql.NullInt64{}
 			var code sql.NullInt64
 			if r.StatusCode != 0 {
@@ -375,14 +401,21 @@ func (s *Store) RecordAttempts(ctx context.Context, results []AttemptResult, del
 				last_status_code = ?, last_error = ?, updated_at = ? WHERE id = ? AND leased_by = ?`,
 				status, next, code, lastErr, workshop.MicrosOf(now), r.DeliveryID, r.Token)
 			if err != nil {
-				return recorded, err
+				return o, err
 			}
 			if n, _ := res.RowsAffected(); n > 0 {
-				recorded++
+				o.recorded++
 			}
 		}
-		return recorded, nil
+		if cl != nil {
+			var err error
+			if o.attempts, err = s.claimIn(ctx, c, *cl); err != nil {
+				return o, err
+			}
+		}
+		return o, nil
 	})
+	return o.recorded, o.attempts, err
 }
 
 // truncate cuts s to at most n characters.
@@ -437,4 +470,16 @@ func (s *Store) Backlog(ctx context.Context) (DeliveryBacklog, error) {
 	err := s.read().queryRow(ctx, `SELECT COUNT(*), MIN(created_at) FROM deliveries WHERE status IN ('pending', 'failed')`).Scan(&b.Pending, &oldest)
 	b.Oldest = microsPtr(oldest)
 	return b, err
+}
+
+// RefreshDeliveryStats refreshes PostgreSQL's statistics of the deliveries
+// table (a no-op on SQLite). A backlog that grew fast (an outbox fanned out
+// after an outage) otherwise waits for autovacuum's next analyze, and the
+// claim's plan sorts every due delivery meanwhile.
+func (s *Store) RefreshDeliveryStats(ctx context.Context) error {
+	if s.dialect != postgresDialect {
+		return nil
+	}
+	_, err := s.writer.ExecContext(ctx, `ANALYZE deliveries`)
+	return err
 }

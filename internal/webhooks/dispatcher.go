@@ -21,7 +21,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -101,8 +100,8 @@ func New(st *store.Store, cfg Config) *Dispatcher {
 		Proxy:                 nil, // never through a proxy: the guard must see the real address
 		DialContext:           cfg.Guard.DialContext,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   cfg.PerWebhook,
+		MaxIdleConns:          max(256, cfg.Workers),
+		MaxIdleConnsPerHost:   cfg.Workers, // many registrations may share a host
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   cfg.Timeout,
 		ResponseHeaderTimeout: cfg.Timeout,
@@ -124,115 +123,182 @@ func (d *Dispatcher) Wake() {
 	}
 }
 
-// done is an attempt that finished (recorded or not).
-type done struct{ webhookID string }
+// finished is an attempt that ended: its result to record.
+type finished struct {
+	webhookID string
+	result    store.AttemptResult
+	abandoned bool // stopped at shutdown: nothing to record, its lease runs out
+}
+
+// hookState is what this dispatcher holds of one registration: attempts
+// running, and attempts claimed ahead that wait for a free slot.
+type hookState struct {
+	running int
+	queue   []claimed
+}
+
+type claimed struct {
+	token string
+	a     store.Attempt
+}
+
+// stepResult is what a step (one transaction) did.
+type stepResult struct {
+	recorded []finished // the results it was given
+	attempts []store.Attempt
+	token    string
+	err      error
+}
 
 // Run dispatches until ctx is cancelled. Attempts in flight then get
-// ShutdownGrace to finish; the rest are abandoned to their leases.
+// ShutdownGrace to finish (and be recorded); the rest are abandoned to
+// their leases, and attempts claimed ahead and not started are given back.
+//
+// One goroutine owns the state: per registration, the attempts running and
+// those claimed ahead. Attempts run from those queues; the database work is
+// done beside them, one step at a time: a step is one transaction
+// (store.Settle) that records the results of the attempts that finished
+// since the last step and claims as many attempts as there is room for, up
+// to PerWebhook running and PerWebhook more waiting per registration. So a
+// fast endpoint never waits for the database between two attempts, and a
+// busy dispatcher writes once per step, not once per attempt.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	stop := d.st.OnEventsCommitted(d.Wake)
 	defer stop()
-
 	attemptCtx, abandon := context.WithCancel(context.WithoutCancel(ctx))
 	defer abandon()
-	finished := make(chan done, d.cfg.Workers)
-	rec := newRecorder(d, finished)
-	recDone := make(chan struct{})
-	go func() { defer close(recDone); rec.run() }()
 
-	inflight := map[string]int{}
-	total := 0
+	done := make(chan finished, d.cfg.Workers) // never full: at most Workers attempts run
+	hooks := map[string]*hookState{}
+	running, held := 0, 0  // attempts running; running or waiting in a queue
+	var pending []finished // ended, not yet recorded
 	var workers sync.WaitGroup
+	moreDue := true // a claim may find work
+	stepping := false
+	stepDone := make(chan stepResult, 1)
 
 	poll := time.NewTicker(d.cfg.PollInterval)
 	defer poll.Stop()
+	// The fan-out runs beside the steps, on its own connection: new
+	// deliveries are signalled on fanned.
+	fanned := make(chan struct{}, 1)
+	fanDone := make(chan struct{})
+	go func() { defer close(fanDone); d.fanOutLoop(ctx, fanned) }()
+	retry := time.NewTimer(time.Hour) // after a failed step
+	retry.Stop()
+	defer retry.Stop()
 	lastSweep := time.Time{}
-	moreDue := true // the last claim may have left due deliveries behind
+	var analyzedAt int64 = -1 // the backlog when the statistics were last refreshed
 
-	finish := func(f done) {
-		total--
-		if inflight[f.webhookID]--; inflight[f.webhookID] <= 0 {
-			delete(inflight, f.webhookID)
+	hook := func(id string) *hookState {
+		h := hooks[id]
+		if h == nil {
+			h = &hookState{}
+			hooks[id] = h
+		}
+		return h
+	}
+	forget := func(id string) {
+		if h := hooks[id]; h != nil && h.running == 0 && len(h.queue) == 0 {
+			delete(hooks, id)
 		}
 	}
-	claim := func() {
-		for total < d.cfg.Workers && ctx.Err() == nil {
-			var saturated []string
-			for id, n := range inflight {
-				if n >= d.cfg.PerWebhook {
-					saturated = append(saturated, id)
-				}
+	// startQueued starts waiting attempts while there are free slots.
+	startQueued := func() {
+		for id, h := range hooks {
+			for len(h.queue) > 0 && h.running < d.cfg.PerWebhook && running < d.cfg.Workers && ctx.Err() == nil {
+				c := h.queue[0]
+				h.queue = h.queue[1:]
+				h.running++
+				running++
+				workers.Go(func() { done <- d.attempt(attemptCtx, c.token, c.a) })
 			}
-			slices.Sort(saturated)
-			limit := d.cfg.Workers - total
-			token := newToken()
-			attempts, err := d.st.ClaimDeliveries(ctx, store.Claim{Token: token, Lease: d.cfg.Timeout + d.cfg.LeaseMargin,
-				Limit: limit, PerWebhook: d.cfg.PerWebhook, MaxAttempts: len(d.cfg.RetryDelays) + 1, Exclude: saturated})
-			if err != nil {
-				if ctx.Err() == nil {
-					d.log.Warn("webhooks: claim deliveries", "error", err)
-				}
-				moreDue = true
-				return
-			}
-			// A registration with attempts already in flight here takes only
-			// its free slots; the rest go back at once.
-			var release []string
-			started := 0
-			for _, a := range attempts {
-				if inflight[a.WebhookID] >= d.cfg.PerWebhook {
-					release = append(release, a.DeliveryID)
-					continue
-				}
-				inflight[a.WebhookID]++
-				total++
-				started++
-				workers.Go(func() {
-					if !d.attempt(attemptCtx, rec, token, a) {
-						finished <- done{webhookID: a.WebhookID}
-					}
-				})
-			}
-			if len(release) > 0 {
-				if err := d.st.ReleaseDeliveries(context.WithoutCancel(ctx), token, release); err != nil {
-					d.log.Warn("webhooks: release deliveries", "error", err)
-				}
-			}
-			moreDue = len(attempts) == limit || len(release) > 0 || len(saturated) > 0
-			if len(attempts) < limit || started == 0 {
-				return
-			}
+			forget(id)
 		}
 	}
-	fanOut := func() int {
-		made := 0
-		for ctx.Err() == nil {
-			has, err := d.st.HasEventsToFanOut(ctx)
-			if err != nil || !has {
-				if err != nil && ctx.Err() == nil {
-					d.log.Warn("webhooks: look for events", "error", err)
-				}
-				return made
-			}
-			n, m, err := d.st.FanOut(ctx, d.cfg.BatchSize)
-			if err != nil {
-				if ctx.Err() == nil {
-					d.log.Warn("webhooks: fan out events", "error", err)
-				}
-				return made
-			}
-			made += m
-			if n < d.cfg.BatchSize {
-				return made
+	ended := func(f finished) {
+		pending = append(pending, f)
+		if h := hooks[f.webhookID]; h != nil {
+			h.running--
+			forget(f.webhookID)
+		}
+		running--
+		held--
+	}
+	// step starts a transaction recording what is pending and, when claim,
+	// claiming what there is room for; at most one runs at a time.
+	step := func(claim bool) {
+		if stepping || ctx.Err() != nil {
+			return
+		}
+		var cl *store.Claim
+		if claim && held < 2*d.cfg.Workers {
+			cl = &store.Claim{Token: newToken(), Lease: 2*d.cfg.Timeout + d.cfg.LeaseMargin, Limit: 2*d.cfg.Workers - held,
+				PerWebhook: 2 * d.cfg.PerWebhook, MaxAttempts: len(d.cfg.RetryDelays) + 1, Slots: map[string]int{}}
+			for id, h := range hooks {
+				cl.Slots[id] = max(0, 2*d.cfg.PerWebhook-h.running-len(h.queue))
 			}
 		}
-		return made
+		if len(pending) == 0 && cl == nil {
+			return
+		}
+		batch := pending
+		pending = nil
+		stepping = true
+		go func() {
+			results := make([]store.AttemptResult, 0, len(batch))
+			for _, f := range batch {
+				if !f.abandoned {
+					results = append(results, f.result)
+				}
+			}
+			r := stepResult{recorded: batch}
+			if cl != nil {
+				r.token = cl.Token
+			}
+			_, r.attempts, r.err = d.st.Settle(ctx, results, d.cfg.RetryDelays, cl)
+			stepDone <- r
+		}()
+	}
+	stepped := func(r stepResult) {
+		stepping = false
+		if r.err != nil {
+			pending = append(r.recorded, pending...) // recorded next time
+			if ctx.Err() == nil {
+				d.log.Warn("webhooks: record and claim", "error", r.err, "results", len(r.recorded))
+				retry.Reset(time.Second)
+			}
+			return
+		}
+		if r.token != "" {
+			full := false
+			for _, h := range hooks {
+				full = full || h.running+len(h.queue) >= 2*d.cfg.PerWebhook
+			}
+			// More may be due unless the claim found nothing while every
+			// registration had room.
+			moreDue = len(r.attempts) > 0 || full
+		}
+		for _, a := range r.attempts {
+			h := hook(a.WebhookID)
+			h.queue = append(h.queue, claimed{r.token, a})
+			held++
+		}
+		startQueued()
 	}
 	sweep := func() {
 		if time.Since(lastSweep) < 5*time.Second {
 			return
 		}
 		lastSweep = time.Now()
+		if b, err := d.st.Backlog(ctx); err == nil && b.Pending >= 1000 && b.Pending > 4*analyzedAt {
+			if err := d.st.RefreshDeliveryStats(ctx); err != nil && ctx.Err() == nil {
+				d.log.Warn("webhooks: refresh statistics", "error", err)
+			}
+			analyzedAt = b.Pending
+		} else if err == nil && b.Pending < analyzedAt/4 {
+			analyzedAt = b.Pending
+		}
 		if n, err := d.st.ExhaustAbandoned(ctx, len(d.cfg.RetryDelays)+1); err != nil && ctx.Err() == nil {
 			d.log.Warn("webhooks: exhaust abandoned deliveries", "error", err)
 		} else if n > 0 {
@@ -243,36 +309,49 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
-		case f := <-finished:
-			finish(f)
-			for drained := false; !drained; {
+		case f := <-done:
+			ended(f)
+			for more := true; more; {
 				select {
-				case f := <-finished:
-					finish(f)
+				case f := <-done:
+					ended(f)
 				default:
-					drained = true
+					more = false
 				}
 			}
-			if moreDue {
-				claim()
-			}
-		case <-d.wake:
-			if fanOut() > 0 {
-				moreDue = true
-			}
-			if moreDue {
-				claim()
-			}
+			startQueued()
+			step(moreDue)
+		case r := <-stepDone:
+			stepped(r)
+			step(moreDue) // what ended meanwhile, and more work
+		case <-fanned:
+			moreDue = true
+			step(true)
+		case <-retry.C:
+			step(moreDue)
 		case <-poll.C:
-			fanOut()
 			sweep()
 			if due, err := d.st.HasDueDeliveries(ctx); err == nil && due {
-				claim()
+				moreDue = true
 			}
+			step(moreDue)
 		}
 	}
 
-	// Shutting down: attempts in flight get the grace, then are abandoned.
+	// Shutting down. The step in flight ends (cancelled, or done); attempts
+	// claimed ahead are given back; attempts running get the grace, then
+	// are abandoned; the results there are are recorded.
+	<-fanDone
+	if stepping {
+		stepped(<-stepDone)
+	}
+	for _, h := range hooks {
+		for _, c := range h.queue {
+			pending = append(pending, finished{webhookID: c.a.WebhookID,
+				result: store.AttemptResult{DeliveryID: c.a.DeliveryID, Token: c.token, Released: true}})
+		}
+		h.queue = nil
+	}
 	wait := make(chan struct{})
 	go func() { workers.Wait(); close(wait) }()
 	grace := time.NewTimer(d.cfg.ShutdownGrace)
@@ -283,10 +362,73 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		abandon()
 		<-wait
 	}
-	rec.close()
-	<-recDone
+	for len(done) > 0 {
+		pending = append(pending, <-done)
+	}
+	var results []store.AttemptResult
+	for _, f := range pending {
+		if !f.abandoned {
+			results = append(results, f.result)
+		}
+	}
+	if len(results) > 0 {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if _, _, err := d.st.Settle(fctx, results, d.cfg.RetryDelays, nil); err != nil {
+			d.log.Warn("webhooks: record the last results", "error", err, "results", len(results))
+		}
+	}
 	d.client.CloseIdleConnections()
 	return nil
+}
+
+// fanOutLoop fans new events out as they are committed (the wake-up of
+// this process's writes), shortly after when events are not final yet
+// (PostgreSQL: an older transaction is still running), and at each poll
+// (events of other processes). It signals fanned when it made deliveries.
+func (d *Dispatcher) fanOutLoop(ctx context.Context, fanned chan<- struct{}) {
+	poll := time.NewTicker(d.cfg.PollInterval)
+	defer poll.Stop()
+	heldBack := time.NewTimer(time.Hour)
+	heldBack.Stop()
+	defer heldBack.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-heldBack.C:
+		case <-poll.C:
+		}
+		for ctx.Err() == nil {
+			has, err := d.st.HasEventsToFanOut(ctx)
+			if err != nil || !has {
+				if err != nil && ctx.Err() == nil {
+					d.log.Warn("webhooks: look for events", "error", err)
+				}
+				break
+			}
+			n, made, err := d.st.FanOut(ctx, d.cfg.BatchSize)
+			if err != nil {
+				if ctx.Err() == nil {
+					d.log.Warn("webhooks: fan out events", "error", err)
+				}
+				break
+			}
+			if made > 0 {
+				select {
+				case fanned <- struct{}{}:
+				default:
+				}
+			}
+			if n == 0 {
+				heldBack.Reset(10 * time.Millisecond)
+			}
+			if n < d.cfg.BatchSize {
+				break
+			}
+		}
+	}
 }
 
 func newToken() string {
@@ -295,18 +437,16 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// attempt makes one attempt and hands its result to the recorder (which
-// frees its slot once it is stored); an attempt abandoned at shutdown is
-// not recorded (its lease runs out) and attempt returns false.
-func (d *Dispatcher) attempt(ctx context.Context, rec *recorder, token string, a store.Attempt) bool {
+// attempt makes one attempt; one abandoned at shutdown is not an answer
+// of the endpoint and is not recorded (its lease runs out).
+func (d *Dispatcher) attempt(ctx context.Context, token string, a store.Attempt) finished {
 	res := store.AttemptResult{DeliveryID: a.DeliveryID, Token: token, RoundAttempt: a.RoundAttempt}
 	outcome := d.post(ctx, a, &res)
 	if ctx.Err() != nil {
-		return false // abandoned: not an answer of the endpoint
+		return finished{webhookID: a.WebhookID, abandoned: true}
 	}
 	d.metrics.attempt(outcome, res.Succeeded, a.Event.OccurredAt.Time())
-	rec.add(res, a.WebhookID)
-	return true
+	return finished{webhookID: a.WebhookID, result: res}
 }
 
 // Outcomes of an attempt (the metric's label).

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Answer is how the receiver answers the n-th request (from 1) on a path.
+// Answer is how the receiver answers a request.
 // A Block channel holds the answer until it is closed or the request ends.
 type Answer struct {
 	Status int
@@ -24,14 +24,15 @@ type Answer struct {
 	Header http.Header // extra response headers (Location of a redirect)
 }
 
-// Behavior scripts the answers of a path.
-type Behavior func(n int) Answer
+// Behavior scripts the answers of a path: it sees the request (its number
+// on the path, headers, body) before it is answered.
+type Behavior func(h *Hit) Answer
 
 // OK answers 200 at once.
-func OK() Behavior { return func(int) Answer { return Answer{Status: 200} } }
+func OK() Behavior { return func(*Hit) Answer { return Answer{Status: 200} } }
 
 // Status answers status at once.
-func Status(status int) Behavior { return func(int) Answer { return Answer{Status: status} } }
+func Status(status int) Behavior { return func(*Hit) Answer { return Answer{Status: status} } }
 
 // Hit is one request received.
 type Hit struct {
@@ -45,6 +46,7 @@ type Hit struct {
 	DataID   string // data.id of the body
 	Delivery string // X-Service-Delivery
 	Attempt  int    // X-Service-Attempt
+	Status   int    // the answer's status; 0 when the caller gave up first
 }
 
 // Receiver records deliveries. Paths without a behavior answer 200.
@@ -101,8 +103,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Unlock()
 	a := Answer{Status: 200}
 	if b != nil {
-		a = b(h.N)
+		a = b(h)
 	}
+	h.Status = a.Status
 	if a.Delay > 0 {
 		select {
 		case <-time.After(a.Delay):
@@ -114,6 +117,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		case <-a.Block:
 		case <-req.Context().Done():
 		}
+	}
+	if req.Context().Err() != nil {
+		h.Status = 0 // the caller gave up before the answer
 	}
 	// A hit is recorded once answered: a waiter sees it with its answer sent.
 	r.mu.Lock()
