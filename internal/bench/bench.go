@@ -79,32 +79,46 @@ type env struct {
 	clock             func() time.Time
 }
 
-// Run measures the scenarios and writes a table to w; it returns the figures.
+// Run measures the scenarios and writes a table to w; it returns the
+// figures. Each scenario runs on a fresh environment (its own SQLite file,
+// or its own organisation on the given database), so that what one seeds
+// does not weigh on the next. "all" names every scenario.
 func Run(ctx context.Context, cfg Config, w io.Writer) ([]Figure, error) {
 	if cfg.Rounds < 1 || cfg.Connections < 1 || cfg.Duration <= 0 {
 		return nil, errors.New("bench: rounds, connections and duration must be positive")
 	}
-	e, cleanup, err := start(ctx, cfg.DatabaseURL, cfg.StepPool)
-	if err != nil {
-		return nil, err
+	names := cfg.Scenarios
+	if len(names) == 1 && names[0] == "all" {
+		names = ScenarioNames()
 	}
-	defer cleanup()
-	var figures []Figure
-	for _, name := range cfg.Scenarios {
-		sc, ok := scenarios[name]
-		if !ok {
-			return figures, fmt.Errorf("bench: unknown scenario %q; known: %s", name, strings.Join(ScenarioNames(), ", "))
+	for _, name := range names {
+		if _, ok := scenarios[name]; !ok {
+			return nil, fmt.Errorf("bench: unknown scenario %q; known: all, %s", name, strings.Join(ScenarioNames(), ", "))
 		}
-		fmt.Fprintf(w, "running %s on %s (%d rounds)...\n", name, e.store.Dialect(), cfg.Rounds)
-		f, err := sc.run(ctx, e, cfg)
+	}
+	var figures []Figure
+	for _, name := range names {
+		f, err := runOne(ctx, cfg, name, w)
 		if err != nil {
 			return figures, fmt.Errorf("bench %s: %w", name, err)
 		}
-		f.Scenario, f.Database, f.Description, f.At = name, e.store.Dialect(), sc.description, time.Now().UTC()
 		figures = append(figures, f)
 		printFigure(w, f)
 	}
 	return figures, nil
+}
+
+func runOne(ctx context.Context, cfg Config, name string, w io.Writer) (Figure, error) {
+	e, cleanup, err := start(ctx, cfg.DatabaseURL, cfg.StepPool)
+	if err != nil {
+		return Figure{}, err
+	}
+	defer cleanup()
+	sc := scenarios[name]
+	fmt.Fprintf(w, "running %s on %s (%d rounds)...\n", name, e.store.Dialect(), cfg.Rounds)
+	f, err := sc.run(ctx, e, cfg)
+	f.Scenario, f.Database, f.Description, f.At = name, e.store.Dialect(), sc.description, time.Now().UTC()
+	return f, err
 }
 
 // ScenarioNames lists the scenarios in a stable order.
