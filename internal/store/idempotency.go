@@ -27,20 +27,23 @@ func (s *Store) IdempotencyRecord(ctx context.Context, orgID, key string) (rec w
 	return rec, err == nil, err
 }
 
-// claimInTx takes an Idempotency-Key in the transaction of the operation it
-// protects, before the operation writes: the key, the operation and its
-// response commit together or not at all. A key another transaction holds
-// (or committed) makes the operation stop with idempotency_in_progress; the
-// caller then answers with that transaction's response. On PostgreSQL the
-// insert waits for a concurrent holder to commit or roll back, so the same
-// request is never run twice.
-func claimInTx(ctx context.Context, c conn, claim *workshop.IdempotencyClaim) error {
+// storeClaim stores an Idempotency-Key with the response of the operation
+// it protects, at the end of that operation's transaction. A key another
+// request stored (and not yet past retention) means that request ran
+// first: the operation is undone (idempotency_in_progress, claim.Raced)
+// and the caller answers with the stored response. On PostgreSQL a
+// concurrent holder's uncommitted key makes the insert wait for it.
+func storeClaim(ctx context.Context, c conn, claim *workshop.IdempotencyClaim, result any) error {
+	status, body, err := claim.Render(result)
+	if err != nil {
+		return err
+	}
 	now := c.s.now()
-	res, err := c.exec(ctx, `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, status_code = NULL,
-			response_body = NULL, created_at = excluded.created_at
+	res, err := c.exec(ctx, `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, status_code, response_body, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint,
+			status_code = excluded.status_code, response_body = excluded.response_body, created_at = excluded.created_at
 		WHERE idempotency_keys.created_at < ?`,
-		claim.OrgID, claim.Key, claim.Fingerprint, workshop.MicrosOf(now), workshop.MicrosOf(now.Add(-IdempotencyRetention)))
+		claim.OrgID, claim.Key, claim.Fingerprint, status, string(body), workshop.MicrosOf(now), workshop.MicrosOf(now.Add(-IdempotencyRetention)))
 	if err != nil {
 		return err
 	}
@@ -51,28 +54,17 @@ func claimInTx(ctx context.Context, c conn, claim *workshop.IdempotencyClaim) er
 	return nil
 }
 
-// completeClaim stores the response of a claimed key, in the transaction.
-func completeClaim(ctx context.Context, c conn, claim *workshop.IdempotencyClaim, result any) error {
-	status, body, err := claim.Render(result)
-	if err != nil {
-		return err
-	}
-	_, err = c.exec(ctx, `UPDATE idempotency_keys SET status_code = ?, response_body = ? WHERE org_id = ? AND idem_key = ?`,
-		status, string(body), claim.OrgID, claim.Key)
-	return err
-}
-
 // SaveIdempotentResponse keeps the successful response of a request that
 // wrote nothing (an answer read from what exists); a key stored meanwhile
 // by another request wins, one past retention is replaced.
 func (s *Store) SaveIdempotentResponse(ctx context.Context, claim *workshop.IdempotencyClaim, status int, body []byte) error {
-	_, err := write(ctx, s, func(c conn) (struct{}, error) {
-		now := s.now()
-		_, err := c.exec(ctx, `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, status_code, response_body, created_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint,
-				status_code = excluded.status_code, response_body = excluded.response_body, created_at = excluded.created_at
-			WHERE idempotency_keys.created_at < ?`,
-			claim.OrgID, claim.Key, claim.Fingerprint, status, string(body), workshop.MicrosOf(now), workshop.MicrosOf(now.Add(-IdempotencyRetention)))
+	saved := *claim
+	saved.Render = func(any) (int, []byte, error) { return status, body, nil }
+	_, err := write(context.WithoutCancel(ctx), s, func(c conn) (struct{}, error) {
+		err := storeClaim(ctx, c, &saved, nil)
+		if saved.Raced {
+			return struct{}{}, nil // the other request's response stands
+		}
 		return struct{}{}, err
 	})
 	return err

@@ -246,16 +246,15 @@ func insertJob(ctx context.Context, c conn, j workshop.Job, skipTaken bool) erro
 var errNumberTaken = errors.New("job number taken")
 
 // assignJobNumber takes the location's next number of the local year and
-// inserts the job with it, moving on past numbers set explicitly.
+// inserts the job with it, moving on past numbers set explicitly. The
+// counter row moves in the transaction: a rolled-back create leaves no gap,
+// and on PostgreSQL concurrent creates in a location queue on its row.
 func assignJobNumber(ctx context.Context, c conn, j workshop.Job, year int) (string, error) {
-	if _, err := c.exec(ctx, `INSERT INTO job_number_counters (location_id, year, next_seq) VALUES (?, ?, 1)
-		ON CONFLICT (location_id, year) DO NOTHING`, j.LocationID, year); err != nil {
-		return "", err
-	}
 	for {
 		var seq int
-		if err := c.queryRow(ctx, `UPDATE job_number_counters SET next_seq = next_seq + 1
-			WHERE location_id = ? AND year = ? RETURNING next_seq - 1`, j.LocationID, year).Scan(&seq); err != nil {
+		if err := c.queryRow(ctx, `INSERT INTO job_number_counters (location_id, year, next_seq) VALUES (?, ?, 2)
+			ON CONFLICT (location_id, year) DO UPDATE SET next_seq = job_number_counters.next_seq + 1
+			RETURNING next_seq - 1`, j.LocationID, year).Scan(&seq); err != nil {
 			return "", err
 		}
 		j.JobNumber = workshop.FormatJobNumber(year, seq)

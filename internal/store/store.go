@@ -43,6 +43,7 @@ type Store struct {
 	rebound sync.Map // query with ? -> query with $n (PostgreSQL)
 
 	readStmts, writeStmts *stmtCache // SQLite only
+	batcher               *batcher   // SQLite only: group commit of writes
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 }
@@ -78,6 +79,9 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	if s.batcher != nil {
+		s.batcher.close()
+	}
 	var errs []error
 	if s.writer != nil {
 		errs = append(errs, s.writer.Close())
@@ -118,7 +122,11 @@ func (s *Store) openSQLite(ctx context.Context, path string) error {
 		s.writer, s.reader = db, db
 		s.writeStmts = &stmtCache{db: db}
 		s.readStmts = s.writeStmts
-		return s.migrate(ctx, "")
+		if err := s.migrate(ctx, ""); err != nil {
+			return err
+		}
+		s.batcher = newBatcher(s)
+		return nil
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -140,11 +148,12 @@ func (s *Store) openSQLite(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	n := max(4, runtime.GOMAXPROCS(0)*2)
+	n := max(16, runtime.GOMAXPROCS(0)*8)
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	s.reader = r
 	s.writeStmts, s.readStmts = &stmtCache{db: w}, &stmtCache{db: r}
+	s.batcher = newBatcher(s)
 	return nil
 }
 

@@ -134,49 +134,68 @@ func (c conn) queryRow(ctx context.Context, query string, args ...any) row {
 // read is the connection for reads outside a write transaction.
 func (s *Store) read() conn { return conn{s: s, ex: s.reader, stmts: s.readStmts} }
 
-// write runs fn in one write transaction and commits it. When ctx carries
-// an Idempotency-Key claim, its response is rendered from fn's result and
-// stored in the same transaction, so a create and the record that protects
-// it from being repeated commit together or not at all.
+// write runs fn as one atomic write and commits it before it returns.
+// When ctx carries an Idempotency-Key claim, the key and the response
+// rendered from fn's result are stored in the same transaction, so a
+// create and the record that protects it from being repeated commit
+// together or not at all. A key another request holds or stored makes the
+// write fail with idempotency_in_progress (claim.Raced). On PostgreSQL the
+// key's insert waits for a concurrent holder, so a request never runs
+// twice; on SQLite writes are serial anyway.
+//
+// On SQLite, concurrent writes are committed in groups (see batcher): each
+// runs inside its own savepoint of a shared transaction, so it succeeds or
+// fails alone, and it returns only once the group is committed.
 func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T, error) {
-	var zero T
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return zero, fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	c := conn{s: s, ex: tx, stmts: s.writeStmts, tx: tx, ev: &txEvents{}}
+	var out T
 	claim := workshop.IdempotencyClaimFrom(ctx)
 	if claim != nil && (claim.Render == nil || claim.Completed) {
 		claim = nil // not an operation the claim protects, or already stored
 	}
-	if claim != nil {
-		if err := claimInTx(ctx, c, claim); err != nil {
-			return zero, err
+	op := func(c conn) error {
+		var err error
+		if out, err = fn(c); err != nil {
+			return err
 		}
+		if claim != nil {
+			return storeClaim(ctx, c, claim, out)
+		}
+		return nil
 	}
-	out, err := fn(c)
+	var err error
+	if s.batcher != nil {
+		err = s.batcher.do(ctx, op)
+	} else {
+		err = s.writeTx(ctx, op)
+	}
 	if err != nil {
+		var zero T
 		return zero, err
-	}
-	if claim != nil {
-		if err := completeClaim(ctx, c, claim, out); err != nil {
-			return zero, err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return zero, fmt.Errorf("commit: %w", err)
 	}
 	if claim != nil {
 		claim.Completed = true
 	}
-	if s.writeStmts != nil {
-		s.writeStmts.prepareMissed(ctx)
+	return out, nil
+}
+
+// writeTx runs op in a transaction of its own (PostgreSQL).
+func (s *Store) writeTx(ctx context.Context, op func(c conn) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	c := conn{s: s, ex: tx, stmts: s.writeStmts, tx: tx, ev: &txEvents{}}
+	if err := op(c); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
 	}
 	if c.ev.n > 0 {
 		s.eventHooks.fire()
 	}
-	return out, nil
+	return nil
 }
 
 // isUniqueViolation tells whether err is a unique-constraint violation on
