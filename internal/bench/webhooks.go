@@ -25,7 +25,7 @@ import (
 
 func init() {
 	scenarios["webhook_throughput"] = scenario{
-		description: "deliveries/s from a pre-filled outbox (10,000 job.created events, 4 registrations: 40,000 deliveries) to a local receiver answering 200 at once; default pool (64 workers, 4 per registration); fan-out included",
+		description: "deliveries/s from a pre-filled outbox (10,000 job.created events, 4 registrations: 40,000 deliveries) to a local receiver answering 200 at once; default pool (64 workers, 8 per registration); fan-out included",
 		custom:      func(ctx context.Context, e *env, cfg Config) (Figure, error) { return webhookThroughput(ctx, e, cfg) },
 	}
 	scenarios["webhook_slow_receiver"] = scenario{
@@ -404,41 +404,55 @@ func webhookJobOverhead(ctx context.Context, e *env, cfg Config) (Figure, error)
 	defer rcv.stop()
 	f := report("round\twithout jobs/s\twith jobs/s\twith/without\tdelivered when the load stopped")
 	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(round int) (float64, error) {
-		// Without: no dispatcher, no active registration.
-		if _, err := e.hooks(ctx, 0, ""); err != nil {
-			return 0, err
-		}
-		if err := e.catchUp(ctx); err != nil {
-			return 0, err
-		}
-		without, err := closed(cfg).Run(ctx, e.createJob())
-		if err != nil {
-			return 0, err
-		}
-		if without.Errors > 0 {
-			return 0, fmt.Errorf("%d requests failed; first: %s", without.Errors, without.FirstError)
-		}
-		// With: the outbox caught up (unmeasured), one registration, the
-		// dispatcher delivering as the jobs are made.
-		if err := e.catchUp(ctx); err != nil {
-			return 0, err
+		// Without: no dispatcher, no active registration. With: the outbox
+		// caught up first (unmeasured), one registration, the dispatcher
+		// delivering as the jobs are made. The order alternates between
+		// rounds, so that a drift over the run favours neither.
+		runWithout := func() (loadgen.Result, error) {
+			if _, err := e.hooks(ctx, 0, ""); err != nil {
+				return loadgen.Result{}, err
+			}
+			if err := e.catchUp(ctx); err != nil {
+				return loadgen.Result{}, err
+			}
+			return closed(cfg).Run(ctx, e.createJob())
 		}
 		path := fmt.Sprintf("/ovh%d", round)
-		if _, err := e.hooks(ctx, 1, rcv.base+path); err != nil {
-			return 0, err
+		var deliveredDuring int64
+		runWith := func() (loadgen.Result, error) {
+			if err := e.catchUp(ctx); err != nil {
+				return loadgen.Result{}, err
+			}
+			if _, err := e.hooks(ctx, 1, rcv.base+path); err != nil {
+				return loadgen.Result{}, err
+			}
+			stop := e.dispatch(webhooks.Config{})
+			defer stop()
+			res, err := closed(cfg).Run(ctx, e.createJob())
+			deliveredDuring = rcv.counter(path + "/0").Load()
+			if err == nil {
+				err = e.drained(ctx, 2*time.Minute)
+			}
+			return res, err
 		}
-		stop := e.dispatch(webhooks.Config{})
-		with, err := closed(cfg).Run(ctx, e.createJob())
-		deliveredDuring := rcv.counter(path + "/0").Load()
-		if err == nil {
-			err = e.drained(ctx, 2*time.Minute)
+		var with, without loadgen.Result
+		var err error
+		if round%2 == 0 {
+			if without, err = runWithout(); err == nil {
+				with, err = runWith()
+			}
+		} else {
+			if with, err = runWith(); err == nil {
+				without, err = runWithout()
+			}
 		}
-		stop()
 		if err != nil {
 			return 0, err
 		}
-		if with.Errors > 0 {
-			return 0, fmt.Errorf("%d requests failed; first: %s", with.Errors, with.FirstError)
+		for _, r := range []loadgen.Result{with, without} {
+			if r.Errors > 0 {
+				return 0, fmt.Errorf("%d requests failed; first: %s", r.Errors, r.FirstError)
+			}
 		}
 		ratio := with.Throughput / without.Throughput
 		f.Rounds = append(f.Rounds, Round{ControlRPS: without.Throughput, TargetRPS: with.Throughput, Ratio: ratio, P50ms: ms(with.P50), P99ms: ms(with.P99)})

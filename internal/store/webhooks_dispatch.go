@@ -340,9 +340,6 @@ type AttemptResult struct {
 	Succeeded    bool
 	StatusCode   int    // 0: no answer
 	Error        string // why it failed (truncated to 500 characters)
-	// Released: the attempt was claimed but never made (its dispatcher
-	// stopped first); the delivery is given back, its attempt uncounted.
-	Released bool
 }
 
 // MaxErrorLength bounds a delivery's lastError.
@@ -372,17 +369,6 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 		var o out
 		now := s.now()
 		for _, r := range results {
-			if r.Released {
-				res, err := c.exec(ctx, `UPDATE deliveries SET attempts = attempts - 1, round_attempts = round_attempts - 1,
-					lease_until = NULL, leased_by = NULL WHERE id = ? AND leased_by = ?`, r.DeliveryID, r.Token)
-				if err != nil {
-					return o, err
-				}
-				if n, _ := res.RowsAffected(); n > 0 {
-					o.recorded++
-				}
-				continue
-			}
 			status, next := workshop.DeliverySucceeded, sql.NullInt64{}
 			var code sql.NullInt64
 			if r.StatusCode != 0 {
@@ -457,7 +443,8 @@ func (s *Store) HasDueDeliveries(ctx context.Context) (bool, error) {
 }
 
 // DeliveryBacklog is what is still to be delivered: deliveries pending or
-// failed (with attempts left), and the creation time of the oldest.
+// failed with an attempt scheduled (those of inactive registrations are
+// paused and left out), and the creation time of the oldest.
 type DeliveryBacklog struct {
 	Pending int64
 	Oldest  *workshop.Micros
@@ -467,7 +454,8 @@ type DeliveryBacklog struct {
 func (s *Store) Backlog(ctx context.Context) (DeliveryBacklog, error) {
 	var b DeliveryBacklog
 	var oldest sql.NullInt64
-	err := s.read().queryRow(ctx, `SELECT COUNT(*), MIN(created_at) FROM deliveries WHERE status IN ('pending', 'failed')`).Scan(&b.Pending, &oldest)
+	err := s.read().queryRow(ctx, `SELECT COUNT(*), MIN(created_at) FROM deliveries
+		WHERE status IN ('pending', 'failed') AND next_attempt_at IS NOT NULL`).Scan(&b.Pending, &oldest)
 	b.Oldest = microsPtr(oldest)
 	return b, err
 }

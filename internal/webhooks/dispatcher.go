@@ -3,8 +3,9 @@
 // Every `serve` process runs a Dispatcher. It fans each outbox event out to
 // the matching registrations as deliveries (store.FanOut: exactly once,
 // whatever the number of processes), claims due deliveries with leases
-// (store.ClaimDeliveries: no two processes make the same attempt), POSTs
-// them signed, and records each result under its lease. A process that dies
+// (no two processes make the same attempt), POSTs them signed, and records
+// each result under its lease; recording and claiming share one
+// transaction per step (store.Settle). A process that dies
 // mid-attempt loses nothing: when the lease runs out the delivery is due
 // again, for any process. Attempts run in a bounded pool with a limit per
 // registration, so a slow or dead endpoint delays no other.
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"sync"
@@ -36,7 +38,7 @@ type Config struct {
 	Guard       *Guard          // nil: the strict guard (https, public addresses only)
 
 	Workers      int           // attempts in flight at most: default 64
-	PerWebhook   int           // attempts in flight to one registration at most: default 4
+	PerWebhook   int           // attempts in flight to one registration at most: default 8
 	PollInterval time.Duration // how often to look for work committed by other processes: default 250ms
 	LeaseMargin  time.Duration // a lease is Timeout + LeaseMargin: default 15s
 	BatchSize    int           // events fanned out per transaction: default 500
@@ -66,7 +68,7 @@ func (c Config) withDefaults() Config {
 		c.Workers = 64
 	}
 	if c.PerWebhook <= 0 {
-		c.PerWebhook = 4
+		c.PerWebhook = 8
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = 250 * time.Millisecond
@@ -123,59 +125,35 @@ func (d *Dispatcher) Wake() {
 	}
 }
 
-// finished is an attempt that ended: its result to record.
+// finished is an attempt that ended: its result to record, or abandoned
+// at shutdown (nothing to record: its lease runs out).
 type finished struct {
 	webhookID string
 	result    store.AttemptResult
-	abandoned bool // stopped at shutdown: nothing to record, its lease runs out
-}
-
-// hookState is what this dispatcher holds of one registration: attempts
-// running, and attempts claimed ahead that wait for a free slot.
-type hookState struct {
-	running int
-	queue   []claimed
-}
-
-type claimed struct {
-	token string
-	a     store.Attempt
-}
-
-// stepResult is what a step (one transaction) did.
-type stepResult struct {
-	recorded []finished // the results it was given
-	attempts []store.Attempt
-	token    string
-	err      error
+	abandoned bool
 }
 
 // Run dispatches until ctx is cancelled. Attempts in flight then get
 // ShutdownGrace to finish (and be recorded); the rest are abandoned to
-// their leases, and attempts claimed ahead and not started are given back.
+// their leases.
 //
-// One goroutine owns the state: per registration, the attempts running and
-// those claimed ahead. Attempts run from those queues; the database work is
-// done beside them, one step at a time: a step is one transaction
-// (store.Settle) that records the results of the attempts that finished
-// since the last step and claims as many attempts as there is room for, up
-// to PerWebhook running and PerWebhook more waiting per registration. So a
-// fast endpoint never waits for the database between two attempts, and a
-// busy dispatcher writes once per step, not once per attempt.
+// One goroutine owns the state: the attempts in flight per registration.
+// Each step is one transaction (store.Settle) that records the results of
+// the attempts that finished since the last step and claims as many new
+// attempts as there are free slots, so a busy dispatcher writes once per
+// step, not once per attempt.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	stop := d.st.OnEventsCommitted(d.Wake)
 	defer stop()
 	attemptCtx, abandon := context.WithCancel(context.WithoutCancel(ctx))
 	defer abandon()
 
-	done := make(chan finished, d.cfg.Workers) // never full: at most Workers attempts run
-	hooks := map[string]*hookState{}
-	running, held := 0, 0  // attempts running; running or waiting in a queue
+	done := make(chan finished, d.cfg.Workers) // never full: at most Workers attempts
+	inflight := map[string]int{}               // per registration: running or not yet recorded
+	total := 0
 	var pending []finished // ended, not yet recorded
 	var workers sync.WaitGroup
 	moreDue := true // a claim may find work
-	stepping := false
-	stepDone := make(chan stepResult, 1)
 
 	poll := time.NewTicker(d.cfg.PollInterval)
 	defer poll.Stop()
@@ -188,104 +166,78 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	retry.Stop()
 	defer retry.Stop()
 	lastSweep := time.Time{}
-	var analyzedAt int64 = -1 // the backlog when the statistics were last refreshed
 
-	hook := func(id string) *hookState {
-		h := hooks[id]
-		if h == nil {
-			h = &hookState{}
-			hooks[id] = h
-		}
-		return h
-	}
-	forget := func(id string) {
-		if h := hooks[id]; h != nil && h.running == 0 && len(h.queue) == 0 {
-			delete(hooks, id)
-		}
-	}
-	// startQueued starts waiting attempts while there are free slots.
-	startQueued := func() {
-		for id, h := range hooks {
-			for len(h.queue) > 0 && h.running < d.cfg.PerWebhook && running < d.cfg.Workers && ctx.Err() == nil {
-				c := h.queue[0]
-				h.queue = h.queue[1:]
-				h.running++
-				running++
-				workers.Go(func() { done <- d.attempt(attemptCtx, c.token, c.a) })
-			}
-			forget(id)
-		}
-	}
-	ended := func(f finished) {
+	collect := func(f finished) {
 		pending = append(pending, f)
-		if h := hooks[f.webhookID]; h != nil {
-			h.running--
-			forget(f.webhookID)
+		for {
+			select {
+			case f := <-done:
+				pending = append(pending, f)
+			default:
+				return
+			}
 		}
-		running--
-		held--
 	}
-	// step starts a transaction recording what is pending and, when claim,
-	// claiming what there is room for; at most one runs at a time.
+	// step records what is pending and, when claim, claims for the free
+	// slots; both in one transaction.
 	step := func(claim bool) {
-		if stepping || ctx.Err() != nil {
-			return
+		after := maps.Clone(inflight)
+		afterTotal := total
+		var results []store.AttemptResult
+		for _, f := range pending {
+			if after[f.webhookID]--; after[f.webhookID] <= 0 {
+				delete(after, f.webhookID)
+			}
+			afterTotal--
+			if !f.abandoned {
+				results = append(results, f.result)
+			}
 		}
 		var cl *store.Claim
-		if claim && held < 2*d.cfg.Workers {
-			cl = &store.Claim{Token: newToken(), Lease: 2*d.cfg.Timeout + d.cfg.LeaseMargin, Limit: 2*d.cfg.Workers - held,
-				PerWebhook: 2 * d.cfg.PerWebhook, MaxAttempts: len(d.cfg.RetryDelays) + 1, Slots: map[string]int{}}
-			for id, h := range hooks {
-				cl.Slots[id] = max(0, 2*d.cfg.PerWebhook-h.running-len(h.queue))
+		if claim && afterTotal < d.cfg.Workers && ctx.Err() == nil {
+			cl = &store.Claim{Token: newToken(), Lease: d.cfg.Timeout + d.cfg.LeaseMargin, Limit: d.cfg.Workers - afterTotal,
+				PerWebhook: d.cfg.PerWebhook, MaxAttempts: len(d.cfg.RetryDelays) + 1, Slots: map[string]int{}}
+			for id, n := range after {
+				cl.Slots[id] = max(0, d.cfg.PerWebhook-n)
 			}
 		}
-		if len(pending) == 0 && cl == nil {
+		if len(results) == 0 && cl == nil {
+			inflight, total, pending = after, afterTotal, nil
 			return
 		}
-		batch := pending
-		pending = nil
-		stepping = true
-		go func() {
-			results := make([]store.AttemptResult, 0, len(batch))
-			for _, f := range batch {
-				if !f.abandoned {
-					results = append(results, f.result)
-				}
-			}
-			r := stepResult{recorded: batch}
-			if cl != nil {
-				r.token = cl.Token
-			}
-			_, r.attempts, r.err = d.st.Settle(ctx, results, d.cfg.RetryDelays, cl)
-			stepDone <- r
-		}()
-	}
-	stepped := func(r stepResult) {
-		stepping = false
-		if r.err != nil {
-			pending = append(r.recorded, pending...) // recorded next time
+		dbCtx := ctx
+		if ctx.Err() != nil {
+			var cancel context.CancelFunc
+			dbCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+		}
+		_, attempts, err := d.st.Settle(dbCtx, results, d.cfg.RetryDelays, cl)
+		if err != nil {
 			if ctx.Err() == nil {
-				d.log.Warn("webhooks: record and claim", "error", r.err, "results", len(r.recorded))
+				d.log.Warn("webhooks: record and claim", "error", err, "results", len(results))
 				retry.Reset(time.Second)
 			}
+			return // nothing recorded nor claimed: the same again next step
+		}
+		inflight, total, pending = after, afterTotal, nil
+		if cl == nil {
 			return
 		}
-		if r.token != "" {
-			full := false
-			for _, h := range hooks {
-				full = full || h.running+len(h.queue) >= 2*d.cfg.PerWebhook
-			}
-			// More may be due unless the claim found nothing while every
-			// registration had room.
-			moreDue = len(r.attempts) > 0 || full
+		full := false
+		for _, n := range cl.Slots {
+			full = full || n == 0
 		}
-		for _, a := range r.attempts {
-			h := hook(a.WebhookID)
-			h.queue = append(h.queue, claimed{r.token, a})
-			held++
+		// More may be due unless the claim found nothing while every
+		// registration could take more.
+		moreDue = len(attempts) > 0 || full
+		for _, a := range attempts {
+			inflight[a.WebhookID]++
+			total++
+			token := cl.Token
+			workers.Go(func() { done <- d.attempt(attemptCtx, token, a) })
 		}
-		startQueued()
 	}
+	var analyzedAt int64 = -1 // the backlog when the statistics were last refreshed
 	sweep := func() {
 		if time.Since(lastSweep) < 5*time.Second {
 			return
@@ -305,25 +257,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			d.log.Info("webhooks: deliveries exhausted after their dispatcher stopped", "count", n)
 		}
 	}
-
 	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
 		case f := <-done:
-			ended(f)
-			for more := true; more; {
-				select {
-				case f := <-done:
-					ended(f)
-				default:
-					more = false
-				}
-			}
-			startQueued()
+			collect(f)
 			step(moreDue)
-		case r := <-stepDone:
-			stepped(r)
-			step(moreDue) // what ended meanwhile, and more work
 		case <-fanned:
 			moreDue = true
 			step(true)
@@ -334,24 +273,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			if due, err := d.st.HasDueDeliveries(ctx); err == nil && due {
 				moreDue = true
 			}
-			step(moreDue)
+			if moreDue || len(pending) > 0 {
+				step(moreDue)
+			}
 		}
 	}
 
-	// Shutting down. The step in flight ends (cancelled, or done); attempts
-	// claimed ahead are given back; attempts running get the grace, then
-	// are abandoned; the results there are are recorded.
 	<-fanDone
-	if stepping {
-		stepped(<-stepDone)
-	}
-	for _, h := range hooks {
-		for _, c := range h.queue {
-			pending = append(pending, finished{webhookID: c.a.WebhookID,
-				result: store.AttemptResult{DeliveryID: c.a.DeliveryID, Token: c.token, Released: true}})
-		}
-		h.queue = nil
-	}
+	// Shutting down: attempts in flight get the grace, then are abandoned;
+	// the results there are are recorded.
 	wait := make(chan struct{})
 	go func() { workers.Wait(); close(wait) }()
 	grace := time.NewTimer(d.cfg.ShutdownGrace)
@@ -365,19 +295,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	for len(done) > 0 {
 		pending = append(pending, <-done)
 	}
-	var results []store.AttemptResult
-	for _, f := range pending {
-		if !f.abandoned {
-			results = append(results, f.result)
-		}
-	}
-	if len(results) > 0 {
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if _, _, err := d.st.Settle(fctx, results, d.cfg.RetryDelays, nil); err != nil {
-			d.log.Warn("webhooks: record the last results", "error", err, "results", len(results))
-		}
-	}
+	step(false)
 	d.client.CloseIdleConnections()
 	return nil
 }

@@ -64,9 +64,9 @@ type backlogCollector struct{ st *store.Store }
 
 var (
 	pendingDesc = prometheus.NewDesc("workshop_webhook_deliveries_pending",
-		"Deliveries not yet succeeded or exhausted (pending or failed with attempts left).", nil, nil)
+		"Deliveries waiting for an attempt: pending, or failed with another attempt scheduled (those of inactive registrations are paused and not counted).", nil, nil)
 	oldestDesc = prometheus.NewDesc("workshop_webhook_oldest_pending_age_seconds",
-		"Age of the oldest delivery not yet succeeded or exhausted (0 when there is none).", nil, nil)
+		"Age of the oldest delivery waiting for an attempt (0 when there is none).", nil, nil)
 )
 
 func (c *backlogCollector) Describe(ch chan<- *prometheus.Desc) {

@@ -2158,7 +2158,7 @@ type ClientInterface interface {
 
 	// PatchWebhookWithBody Update a webhook
 	//
-	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries. Needs `webhooks:write`.
+	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2167,7 +2167,7 @@ type ClientInterface interface {
 
 	// PatchWebhook Update a webhook
 	//
-	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries. Needs `webhooks:write`.
+	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2183,7 +2183,7 @@ type ClientInterface interface {
 
 	// RedeliverWebhookDelivery Deliver again
 	//
-	// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. Needs `webhooks:write`.
+	// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. A delivery of an inactive registration is 409 `invalid_transition`. Needs `webhooks:write`.
 	//
 	// Corresponds with POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver (the `RedeliverWebhookDelivery` operationId).
 	RedeliverWebhookDelivery(ctx context.Context, webhookId WebhookId, deliveryId string, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2714,7 +2714,7 @@ func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors
 
 // PatchWebhookWithBody Update a webhook
 //
-// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries. Needs `webhooks:write`.
+// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2733,7 +2733,7 @@ func (c *Client) PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, 
 
 // PatchWebhook Update a webhook
 //
-// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries. Needs `webhooks:write`.
+// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2769,7 +2769,7 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, webhookId WebhookId,
 
 // RedeliverWebhookDelivery Deliver again
 //
-// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. Needs `webhooks:write`.
+// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. A delivery of an inactive registration is 409 `invalid_transition`. Needs `webhooks:write`.
 //
 // Corresponds with POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver (the `RedeliverWebhookDelivery` operationId).
 func (c *Client) RedeliverWebhookDelivery(ctx context.Context, webhookId WebhookId, deliveryId string, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5534,7 +5534,7 @@ type ClientWithResponsesInterface interface {
 
 	// PatchWebhookWithBodyWithResponse Update a webhook
 	//
-	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries. Needs `webhooks:write`.
+	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5543,7 +5543,7 @@ type ClientWithResponsesInterface interface {
 
 	// PatchWebhookWithResponse Update a webhook
 	//
-	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries. Needs `webhooks:write`.
+	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5561,7 +5561,7 @@ type ClientWithResponsesInterface interface {
 
 	// RedeliverWebhookDeliveryWithResponse Deliver again
 	//
-	// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. Needs `webhooks:write`.
+	// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. A delivery of an inactive registration is 409 `invalid_transition`. Needs `webhooks:write`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11144,7 +11144,7 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhoo
 
 // PatchWebhookWithBodyWithResponse Update a webhook
 //
-// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries. Needs `webhooks:write`.
+// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11159,7 +11159,7 @@ func (c *ClientWithResponses) PatchWebhookWithBodyWithResponse(ctx context.Conte
 
 // PatchWebhookWithResponse Update a webhook
 //
-// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries. Needs `webhooks:write`.
+// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11189,7 +11189,7 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 
 // RedeliverWebhookDeliveryWithResponse Deliver again
 //
-// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. Needs `webhooks:write`.
+// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. A delivery of an inactive registration is 409 `invalid_transition`. Needs `webhooks:write`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
