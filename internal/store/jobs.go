@@ -318,8 +318,10 @@ func (s *Store) Jobs(ctx context.Context, f JobFilter, p workshop.PageRequest) (
 		where, args = append(where, "updated_at >= ?"), append(args, *f.UpdatedSince)
 	}
 	if p.After != nil {
-		where = append(where, "(created_at > ? OR (created_at = ? AND id > ?))")
-		args = append(args, p.After.CreatedAt, p.After.CreatedAt, p.After.ID)
+		// A row value comparison, so that both databases seek the index
+		// to the cursor instead of scanning from the start.
+		where = append(where, "(created_at, id) > (?, ?)")
+		args = append(args, p.After.CreatedAt, p.After.ID)
 	}
 	args = append(args, p.Limit+1)
 	rows, err := s.read().query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+strings.Join(where, " AND ")+

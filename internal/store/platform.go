@@ -136,8 +136,8 @@ func (s *Store) Integrations(ctx context.Context, orgID string, p workshop.PageR
 		after = &workshop.Cursor{CreatedAt: -1}
 	}
 	rows, err := s.read().query(ctx, `SELECT `+integrationColumns+` FROM integrations
-		WHERE org_id = ? AND (created_at > ? OR (created_at = ? AND id > ?))
-		ORDER BY created_at, id LIMIT ?`, orgID, after.CreatedAt, after.CreatedAt, after.ID, p.Limit+1)
+		WHERE org_id = ? AND (created_at, id) > (?, ?)
+		ORDER BY created_at, id LIMIT ?`, orgID, after.CreatedAt, after.ID, p.Limit+1)
 	if err != nil {
 		return workshop.Page[workshop.Integration]{}, err
 	}

@@ -137,8 +137,8 @@ func listPageArgs[T any](ctx context.Context, s *Store, base string, baseArgs []
 	q := base + ` AND ` + alias + `.org_id = ? AND (? = '' OR ` + alias + `.location_id = ?)`
 	args := append(baseArgs, v.OrgID, v.LocationID, v.LocationID)
 	if p.After != nil {
-		q += ` AND (` + alias + `.created_at > ? OR (` + alias + `.created_at = ? AND ` + alias + `.id > ?))`
-		args = append(args, p.After.CreatedAt, p.After.CreatedAt, p.After.ID)
+		q += ` AND (` + alias + `.created_at, ` + alias + `.id) > (?, ?)` // seeks the index to the cursor
+		args = append(args, p.After.CreatedAt, p.After.ID)
 	}
 	rows, err := s.read().query(ctx, q+` ORDER BY `+alias+`.created_at, `+alias+`.id LIMIT ?`, append(args, p.Limit+1)...)
 	if err != nil {

@@ -53,9 +53,9 @@ func (s *Store) Webhooks(ctx context.Context, v Visibility, p workshop.PageReque
 	if after == nil {
 		after = &workshop.Cursor{CreatedAt: -1}
 	}
-	args := append(visibleArgs(v), after.CreatedAt, after.CreatedAt, after.ID, p.Limit+1)
+	args := append(visibleArgs(v), after.CreatedAt, after.ID, p.Limit+1)
 	rows, err := s.read().query(ctx, `SELECT `+webhookColumns+` FROM webhooks
-		WHERE `+webhookVisible+` AND (created_at > ? OR (created_at = ? AND id > ?))
+		WHERE `+webhookVisible+` AND (created_at, id) > (?, ?)
 		ORDER BY created_at, id LIMIT ?`, args...)
 	if err != nil {
 		return workshop.Page[workshop.Webhook]{}, err
@@ -167,8 +167,8 @@ func (s *Store) Deliveries(ctx context.Context, v Visibility, webhookID string, 
 		after = &workshop.Cursor{CreatedAt: -1}
 	}
 	rows, err := s.read().query(ctx, `SELECT `+deliveryColumns+` FROM deliveries
-		WHERE webhook_id = ? AND (created_at > ? OR (created_at = ? AND id > ?))
-		ORDER BY created_at, id LIMIT ?`, webhookID, after.CreatedAt, after.CreatedAt, after.ID, p.Limit+1)
+		WHERE webhook_id = ? AND (created_at, id) > (?, ?)
+		ORDER BY created_at, id LIMIT ?`, webhookID, after.CreatedAt, after.ID, p.Limit+1)
 	if err != nil {
 		return workshop.Page[workshop.Delivery]{}, err
 	}
