@@ -35,7 +35,7 @@ func attendanceRow(a workshop.Attendance) map[string]any {
 // clockTechnician reads a technician the caller sees, with its location's
 // zone, for a clock-in or clock-out.
 func clockTechnician(ctx context.Context, c conn, v Visibility, techID string) (workshop.Technician, *time.Location, error) {
-	t, err := visibleTechnician(ctx, c, v, techID, "")
+	t, err := technicianKind.visible(ctx, c, v, techID, "")
 	if err != nil {
 		return t, nil, err
 	}

@@ -8,98 +8,125 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-const technicianColumns = `t.id, t.org_id, t.location_id, t.name, t.skills, t.wip_limit, t.status, t.created_at, t.updated_at,
-	EXISTS (SELECT 1 FROM attendance a WHERE a.tech_id = t.id AND a.clock_out IS NULL)`
+// staffKind describes technicians and bays: records of a location made in
+// the application, which the API lists, reads and sets the operational
+// status of in the same way.
+type staffKind[T any] struct {
+	table, alias, columns, what string
+	scan                        func(scanner) (T, error)
+	// fields points at what every kind has.
+	fields func(*T) (id, orgID, locationID *string, status *string, createdAt, updatedAt *workshop.Micros)
+	// statusChanged records what a status change emits, if anything.
+	statusChanged func(ctx context.Context, c conn, rec T) error
+}
 
-func scanTechnician(sc scanner) (workshop.Technician, error) {
-	var t workshop.Technician
-	err := sc.Scan(&t.ID, &t.OrgID, &t.LocationID, &t.Name, jsonList[[]string]{&t.Skills}, &t.WIPLimit, &t.Status,
-		&t.CreatedAt, &t.UpdatedAt, &t.ClockedIn)
-	return t, err
+var technicianKind = staffKind[workshop.Technician]{
+	table: "technicians", alias: "t", what: "technician",
+	columns: `t.id, t.org_id, t.location_id, t.name, t.skills, t.wip_limit, t.status, t.created_at, t.updated_at,
+	EXISTS (SELECT 1 FROM attendance a WHERE a.tech_id = t.id AND a.clock_out IS NULL)`,
+	scan: func(sc scanner) (workshop.Technician, error) {
+		var t workshop.Technician
+		err := sc.Scan(&t.ID, &t.OrgID, &t.LocationID, &t.Name, jsonList[[]string]{&t.Skills}, &t.WIPLimit, &t.Status,
+			&t.CreatedAt, &t.UpdatedAt, &t.ClockedIn)
+		return t, err
+	},
+	fields: func(t *workshop.Technician) (*string, *string, *string, *string, *workshop.Micros, *workshop.Micros) {
+		return &t.ID, &t.OrgID, &t.LocationID, &t.Status, &t.CreatedAt, &t.UpdatedAt
+	},
+	statusChanged: func(context.Context, conn, workshop.Technician) error { return nil }, // no event is defined for it
+}
+
+var bayKind = staffKind[workshop.Bay]{
+	table: "bays", alias: "b", what: "bay",
+	columns: `b.id, b.org_id, b.location_id, b.name, b.equipment, b.services, b.status, b.created_at, b.updated_at,
+	EXISTS (SELECT 1 FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress')`,
+	scan: func(sc scanner) (workshop.Bay, error) {
+		var b workshop.Bay
+		err := sc.Scan(&b.ID, &b.OrgID, &b.LocationID, &b.Name, jsonList[[]string]{&b.Equipment}, jsonList[[]string]{&b.Services},
+			&b.Status, &b.CreatedAt, &b.UpdatedAt, &b.Occupied)
+		return b, err
+	},
+	fields: func(b *workshop.Bay) (*string, *string, *string, *string, *workshop.Micros, *workshop.Micros) {
+		return &b.ID, &b.OrgID, &b.LocationID, &b.Status, &b.CreatedAt, &b.UpdatedAt
+	},
+	statusChanged: func(ctx context.Context, c conn, b workshop.Bay) error {
+		return recordEvent(ctx, c, b.OrgID, b.LocationID, workshop.EventBayStatusChanged, b.UpdatedAt, bayRow(b))
+	},
+}
+
+func (k staffKind[T]) list(ctx context.Context, s *Store, v Visibility, p workshop.PageRequest) (workshop.Page[T], error) {
+	return listPage(ctx, s, `SELECT `+k.columns+` FROM `+k.table+` `+k.alias+` WHERE `+k.alias+`.deleted_at IS NULL`, k.alias, v, p, k.scan,
+		func(rec T) workshop.Cursor {
+			id, _, _, _, created, _ := k.fields(&rec)
+			return workshop.Cursor{CreatedAt: *created, ID: *id}
+		})
+}
+
+// visible reads a record the caller sees, or not_found.
+func (k staffKind[T]) visible(ctx context.Context, c conn, v Visibility, id, lock string) (T, error) {
+	rec, err := k.scan(c.queryRow(ctx, `SELECT `+k.columns+` FROM `+k.table+` `+k.alias+` WHERE `+k.alias+`.id = ? AND `+
+		k.alias+`.deleted_at IS NULL`+lock, id))
+	if err == nil {
+		_, org, loc, _, _, _ := k.fields(&rec)
+		if !v.sees(*org, *loc) {
+			err = sql.ErrNoRows
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, workshop.NotFound(k.what)
+	}
+	return rec, err
+}
+
+// patchStatus sets the operational status with optimistic concurrency; the
+// same status again changes nothing. Day close does not block it.
+func (k staffKind[T]) patchStatus(ctx context.Context, s *Store, v Visibility, id string, expected workshop.Micros, status string, now workshop.Micros) (T, error) {
+	return write(ctx, s, func(c conn) (T, error) {
+		rec, err := k.visible(ctx, c, v, id, s.forUpdateOf(k.alias))
+		if err != nil {
+			return rec, err
+		}
+		recID, _, _, st, _, updated := k.fields(&rec)
+		if err := checkVersion(k.what, *updated, expected); err != nil || *st == status {
+			return rec, err
+		}
+		*st, *updated = status, workshop.NextMicros(now.Time(), *updated)
+		if _, err := c.exec(ctx, `UPDATE `+k.table+` SET status = ?, updated_at = ? WHERE id = ?`, status, *updated, *recID); err != nil {
+			return rec, err
+		}
+		return rec, k.statusChanged(ctx, c, rec)
+	})
 }
 
 // Technicians lists the technicians the caller sees, by (createdAt, id).
 func (s *Store) Technicians(ctx context.Context, v Visibility, p workshop.PageRequest) (workshop.Page[workshop.Technician], error) {
-	return listPage(ctx, s, `SELECT `+technicianColumns+` FROM technicians t WHERE t.deleted_at IS NULL`, "t", v, p, scanTechnician,
-		func(t workshop.Technician) workshop.Cursor { return workshop.Cursor{CreatedAt: t.CreatedAt, ID: t.ID} })
+	return technicianKind.list(ctx, s, v, p)
 }
 
 // Technician reads a technician the caller sees.
 func (s *Store) Technician(ctx context.Context, v Visibility, id string) (workshop.Technician, error) {
-	return visibleTechnician(ctx, s.read(), v, id, "")
+	return technicianKind.visible(ctx, s.read(), v, id, "")
 }
 
-func visibleTechnician(ctx context.Context, c conn, v Visibility, id, lock string) (workshop.Technician, error) {
-	t, err := scanTechnician(c.queryRow(ctx, `SELECT `+technicianColumns+` FROM technicians t WHERE t.id = ? AND t.deleted_at IS NULL`+lock, id))
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.sees(t.OrgID, t.LocationID)) {
-		return t, workshop.NotFound("technician")
-	}
-	return t, err
-}
-
-// PatchTechnicianStatus sets a technician's operational status with
-// optimistic concurrency; the same status again changes nothing.
+// PatchTechnicianStatus sets a technician's operational status.
 func (s *Store) PatchTechnicianStatus(ctx context.Context, v Visibility, id string, expected workshop.Micros, status string, now workshop.Micros) (workshop.Technician, error) {
-	return write(ctx, s, func(c conn) (workshop.Technician, error) {
-		t, err := visibleTechnician(ctx, c, v, id, s.forUpdateOf("t"))
-		if err != nil {
-			return t, err
-		}
-		if err := checkVersion("technician", t.UpdatedAt, expected); err != nil || t.Status == status {
-			return t, err
-		}
-		t.Status, t.UpdatedAt = status, workshop.NextMicros(now.Time(), t.UpdatedAt)
-		_, err = c.exec(ctx, `UPDATE technicians SET status = ?, updated_at = ? WHERE id = ?`, t.Status, t.UpdatedAt, t.ID)
-		return t, err
-	})
-}
-
-const bayColumns = `b.id, b.org_id, b.location_id, b.name, b.equipment, b.services, b.status, b.created_at, b.updated_at,
-	EXISTS (SELECT 1 FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress')`
-
-func scanBay(sc scanner) (workshop.Bay, error) {
-	var b workshop.Bay
-	err := sc.Scan(&b.ID, &b.OrgID, &b.LocationID, &b.Name, jsonList[[]string]{&b.Equipment}, jsonList[[]string]{&b.Services},
-		&b.Status, &b.CreatedAt, &b.UpdatedAt, &b.Occupied)
-	return b, err
+	return technicianKind.patchStatus(ctx, s, v, id, expected, status, now)
 }
 
 // Bays lists the bays the caller sees, by (createdAt, id).
 func (s *Store) Bays(ctx context.Context, v Visibility, p workshop.PageRequest) (workshop.Page[workshop.Bay], error) {
-	return listPage(ctx, s, `SELECT `+bayColumns+` FROM bays b WHERE b.deleted_at IS NULL`, "b", v, p, scanBay,
-		func(b workshop.Bay) workshop.Cursor { return workshop.Cursor{CreatedAt: b.CreatedAt, ID: b.ID} })
+	return bayKind.list(ctx, s, v, p)
 }
 
 // Bay reads a bay the caller sees.
 func (s *Store) Bay(ctx context.Context, v Visibility, id string) (workshop.Bay, error) {
-	return visibleBay(ctx, s.read(), v, id, "")
+	return bayKind.visible(ctx, s.read(), v, id, "")
 }
 
-func visibleBay(ctx context.Context, c conn, v Visibility, id, lock string) (workshop.Bay, error) {
-	b, err := scanBay(c.queryRow(ctx, `SELECT `+bayColumns+` FROM bays b WHERE b.id = ? AND b.deleted_at IS NULL`+lock, id))
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.sees(b.OrgID, b.LocationID)) {
-		return b, workshop.NotFound("bay")
-	}
-	return b, err
-}
-
-// PatchBayStatus puts a bay into or out of maintenance with optimistic
-// concurrency and records bay.status_changed. Day close does not block it.
+// PatchBayStatus puts a bay into or out of maintenance and records
+// bay.status_changed.
 func (s *Store) PatchBayStatus(ctx context.Context, v Visibility, id string, expected workshop.Micros, status string, now workshop.Micros) (workshop.Bay, error) {
-	return write(ctx, s, func(c conn) (workshop.Bay, error) {
-		b, err := visibleBay(ctx, c, v, id, s.forUpdateOf("b"))
-		if err != nil {
-			return b, err
-		}
-		if err := checkVersion("bay", b.UpdatedAt, expected); err != nil || b.Status == status {
-			return b, err
-		}
-		b.Status, b.UpdatedAt = status, workshop.NextMicros(now.Time(), b.UpdatedAt)
-		if _, err := c.exec(ctx, `UPDATE bays SET status = ?, updated_at = ? WHERE id = ?`, b.Status, b.UpdatedAt, b.ID); err != nil {
-			return b, err
-		}
-		return b, recordEvent(ctx, c, b.OrgID, b.LocationID, workshop.EventBayStatusChanged, b.UpdatedAt, bayRow(b))
-	})
+	return bayKind.patchStatus(ctx, s, v, id, expected, status, now)
 }
 
 func bayRow(b workshop.Bay) map[string]any {
