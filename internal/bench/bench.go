@@ -68,6 +68,7 @@ type Round struct {
 // env is a running API and control server with a seeded organisation.
 type env struct {
 	base, controlBase string
+	handler           http.Handler // the API, for in-process benchmarks of its server-side cost
 	store             *store.Store
 	op                *operator.Operator
 	orgKey, locKey    string
@@ -164,7 +165,8 @@ func start(ctx context.Context, dbURL string, stepPool int) (*env, func(), error
 		return nil, nil, err
 	}
 	api.Mount("/mcp", mcpHandler)
-	base, stop, err := listen(api.Handler())
+	handler := api.Handler()
+	base, stop, err := listen(handler)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -176,7 +178,7 @@ func start(ctx context.Context, dbURL string, stepPool int) (*env, func(), error
 		return nil, nil, err
 	}
 	cleanups = append(cleanups, stopControl)
-	e := &env{base: base, controlBase: controlBase, store: st, op: operator.New(st), client: &http.Client{Timeout: 30 * time.Second},
+	e := &env{handler: handler, base: base, controlBase: controlBase, store: st, op: operator.New(st), client: &http.Client{Timeout: 30 * time.Second},
 		run: strconv.FormatInt(time.Now().UnixNano(), 36), stepPool: stepPool, clock: time.Now}
 	if err := e.seed(ctx); err != nil {
 		cleanup()

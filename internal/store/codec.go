@@ -1,9 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -32,7 +34,57 @@ func (j jsonList[T]) Scan(src any) error {
 	default:
 		return fmt.Errorf("store: cannot scan %T as JSON", src)
 	}
+	switch v := any(j.v).(type) { // the lists read on every request, without reflection
+	case *[]string:
+		if l, ok := plainStrings[string](b); ok {
+			*v = l
+			return nil
+		}
+	case *[]workshop.Scope:
+		if l, ok := plainStrings[workshop.Scope](b); ok {
+			*v = l
+			return nil
+		}
+	}
 	return json.Unmarshal(b, j.v)
+}
+
+// plainStrings parses a JSON array of strings without escapes, as this
+// package writes them (["a","b"], spaces allowed between items); anything
+// else is not ok and left to encoding/json.
+func plainStrings[S ~string](b []byte) ([]S, bool) {
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' || !utf8.Valid(b) {
+		return nil, false
+	}
+	out := []S{}
+	rest := b[1 : len(b)-1]
+	for len(rest) > 0 {
+		if rest[0] != '"' {
+			return nil, false
+		}
+		end := bytes.IndexByte(rest[1:], '"') + 1
+		if end == 0 {
+			return nil, false
+		}
+		item := rest[1:end]
+		for _, c := range item {
+			if c == '\\' || c < 0x20 {
+				return nil, false
+			}
+		}
+		out = append(out, S(item))
+		rest = bytes.TrimLeft(rest[end+1:], " ")
+		if len(rest) > 0 {
+			if rest[0] != ',' {
+				return nil, false
+			}
+			rest = bytes.TrimLeft(rest[1:], " ")
+			if len(rest) == 0 {
+				return nil, false
+			}
+		}
+	}
+	return out, true
 }
 
 // nullMicros maps an optional audit timestamp to and from a nullable integer.
