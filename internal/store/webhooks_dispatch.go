@@ -367,34 +367,11 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 	}
 	o, err := write(ctx, s, func(c conn) (out, error) {
 		var o out
-		now := s.now()
-		for _, r := range results {
-			status, next := workshop.DeliverySucceeded, sql.NullInt64{}
-			var code sql.NullInt64
-			if r.StatusCode != 0 {
-				code = sql.NullInt64{Int64: int64(r.StatusCode), Valid: true}
-			}
-			var lastErr sql.NullString
-			if !r.Succeeded {
-				lastErr = sql.NullString{String: truncate(r.Error, MaxErrorLength), Valid: true}
-				status = workshop.DeliveryExhausted
-				if r.RoundAttempt >= 1 && r.RoundAttempt <= len(delays) {
-					status = workshop.DeliveryFailed
-					next = sql.NullInt64{Int64: int64(workshop.MicrosOf(now.Add(delays[r.RoundAttempt-1]))), Valid: true}
-				}
-			}
-			res, err := c.exec(ctx, `UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, leased_by = NULL,
-				last_status_code = ?, last_error = ?, updated_at = ? WHERE id = ? AND leased_by = ?`,
-				status, next, code, lastErr, workshop.MicrosOf(now), r.DeliveryID, r.Token)
-			if err != nil {
-				return o, err
-			}
-			if n, _ := res.RowsAffected(); n > 0 {
-				o.recorded++
-			}
+		var err error
+		if o.recorded, err = recordResults(ctx, c, results, delays, s.now()); err != nil {
+			return o, err
 		}
 		if cl != nil {
-			var err error
 			if o.attempts, err = s.claimIn(ctx, c, *cl); err != nil {
 				return o, err
 			}
@@ -402,6 +379,72 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 		return o, nil
 	})
 	return o.recorded, o.attempts, err
+}
+
+// recordResults stores results, one statement per group of results that
+// store the same values (most often: the successes of one claim), each only
+// where the claim's lease is still held.
+func recordResults(ctx context.Context, c conn, results []AttemptResult, delays []time.Duration, now time.Time) (int, error) {
+	type outcome struct {
+		token, status string
+		next, code    sql.NullInt64
+		lastErr       sql.NullString
+	}
+	groups := map[outcome][]any{}
+	var order []outcome
+	for _, r := range results {
+		o := outcome{token: r.Token, status: workshop.DeliverySucceeded}
+		if r.StatusCode != 0 {
+			o.code = sql.NullInt64{Int64: int64(r.StatusCode), Valid: true}
+		}
+		if !r.Succeeded {
+			o.lastErr = sql.NullString{String: truncate(r.Error, MaxErrorLength), Valid: true}
+			o.status = workshop.DeliveryExhausted
+			if r.RoundAttempt >= 1 && r.RoundAttempt <= len(delays) {
+				o.status = workshop.DeliveryFailed
+				o.next = sql.NullInt64{Int64: int64(workshop.MicrosOf(now.Add(delays[r.RoundAttempt-1]))), Valid: true}
+			}
+		}
+		if _, ok := groups[o]; !ok {
+			order = append(order, o)
+		}
+		groups[o] = append(groups[o], r.DeliveryID)
+	}
+	recorded := 0
+	for _, o := range order {
+		for ids := range slices.Chunk(groups[o], 100) {
+			res, err := c.exec(ctx, `UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, leased_by = NULL,
+				last_status_code = ?, last_error = ?, updated_at = ? WHERE leased_by = ? AND id IN (`+placeholders(len(ids))+`)`,
+				append([]any{o.status, o.next, o.code, o.lastErr, workshop.MicrosOf(now), o.token}, ids...)...)
+			if err != nil {
+				return recorded, err
+			}
+			n, _ := res.RowsAffected()
+			recorded += int(n)
+		}
+	}
+	return recorded, nil
+}
+
+// Release gives claimed attempts back unmade (a dispatcher that will not
+// make them in time, or is stopping): their leases end and their attempt
+// is not counted, so that they are due again at once for any dispatcher.
+func (s *Store) Release(ctx context.Context, token string, deliveryIDs []string) error {
+	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		now := workshop.MicrosOf(s.now())
+		for ids := range slices.Chunk(deliveryIDs, 100) {
+			args := []any{now, token}
+			for _, id := range ids {
+				args = append(args, id)
+			}
+			if _, err := c.exec(ctx, `UPDATE deliveries SET attempts = attempts - 1, round_attempts = round_attempts - 1,
+				lease_until = NULL, leased_by = NULL, updated_at = ? WHERE leased_by = ? AND id IN (`+placeholders(len(ids))+`)`, args...); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
 }
 
 // truncate cuts s to at most n characters.

@@ -539,3 +539,62 @@ func TestFanOutWaitsForEarlierTransactions(t *testing.T) {
 		}
 	})
 }
+
+// TestReleaseGivesAttemptsBack: a released claim is due again at once with
+// its attempt not counted, and only its own claim can release it; results
+// are recorded per claim, in groups, only under the lease.
+func TestReleaseGivesAttemptsBack(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newWhEnv(t, db)
+		e.hook(t, e.org.ID, "", workshop.EventJobCreated)
+		for range 3 {
+			walkIn(t, e.st, e.org.ID, e.loc.ID, at(0))
+		}
+		fanOutAll(t, e.st)
+		ctx := context.Background()
+		claim := func(token string) []store.Attempt {
+			t.Helper()
+			as, err := e.st.ClaimDeliveries(ctx, store.Claim{Token: token, Lease: time.Hour, Limit: 10, PerWebhook: 10, MaxAttempts: 5})
+			if err != nil {
+				t.Fatalf("claim %s: %v", token, err)
+			}
+			return as
+		}
+		first := claim("a")
+		if len(first) != 3 {
+			t.Fatalf("claimed %d, want 3", len(first))
+		}
+		ids := []string{first[0].DeliveryID, first[1].DeliveryID}
+		if err := e.st.Release(ctx, "not-a", ids); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("b"); len(got) != 0 {
+			t.Fatalf("after a release by another claim, claimed %d, want 0 (still leased)", len(got))
+		}
+		if err := e.st.Release(ctx, "a", ids); err != nil {
+			t.Fatal(err)
+		}
+		again := claim("c")
+		if len(again) != 2 {
+			t.Fatalf("after the release, claimed %d, want the 2 released", len(again))
+		}
+		for _, a := range again {
+			if a.Attempt != 1 || a.RoundAttempt != 1 {
+				t.Errorf("released delivery claimed again as attempt %d (round %d), want 1 (1)", a.Attempt, a.RoundAttempt)
+			}
+		}
+		results := []store.AttemptResult{
+			{DeliveryID: again[0].DeliveryID, Token: "c", RoundAttempt: 1, Succeeded: true, StatusCode: 200},
+			{DeliveryID: again[1].DeliveryID, Token: "c", RoundAttempt: 1, Succeeded: true, StatusCode: 200},
+			{DeliveryID: first[2].DeliveryID, Token: "stale", RoundAttempt: 1, Succeeded: true, StatusCode: 200},
+		}
+		n, err := e.st.RecordAttempts(ctx, results, []time.Duration{time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 {
+			t.Errorf("recorded %d results, want 2 (the one under another lease left alone)", n)
+		}
+	})
+}

@@ -5,7 +5,9 @@
 // whatever the number of processes), claims due deliveries with leases
 // (no two processes make the same attempt), POSTs them signed, and records
 // each result under its lease; recording and claiming share one
-// transaction per step (store.Settle). A process that dies
+// transaction per step (store.Settle), run beside the attempts, with
+// deliveries claimed ahead so that no worker waits for it (pump.go). A
+// process that dies
 // mid-attempt loses nothing: when the lease runs out the delivery is due
 // again, for any process. Attempts run in a bounded pool with a limit per
 // registration, so a slow or dead endpoint delays no other.
@@ -20,10 +22,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -125,181 +125,6 @@ func (d *Dispatcher) Wake() {
 	}
 }
 
-// finished is an attempt that ended: its result to record, or abandoned
-// at shutdown (nothing to record: its lease runs out).
-type finished struct {
-	webhookID string
-	result    store.AttemptResult
-	abandoned bool
-}
-
-// Run dispatches until ctx is cancelled. Attempts in flight then get
-// ShutdownGrace to finish (and be recorded); the rest are abandoned to
-// their leases.
-//
-// One goroutine owns the state: the attempts in flight per registration.
-// Each step is one transaction (store.Settle) that records the results of
-// the attempts that finished since the last step and claims as many new
-// attempts as there are free slots, so a busy dispatcher writes once per
-// step, not once per attempt.
-func (d *Dispatcher) Run(ctx context.Context) error {
-	stop := d.st.OnEventsCommitted(d.Wake)
-	defer stop()
-	attemptCtx, abandon := context.WithCancel(context.WithoutCancel(ctx))
-	defer abandon()
-
-	done := make(chan finished, d.cfg.Workers) // never full: at most Workers attempts
-	inflight := map[string]int{}               // per registration: running or not yet recorded
-	total := 0
-	var pending []finished // ended, not yet recorded
-	var workers sync.WaitGroup
-	moreDue := true // a claim may find work
-
-	poll := time.NewTicker(d.cfg.PollInterval)
-	defer poll.Stop()
-	// The fan-out runs beside the steps, on its own connection: new
-	// deliveries are signalled on fanned.
-	fanned := make(chan struct{}, 1)
-	fanDone := make(chan struct{})
-	go func() { defer close(fanDone); d.fanOutLoop(ctx, fanned) }()
-	retry := time.NewTimer(time.Hour) // after a failed step
-	retry.Stop()
-	defer retry.Stop()
-	lastSweep := time.Time{}
-
-	collect := func(f finished) {
-		pending = append(pending, f)
-		for {
-			select {
-			case f := <-done:
-				pending = append(pending, f)
-			default:
-				return
-			}
-		}
-	}
-	// step records what is pending and, when claim, claims for the free
-	// slots; both in one transaction.
-	step := func(claim bool) {
-		after := maps.Clone(inflight)
-		afterTotal := total
-		var results []store.AttemptResult
-		for _, f := range pending {
-			if after[f.webhookID]--; after[f.webhookID] <= 0 {
-				delete(after, f.webhookID)
-			}
-			afterTotal--
-			if !f.abandoned {
-				results = append(results, f.result)
-			}
-		}
-		var cl *store.Claim
-		if claim && afterTotal < d.cfg.Workers && ctx.Err() == nil {
-			cl = &store.Claim{Token: newToken(), Lease: d.cfg.Timeout + d.cfg.LeaseMargin, Limit: d.cfg.Workers - afterTotal,
-				PerWebhook: d.cfg.PerWebhook, MaxAttempts: len(d.cfg.RetryDelays) + 1, Slots: map[string]int{}}
-			for id, n := range after {
-				cl.Slots[id] = max(0, d.cfg.PerWebhook-n)
-			}
-		}
-		if len(results) == 0 && cl == nil {
-			inflight, total, pending = after, afterTotal, nil
-			return
-		}
-		dbCtx := ctx
-		if ctx.Err() != nil {
-			var cancel context.CancelFunc
-			dbCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-		}
-		_, attempts, err := d.st.Settle(dbCtx, results, d.cfg.RetryDelays, cl)
-		if err != nil {
-			if ctx.Err() == nil {
-				d.log.Warn("webhooks: record and claim", "error", err, "results", len(results))
-				retry.Reset(time.Second)
-			}
-			return // nothing recorded nor claimed: the same again next step
-		}
-		inflight, total, pending = after, afterTotal, nil
-		if cl == nil {
-			return
-		}
-		full := false
-		for _, n := range cl.Slots {
-			full = full || n == 0
-		}
-		// More may be due unless the claim found nothing while every
-		// registration could take more.
-		moreDue = len(attempts) > 0 || full
-		for _, a := range attempts {
-			inflight[a.WebhookID]++
-			total++
-			token := cl.Token
-			workers.Go(func() { done <- d.attempt(attemptCtx, token, a) })
-		}
-	}
-	var analyzedAt int64 = -1 // the backlog when the statistics were last refreshed
-	sweep := func() {
-		if time.Since(lastSweep) < 5*time.Second {
-			return
-		}
-		lastSweep = time.Now()
-		if b, err := d.st.Backlog(ctx); err == nil && b.Pending >= 1000 && b.Pending > 4*analyzedAt {
-			if err := d.st.RefreshDeliveryStats(ctx); err != nil && ctx.Err() == nil {
-				d.log.Warn("webhooks: refresh statistics", "error", err)
-			}
-			analyzedAt = b.Pending
-		} else if err == nil && b.Pending < analyzedAt/4 {
-			analyzedAt = b.Pending
-		}
-		if n, err := d.st.ExhaustAbandoned(ctx, len(d.cfg.RetryDelays)+1); err != nil && ctx.Err() == nil {
-			d.log.Warn("webhooks: exhaust abandoned deliveries", "error", err)
-		} else if n > 0 {
-			d.log.Info("webhooks: deliveries exhausted after their dispatcher stopped", "count", n)
-		}
-	}
-	for ctx.Err() == nil {
-		select {
-		case <-ctx.Done():
-		case f := <-done:
-			collect(f)
-			step(moreDue)
-		case <-fanned:
-			moreDue = true
-			step(true)
-		case <-retry.C:
-			step(moreDue)
-		case <-poll.C:
-			sweep()
-			if due, err := d.st.HasDueDeliveries(ctx); err == nil && due {
-				moreDue = true
-			}
-			if moreDue || len(pending) > 0 {
-				step(moreDue)
-			}
-		}
-	}
-
-	<-fanDone
-	// Shutting down: attempts in flight get the grace, then are abandoned;
-	// the results there are are recorded.
-	wait := make(chan struct{})
-	go func() { workers.Wait(); close(wait) }()
-	grace := time.NewTimer(d.cfg.ShutdownGrace)
-	defer grace.Stop()
-	select {
-	case <-wait:
-	case <-grace.C:
-		abandon()
-		<-wait
-	}
-	for len(done) > 0 {
-		pending = append(pending, <-done)
-	}
-	step(false)
-	d.client.CloseIdleConnections()
-	return nil
-}
-
 // fanOutLoop fans new events out as they are committed (the wake-up of
 // this process's writes), shortly after when events are not final yet
 // (PostgreSQL: an older transaction is still running), and at each poll
@@ -307,8 +132,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 func (d *Dispatcher) fanOutLoop(ctx context.Context, fanned chan<- struct{}) {
 	poll := time.NewTicker(d.cfg.PollInterval)
 	defer poll.Stop()
-	heldBack := time.NewTimer(time.Hour)
-	heldBack.Stop()
+	// At once first: events committed while no dispatcher ran (a restart)
+	// are not left for the first poll.
+	heldBack := time.NewTimer(0)
 	defer heldBack.Stop()
 	for {
 		select {

@@ -1,0 +1,310 @@
+package webhooks
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/store"
+)
+
+// The pump is Run's state: one goroutine owns it. It keeps the workers
+// busy without waiting for the database between attempts: deliveries are
+// claimed ahead into a ready queue (at most Workers of them, PerWebhook per
+// registration), a finished attempt's slot is refilled from that queue at
+// once, and results are recorded, and the queue topped up, by one
+// transaction at a time running beside the attempts (store.Settle).
+//
+// A claimed delivery's lease covers its wait in the queue and its attempt:
+// it is 2 x Timeout + LeaseMargin, and a delivery still queued after
+// Timeout + LeaseMargin/2 is released unmade rather than started, so every
+// attempt ends, and is recorded, before its lease runs out.
+
+// finished is an attempt that ended: its result to record, or abandoned
+// at shutdown (nothing to record: its lease runs out).
+type finished struct {
+	webhookID string
+	result    store.AttemptResult
+	abandoned bool
+}
+
+// queued is a claimed attempt waiting for a slot.
+type queued struct {
+	attempt store.Attempt
+	token   string
+	claimed time.Time
+}
+
+// settled is what a Settle transaction did.
+type settled struct {
+	results  []store.AttemptResult // recorded, or to record again on err
+	claim    *store.Claim
+	claimed  time.Time
+	attempts []store.Attempt
+	err      error
+}
+
+type pump struct {
+	d          *Dispatcher
+	attemptCtx context.Context
+	done       chan finished
+	settledCh  chan settled
+	workers    sync.WaitGroup
+
+	running  map[string]int // per registration: attempts running
+	total    int            // attempts running
+	queue    []queued       // claimed, waiting for a slot, oldest first
+	queuedBy map[string]int // per registration: in the queue
+	pending  []store.AttemptResult
+	release  []queued // claimed but not to be made: given back by the next Settle's caller
+	settling bool
+	moreDue  bool // a claim may find work
+	// news counts the signals of new work (fan-outs, polls); a claim that
+	// found nothing clears moreDue only if none came while it ran.
+	news, newsAtClaim int
+}
+
+// Run dispatches until ctx is cancelled. Attempts in flight then get
+// ShutdownGrace to finish (and be recorded); the rest are abandoned to
+// their leases, and queued ones are released.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	stop := d.st.OnEventsCommitted(d.Wake)
+	defer stop()
+	attemptCtx, abandon := context.WithCancel(context.WithoutCancel(ctx))
+	defer abandon()
+	p := &pump{d: d, attemptCtx: attemptCtx, done: make(chan finished, d.cfg.Workers), settledCh: make(chan settled, 1),
+		running: map[string]int{}, queuedBy: map[string]int{}, moreDue: true}
+
+	poll := time.NewTicker(d.cfg.PollInterval)
+	defer poll.Stop()
+	// The fan-out runs beside, on its own connection: new deliveries are
+	// signalled on fanned.
+	fanned := make(chan struct{}, 1)
+	fanDone := make(chan struct{})
+	go func() { defer close(fanDone); d.fanOutLoop(ctx, fanned) }()
+	retry := time.NewTimer(time.Hour) // after a failed Settle
+	retry.Stop()
+	defer retry.Stop()
+	sweeper := sweeper{d: d}
+
+	p.settle(ctx)
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case f := <-p.done:
+			p.finish(f)
+			p.start()
+			p.settle(ctx)
+		case s := <-p.settledCh:
+			if !p.settledWith(s) {
+				retry.Reset(time.Second)
+				break
+			}
+			p.start()
+			// Again at once while claims find work, results wait or news
+			// came meanwhile; otherwise the next event (an attempt ending,
+			// news, the poll) does it.
+			if len(s.attempts) > 0 || len(p.pending) > 0 || p.news != p.newsAtClaim {
+				p.settle(ctx)
+			}
+		case <-fanned:
+			p.newWork()
+			p.settle(ctx)
+		case <-retry.C:
+			p.settle(ctx)
+		case <-poll.C:
+			sweeper.sweep(ctx)
+			if due, err := d.st.HasDueDeliveries(ctx); err == nil && due {
+				p.newWork()
+			}
+			p.start() // a queued attempt may have waited too long: released
+			p.settle(ctx)
+		}
+	}
+	<-fanDone
+	p.shutdown(abandon)
+	d.client.CloseIdleConnections()
+	return nil
+}
+
+func (p *pump) newWork() {
+	p.moreDue = true
+	p.news++
+}
+
+// finish takes an ended attempt's result.
+func (p *pump) finish(f finished) {
+	if p.running[f.webhookID]--; p.running[f.webhookID] <= 0 {
+		delete(p.running, f.webhookID)
+	}
+	p.total--
+	if !f.abandoned {
+		p.pending = append(p.pending, f.result)
+	}
+}
+
+// start starts queued attempts while there are free slots, oldest first,
+// skipping registrations at their limit; one queued too long is released.
+func (p *pump) start() {
+	maxWait := p.d.cfg.Timeout + p.d.cfg.LeaseMargin/2
+	kept := p.queue[:0]
+	for _, q := range p.queue {
+		switch {
+		case time.Since(q.claimed) > maxWait:
+			p.unqueue(q)
+			p.release = append(p.release, q)
+		case p.total < p.d.cfg.Workers && p.running[q.attempt.WebhookID] < p.d.cfg.PerWebhook:
+			p.unqueue(q)
+			p.running[q.attempt.WebhookID]++
+			p.total++
+			p.workers.Go(func() { p.done <- p.d.attempt(p.attemptCtx, q.token, q.attempt) })
+		default:
+			kept = append(kept, q)
+		}
+	}
+	clear(p.queue[len(kept):])
+	p.queue = kept
+}
+
+func (p *pump) unqueue(q queued) {
+	if p.queuedBy[q.attempt.WebhookID]--; p.queuedBy[q.attempt.WebhookID] <= 0 {
+		delete(p.queuedBy, q.attempt.WebhookID)
+	}
+}
+
+// settle starts a transaction, unless one is running, that records the
+// pending results and, when work may be due, claims to fill the queue.
+func (p *pump) settle(ctx context.Context) {
+	if p.settling {
+		return
+	}
+	if len(p.release) > 0 {
+		p.releaseQueued(ctx, p.release)
+		p.release = nil
+	}
+	cfg := p.d.cfg
+	var cl *store.Claim
+	if room := cfg.Workers - len(p.queue); p.moreDue && room > 0 && ctx.Err() == nil {
+		cl = &store.Claim{Token: newToken(), Lease: 2*cfg.Timeout + cfg.LeaseMargin, Limit: room,
+			PerWebhook: cfg.PerWebhook, MaxAttempts: len(cfg.RetryDelays) + 1, Slots: map[string]int{}}
+		for id, n := range p.queuedBy {
+			cl.Slots[id] = max(0, cfg.PerWebhook-n)
+		}
+	}
+	if len(p.pending) == 0 && cl == nil {
+		return
+	}
+	results := p.pending
+	p.pending, p.settling, p.newsAtClaim = nil, true, p.news
+	// The transaction outlives a cancelled Run: the results it records
+	// were made and must not be lost.
+	dbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	go func() {
+		defer cancel()
+		claimed := time.Now()
+		_, attempts, err := p.d.st.Settle(dbCtx, results, cfg.RetryDelays, cl)
+		p.settledCh <- settled{results: results, claim: cl, claimed: claimed, attempts: attempts, err: err}
+	}()
+}
+
+// settledWith takes a transaction's outcome; false when it failed (its
+// results are pending again, nothing was claimed).
+func (p *pump) settledWith(s settled) bool {
+	p.settling = false
+	if s.err != nil {
+		p.pending = append(s.results, p.pending...)
+		p.d.log.Warn("webhooks: record and claim", "error", s.err, "results", len(s.results))
+		return false
+	}
+	if s.claim == nil {
+		return true
+	}
+	full := false
+	for _, n := range s.claim.Slots {
+		full = full || n == 0
+	}
+	// More may be due unless the claim found nothing while every
+	// registration could take more and no news came meanwhile.
+	p.moreDue = len(s.attempts) > 0 || full || p.news != p.newsAtClaim
+	for _, a := range s.attempts {
+		p.queue = append(p.queue, queued{attempt: a, token: s.claim.Token, claimed: s.claimed})
+		p.queuedBy[a.WebhookID]++
+	}
+	return true
+}
+
+// releaseQueued gives claimed attempts back; if that fails their leases
+// run out and they are due again then.
+func (p *pump) releaseQueued(ctx context.Context, qs []queued) {
+	byToken := map[string][]string{}
+	for _, q := range qs {
+		byToken[q.token] = append(byToken[q.token], q.attempt.DeliveryID)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for token, ids := range byToken {
+		if err := p.d.st.Release(ctx, token, ids); err != nil {
+			p.d.log.Warn("webhooks: release queued deliveries", "error", err, "count", len(ids))
+		}
+	}
+}
+
+// shutdown lets the attempts in flight finish within the grace, abandons
+// the rest, releases the queue and records the results there are.
+func (p *pump) shutdown(abandon context.CancelFunc) {
+	if p.settling {
+		p.settledWith(<-p.settledCh)
+	}
+	wait := make(chan struct{})
+	go func() { p.workers.Wait(); close(wait) }()
+	grace := time.NewTimer(p.d.cfg.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-wait:
+	case <-grace.C:
+		abandon()
+		<-wait
+	}
+	for len(p.done) > 0 {
+		p.finish(<-p.done)
+	}
+	ctx := context.Background()
+	p.releaseQueued(ctx, append(p.release, p.queue...))
+	p.queue, p.release, p.moreDue = nil, nil, false
+	if len(p.pending) > 0 {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, _, err := p.d.st.Settle(ctx, p.pending, p.d.cfg.RetryDelays, nil); err != nil {
+			p.d.log.Warn("webhooks: record results at shutdown", "error", err, "results", len(p.pending))
+		}
+	}
+}
+
+// sweeper does the periodic upkeep: statistics after a fast-grown backlog,
+// and exhausting deliveries whose last attempt was lost with its dispatcher.
+type sweeper struct {
+	d          *Dispatcher
+	last       time.Time
+	analyzedAt int64 // the backlog when the statistics were last refreshed
+}
+
+func (s *sweeper) sweep(ctx context.Context) {
+	if time.Since(s.last) < 5*time.Second {
+		return
+	}
+	s.last = time.Now()
+	d := s.d
+	if b, err := d.st.Backlog(ctx); err == nil && b.Pending >= 1000 && b.Pending > 4*s.analyzedAt {
+		if err := d.st.RefreshDeliveryStats(ctx); err != nil && ctx.Err() == nil {
+			d.log.Warn("webhooks: refresh statistics", "error", err)
+		}
+		s.analyzedAt = b.Pending
+	} else if err == nil && b.Pending < s.analyzedAt/4 {
+		s.analyzedAt = b.Pending
+	}
+	if n, err := d.st.ExhaustAbandoned(ctx, len(d.cfg.RetryDelays)+1); err != nil && ctx.Err() == nil {
+		d.log.Warn("webhooks: exhaust abandoned deliveries", "error", err)
+	} else if n > 0 {
+		d.log.Info("webhooks: deliveries exhausted after their dispatcher stopped", "count", n)
+	}
+}
