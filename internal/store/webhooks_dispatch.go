@@ -53,6 +53,28 @@ func (h *eventHooks) fire() {
 	}
 }
 
+// lazyCommit makes a dispatcher transaction commit without waiting for
+// PostgreSQL's flush to disk (synchronous_commit off; SQLite's batcher
+// already amortises its commits). It is safe for these transactions alone:
+// the events they work from were committed durably with their change, and
+// losing one of them in a crash of the database server only repeats work
+// (a fan-out lost with its cursor is made again; a lost claim is due again;
+// a lost result means the attempt is made again, which at-least-once
+// delivery allows). Committed data is visible to other transactions at
+// once either way, so claims stay exclusive.
+func lazyCommit[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) func(c conn) (T, error) {
+	if s.dialect != postgresDialect {
+		return fn
+	}
+	return func(c conn) (T, error) {
+		if _, err := c.exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			var zero T
+			return zero, err
+		}
+		return fn(c)
+	}
+}
+
 // txEvents counts the events a write transaction recorded.
 type txEvents struct{ n int }
 
@@ -67,7 +89,7 @@ func (s *Store) Now() time.Time { return s.now() }
 // deliveries it made.
 func (s *Store) FanOut(ctx context.Context, limit int) (events, deliveries int, err error) {
 	type result struct{ events, deliveries int }
-	r, err := write(ctx, s, func(c conn) (result, error) {
+	r, err := write(ctx, s, lazyCommit(ctx, s, func(c conn) (result, error) {
 		var lastTx, lastSeq int64
 		if err := c.queryRow(ctx, `SELECT last_tx, last_seq FROM webhook_cursor WHERE id = 1`+s.forUpdate()).Scan(&lastTx, &lastSeq); err != nil {
 			return result{}, fmt.Errorf("read the fan-out cursor: %w", err)
@@ -107,7 +129,7 @@ func (s *Store) FanOut(ctx context.Context, limit int) (events, deliveries int, 
 			return result{}, err
 		}
 		return result{len(evs), len(rows)}, nil
-	})
+	}))
 	return r.events, r.deliveries, err
 }
 
@@ -153,7 +175,10 @@ func (s *Store) eventsToFanOut(ctx context.Context, c conn, lastTx, lastSeq int6
 func (s *Store) HasEventsToFanOut(ctx context.Context) (bool, error) {
 	q := `SELECT EXISTS (SELECT 1 FROM events e, webhook_cursor c WHERE c.id = 1 AND e.seq > c.last_seq)`
 	if s.dialect == postgresDialect {
-		q = `SELECT EXISTS (SELECT 1 FROM events e, webhook_cursor c WHERE c.id = 1 AND (e.tx_id, e.seq) > (c.last_tx, c.last_seq))`
+		// The first event after the cursor, in index order: a plain EXISTS
+		// is planned as a scan of the whole outbox when none is there.
+		q = `SELECT EXISTS (SELECT 1 FROM webhook_cursor c, LATERAL (SELECT 1 FROM events e
+			WHERE (e.tx_id, e.seq) > (c.last_tx, c.last_seq) ORDER BY e.tx_id, e.seq LIMIT 1) x WHERE c.id = 1)`
 	}
 	var ok bool
 	err := s.read().queryRow(ctx, q).Scan(&ok)
@@ -365,7 +390,7 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 		recorded int
 		attempts []Attempt
 	}
-	o, err := write(ctx, s, func(c conn) (out, error) {
+	o, err := write(ctx, s, lazyCommit(ctx, s, func(c conn) (out, error) {
 		var o out
 		var err error
 		if o.recorded, err = recordResults(ctx, c, results, delays, s.now()); err != nil {
@@ -377,7 +402,7 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 			}
 		}
 		return o, nil
-	})
+	}))
 	return o.recorded, o.attempts, err
 }
 
@@ -430,7 +455,7 @@ func recordResults(ctx context.Context, c conn, results []AttemptResult, delays 
 // make them in time, or is stopping): their leases end and their attempt
 // is not counted, so that they are due again at once for any dispatcher.
 func (s *Store) Release(ctx context.Context, token string, deliveryIDs []string) error {
-	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+	_, err := write(ctx, s, lazyCommit(ctx, s, func(c conn) (struct{}, error) {
 		now := workshop.MicrosOf(s.now())
 		for ids := range slices.Chunk(deliveryIDs, 100) {
 			args := []any{now, token}
@@ -443,7 +468,7 @@ func (s *Store) Release(ctx context.Context, token string, deliveryIDs []string)
 			}
 		}
 		return struct{}{}, nil
-	})
+	}))
 	return err
 }
 
@@ -463,7 +488,7 @@ func truncate(s string, n int) string {
 // their schedule was lost with its dispatcher (its lease ran out): there is
 // no attempt left to make. It returns how many.
 func (s *Store) ExhaustAbandoned(ctx context.Context, maxAttempts int) (int64, error) {
-	return write(ctx, s, func(c conn) (int64, error) {
+	return write(ctx, s, lazyCommit(ctx, s, func(c conn) (int64, error) {
 		now := workshop.MicrosOf(s.now())
 		res, err := c.exec(ctx, `UPDATE deliveries SET status = 'exhausted', next_attempt_at = NULL, lease_until = NULL, leased_by = NULL,
 			last_error = 'the dispatcher stopped during the last attempt', updated_at = ?
@@ -473,7 +498,7 @@ func (s *Store) ExhaustAbandoned(ctx context.Context, maxAttempts int) (int64, e
 			return 0, err
 		}
 		return res.RowsAffected()
-	})
+	}))
 }
 
 // HasDueDeliveries tells, with a read, whether a claim could find work.
