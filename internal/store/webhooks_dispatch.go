@@ -302,9 +302,11 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 	if s.dialect == postgresDialect {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	// One table, in the order of the index of due deliveries: the plan
+	// cannot turn into sorting every due delivery when the statistics lag
+	// behind a backlog that grew fast (a join here did).
 	rows, err := c.query(ctx, `SELECT id, webhook_id FROM deliveries
 		WHERE status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) AND round_attempts < ?`+exclude+`
-			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.is_active)
 		ORDER BY next_attempt_at LIMIT ?`+lock, append(args, cl.Limit*4)...)
 	if err != nil {
 		return nil, err
@@ -315,14 +317,28 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 		err := sc.Scan(&cd.id, &cd.webhookID)
 		return cd, err
 	})
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	var hookIDs []any
+	for _, cd := range cands {
+		if !slices.Contains(hookIDs, any(cd.webhookID)) {
+			hookIDs = append(hookIDs, cd.webhookID)
+		}
+	}
+	active, err := activeWebhooks(ctx, c, hookIDs)
 	if err != nil {
 		return nil, err
 	}
-	var ids []any
+	var ids, paused []any
 	taken := map[string]int{}
 	for _, cd := range cands {
+		if !active[cd.webhookID] {
+			paused = append(paused, cd.id)
+			continue
+		}
 		if len(ids) == cl.Limit {
-			break
+			continue
 		}
 		room, ok := cl.Slots[cd.webhookID]
 		if !ok {
@@ -331,6 +347,14 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 		if taken[cd.webhookID] < room {
 			taken[cd.webhookID]++
 			ids = append(ids, cd.id)
+		}
+	}
+	// Due deliveries of an inactive registration (made by a fan-out that
+	// raced its deactivation) are paused as the deactivation pauses the rest.
+	if len(paused) > 0 {
+		if _, err := c.exec(ctx, `UPDATE deliveries SET next_attempt_at = NULL, updated_at = ? WHERE id IN (`+placeholders(len(paused))+`)`,
+			append([]any{now}, paused...)...); err != nil {
+			return nil, err
 		}
 	}
 	if len(ids) == 0 {
@@ -404,6 +428,23 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 		return o, nil
 	}))
 	return o.recorded, o.attempts, err
+}
+
+// activeWebhooks tells which of the registrations are active.
+func activeWebhooks(ctx context.Context, c conn, ids []any) (map[string]bool, error) {
+	rows, err := c.query(ctx, `SELECT id FROM webhooks WHERE is_active AND id IN (`+placeholders(len(ids))+`)`, ids...)
+	if err != nil {
+		return nil, err
+	}
+	list, err := collect(rows, func(sc scanner) (string, error) {
+		var id string
+		return id, sc.Scan(&id)
+	})
+	active := map[string]bool{}
+	for _, id := range list {
+		active[id] = true
+	}
+	return active, err
 }
 
 // recordResults stores results, one statement per group of results that

@@ -598,3 +598,34 @@ func TestReleaseGivesAttemptsBack(t *testing.T) {
 		}
 	})
 }
+
+// TestClaimPausesDeliveriesOfInactiveRegistrations: a delivery left due for
+// a registration deactivated meanwhile (a fan-out racing the deactivation)
+// is not claimed but paused, and resumes with the registration.
+func TestClaimPausesDeliveriesOfInactiveRegistrations(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newWhEnv(t, db)
+		h := e.hook(t, e.org.ID, "", workshop.EventJobCreated)
+		walkIn(t, e.st, e.org.ID, e.loc.ID, at(0))
+		fanOutAll(t, e.st)
+		// The race's outcome: inactive, its delivery still due.
+		if _, err := rawDB(t, db.URL).Exec(`UPDATE webhooks SET is_active = false WHERE id = '` + h.ID + `'`); err != nil {
+			t.Fatal(err)
+		}
+		if as := claim(t, e.st, "a", 10); len(as) != 0 {
+			t.Fatalf("claimed a delivery of an inactive registration: %+v", as)
+		}
+		ds := deliveriesOf(t, e.st, e.org.ID, h.ID)
+		if len(ds) != 1 || ds[0].NextAttemptAt != nil || ds[0].Status != workshop.DeliveryPending {
+			t.Fatalf("deliveries after the claim: %+v, want one pending and paused", ds)
+		}
+		yes := true
+		if _, err := e.st.PatchWebhook(t.Context(), store.Visibility{OrgID: e.org.ID}, h.ID, store.WebhookPatch{IsActive: &yes}, at(0)); err != nil {
+			t.Fatal(err)
+		}
+		if as := claim(t, e.st, "b", 10); len(as) != 1 {
+			t.Errorf("after activation: claimed %d, want 1", len(as))
+		}
+	})
+}
