@@ -568,15 +568,3 @@ func (s *Store) Backlog(ctx context.Context) (DeliveryBacklog, error) {
 	b.Oldest = microsPtr(oldest)
 	return b, err
 }
-
-// RefreshDeliveryStats refreshes PostgreSQL's statistics of the deliveries
-// table (a no-op on SQLite). A backlog that grew fast (an outbox fanned out
-// after an outage) otherwise waits for autovacuum's next analyze, and the
-// claim's plan sorts every due delivery meanwhile.
-func (s *Store) RefreshDeliveryStats(ctx context.Context) error {
-	if s.dialect != postgresDialect {
-		return nil
-	}
-	_, err := s.writer.ExecContext(ctx, `ANALYZE deliveries`)
-	return err
-}

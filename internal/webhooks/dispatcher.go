@@ -41,7 +41,7 @@ type Config struct {
 	PerWebhook   int           // attempts in flight to one registration at most: default 8
 	PollInterval time.Duration // how often to look for work committed by other processes: default 250ms
 	LeaseMargin  time.Duration // a lease is Timeout + LeaseMargin: default 15s
-	BatchSize    int           // events fanned out per transaction: default 500
+	BatchSize    int           // events fanned out per transaction: default 100 (a backlog starts going out after the first batch)
 	// ShutdownGrace is how long attempts in flight may finish (and be
 	// recorded) once Run's context is cancelled; those still running then
 	// are abandoned to their leases. Default 0: abandoned at once.
@@ -77,7 +77,7 @@ func (c Config) withDefaults() Config {
 		c.LeaseMargin = 15 * time.Second
 	}
 	if c.BatchSize <= 0 {
-		c.BatchSize = 500
+		c.BatchSize = 100
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -166,7 +166,7 @@ func (d *Dispatcher) fanOutLoop(ctx context.Context, fanned chan<- struct{}) {
 				}
 			}
 			if n == 0 {
-				heldBack.Reset(10 * time.Millisecond)
+				heldBack.Reset(2 * time.Millisecond)
 			}
 			if n < d.cfg.BatchSize {
 				break

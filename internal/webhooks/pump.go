@@ -85,7 +85,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	retry := time.NewTimer(time.Hour) // after a failed Settle
 	retry.Stop()
 	defer retry.Stop()
-	sweeper := sweeper{d: d}
+	sweepDone := make(chan struct{})
+	go func() { defer close(sweepDone); d.sweep(ctx) }()
 
 	p.settle(ctx)
 	for ctx.Err() == nil {
@@ -113,7 +114,6 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		case <-retry.C:
 			p.settle(ctx)
 		case <-poll.C:
-			sweeper.sweep(ctx)
 			if due, err := d.st.HasDueDeliveries(ctx); err == nil && due {
 				p.newWork()
 			}
@@ -122,6 +122,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 	}
 	<-fanDone
+	<-sweepDone
 	p.shutdown(abandon)
 	d.client.CloseIdleConnections()
 	return nil
@@ -280,31 +281,22 @@ func (p *pump) shutdown(abandon context.CancelFunc) {
 	}
 }
 
-// sweeper does the periodic upkeep: statistics after a fast-grown backlog,
-// and exhausting deliveries whose last attempt was lost with its dispatcher.
-type sweeper struct {
-	d          *Dispatcher
-	last       time.Time
-	analyzedAt int64 // the backlog when the statistics were last refreshed
-}
-
-func (s *sweeper) sweep(ctx context.Context) {
-	if time.Since(s.last) < 5*time.Second {
-		return
-	}
-	s.last = time.Now()
-	d := s.d
-	if b, err := d.st.Backlog(ctx); err == nil && b.Pending >= 1000 && b.Pending > 4*s.analyzedAt {
-		if err := d.st.RefreshDeliveryStats(ctx); err != nil && ctx.Err() == nil {
-			d.log.Warn("webhooks: refresh statistics", "error", err)
+// sweep exhausts, every 5 s, the deliveries whose last attempt was lost
+// with its dispatcher. It runs beside the pump, so that it never holds up
+// an attempt.
+func (d *Dispatcher) sweep(ctx context.Context) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
-		s.analyzedAt = b.Pending
-	} else if err == nil && b.Pending < s.analyzedAt/4 {
-		s.analyzedAt = b.Pending
-	}
-	if n, err := d.st.ExhaustAbandoned(ctx, len(d.cfg.RetryDelays)+1); err != nil && ctx.Err() == nil {
-		d.log.Warn("webhooks: exhaust abandoned deliveries", "error", err)
-	} else if n > 0 {
-		d.log.Info("webhooks: deliveries exhausted after their dispatcher stopped", "count", n)
+		if n, err := d.st.ExhaustAbandoned(ctx, len(d.cfg.RetryDelays)+1); err != nil && ctx.Err() == nil {
+			d.log.Warn("webhooks: exhaust abandoned deliveries", "error", err)
+		} else if n > 0 {
+			d.log.Info("webhooks: deliveries exhausted after their dispatcher stopped", "count", n)
+		}
 	}
 }
