@@ -378,7 +378,9 @@ func webhookLatency(ctx context.Context, e *env, cfg Config) (Figure, error) {
 		}
 		slices.Sort(lat)
 		slices.Sort(fromBegin)
-		p := func(l []time.Duration, q float64) float64 { return ms(l[min(len(l)-1, int(math.Ceil(q*float64(len(l))))-1)]) }
+		p := func(l []time.Duration, q float64) float64 {
+			return ms(l[min(len(l)-1, int(math.Ceil(q*float64(len(l))))-1)])
+		}
 		r := Round{TargetRPS: float64(total) / written.Seconds(), P50ms: p(lat, 0.50), P99ms: p(lat, 0.99), Missed: int64(undelivered)}
 		f.Rounds = append(f.Rounds, r)
 		f.Lines = append(f.Lines, fmt.Sprintf("%d\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%.2f\t%.2f", round+1, total-warm, r.TargetRPS, r.P50ms, r.P99ms,
