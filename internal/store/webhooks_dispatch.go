@@ -88,27 +88,51 @@ func (s *Store) Now() time.Time { return s.now() }
 // exactly once. It returns how many events it consumed and how many
 // deliveries it made.
 func (s *Store) FanOut(ctx context.Context, limit int) (events, deliveries int, err error) {
-	type result struct{ events, deliveries int }
-	r, err := write(ctx, s, lazyCommit(ctx, s, func(c conn) (result, error) {
+	r, err := s.FanOutAndClaim(ctx, limit, nil)
+	return r.Events, r.Deliveries, err
+}
+
+// FannedOut is what a fan-out did.
+type FannedOut struct {
+	Events, Deliveries int
+	Attempts           []Attempt // the new deliveries it claimed
+}
+
+// FanOutAndClaim is FanOut that also claims, when cl is not nil, new
+// deliveries as it makes them (at most cl.Limit, and cl's share per
+// registration): they are written leased, as ClaimDeliveries would lease
+// them, so that a fresh event goes out without another transaction.
+func (s *Store) FanOutAndClaim(ctx context.Context, limit int, cl *Claim) (FannedOut, error) {
+	return write(ctx, s, lazyCommit(ctx, s, func(c conn) (FannedOut, error) {
 		var lastTx, lastSeq int64
 		if err := c.queryRow(ctx, `SELECT last_tx, last_seq FROM webhook_cursor WHERE id = 1`+s.forUpdate()).Scan(&lastTx, &lastSeq); err != nil {
-			return result{}, fmt.Errorf("read the fan-out cursor: %w", err)
+			return FannedOut{}, fmt.Errorf("read the fan-out cursor: %w", err)
 		}
 		evs, err := s.eventsToFanOut(ctx, c, lastTx, lastSeq, limit)
 		if err != nil || len(evs) == 0 {
-			return result{}, err
+			return FannedOut{}, err
 		}
 		hooks, err := activeWebhooksOf(ctx, c, evs)
 		if err != nil {
-			return result{}, err
+			return FannedOut{}, err
 		}
 		now := workshop.MicrosOf(s.now())
 		var rows []newDelivery
+		var out FannedOut
+		taken := map[string]int{}
 		for _, e := range evs {
 			for _, w := range hooks[e.OrgID] {
-				if w.Subscribes(e.Name, e.LocationID) {
-					rows = append(rows, newDelivery{webhookID: w.ID, event: e})
+				if !w.Subscribes(e.Name, e.LocationID) {
+					continue
 				}
+				d := newDelivery{webhookID: w.ID, event: e}
+				if cl != nil && len(out.Attempts) < cl.Limit && taken[w.ID] < cl.room(w.ID) {
+					taken[w.ID]++
+					d.claim = cl
+					out.Attempts = append(out.Attempts, Attempt{WebhookID: w.ID, Attempt: 1, RoundAttempt: 1, URL: w.URL,
+						SigningSecret: w.SigningSecret, Event: e.Event})
+				}
+				rows = append(rows, d)
 			}
 		}
 		// Ids made in one millisecond are in random order: sorted and handed
@@ -118,19 +142,32 @@ func (s *Store) FanOut(ctx context.Context, limit int) (events, deliveries int, 
 			ids[i] = workshop.NewID(workshop.PrefixDelivery)
 		}
 		slices.Sort(ids)
+		claimed := 0
 		for i := range rows {
 			rows[i].id = ids[i]
+			if rows[i].claim != nil {
+				out.Attempts[claimed].DeliveryID = ids[i]
+				claimed++
+			}
 		}
-		if err := insertDeliveries(ctx, c, rows, now); err != nil {
-			return result{}, err
+		if err := insertDeliveries(ctx, c, rows, now, s.now()); err != nil {
+			return FannedOut{}, err
 		}
 		last := evs[len(evs)-1]
 		if _, err := c.exec(ctx, `UPDATE webhook_cursor SET last_tx = ?, last_seq = ? WHERE id = 1`, last.txID, last.Seq); err != nil {
-			return result{}, err
+			return FannedOut{}, err
 		}
-		return result{len(evs), len(rows)}, nil
+		out.Events, out.Deliveries = len(evs), len(rows)
+		return out, nil
 	}))
-	return r.events, r.deliveries, err
+}
+
+// room is how many deliveries of a registration the claim may take.
+func (cl *Claim) room(webhookID string) int {
+	if n, ok := cl.Slots[webhookID]; ok {
+		return n
+	}
+	return cl.PerWebhook
 }
 
 type fanOutEvent struct {
@@ -141,6 +178,7 @@ type fanOutEvent struct {
 type newDelivery struct {
 	id, webhookID string
 	event         fanOutEvent
+	claim         *Claim // written leased to this claim, its first attempt counted
 }
 
 // eventsToFanOut reads the events after the cursor. SQLite has one writer,
@@ -151,21 +189,21 @@ func (s *Store) eventsToFanOut(ctx context.Context, c conn, lastTx, lastSeq int6
 	var rows *sql.Rows
 	var err error
 	if s.dialect == postgresDialect {
-		var horizon int64
-		if err := c.queryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&horizon); err != nil {
-			return nil, err
-		}
-		rows, err = c.query(ctx, `SELECT seq, tx_id, id, org_id, location_id, event FROM events
-			WHERE (tx_id, seq) > (?, ?) AND tx_id < ? ORDER BY tx_id, seq LIMIT ?`, lastTx, lastSeq, horizon, limit)
+		rows, err = c.query(ctx, `SELECT seq, tx_id, id, org_id, location_id, event, occurred_at, data FROM events
+			WHERE (tx_id, seq) > (?, ?) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+			ORDER BY tx_id, seq LIMIT ?`, lastTx, lastSeq, limit)
 	} else {
-		rows, err = c.query(ctx, `SELECT seq, 0, id, org_id, location_id, event FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, lastSeq, limit)
+		rows, err = c.query(ctx, `SELECT seq, 0, id, org_id, location_id, event, occurred_at, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
+			lastSeq, limit)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return collect(rows, func(sc scanner) (fanOutEvent, error) {
 		var e fanOutEvent
-		err := sc.Scan(&e.Seq, &e.txID, &e.ID, &e.OrgID, &e.LocationID, &e.Name)
+		var data string
+		err := sc.Scan(&e.Seq, &e.txID, &e.ID, &e.OrgID, &e.LocationID, &e.Name, &e.OccurredAt, &data)
+		e.Data = json.RawMessage(data)
 		return e, err
 	})
 }
@@ -212,22 +250,30 @@ func activeWebhooksOf(ctx context.Context, c conn, evs []fanOutEvent) (map[strin
 	return out, nil
 }
 
-// insertDeliveries writes new deliveries, due now, 50 rows a statement. A
-// delivery of the same event to the same registration already there is
-// left as it is (the cursor already guarantees there is none).
-func insertDeliveries(ctx context.Context, c conn, rows []newDelivery, now workshop.Micros) error {
-	const cols = 11
+// insertDeliveries writes new deliveries, due now, 50 rows a statement;
+// those with a claim are written leased to it. A delivery of the same event
+// to the same registration already there is left as it is (the cursor
+// already guarantees there is none).
+func insertDeliveries(ctx context.Context, c conn, rows []newDelivery, now workshop.Micros, clock time.Time) error {
+	const cols = 13
 	for chunk := range slices.Chunk(rows, 50) {
 		var b strings.Builder
 		b.WriteString(`INSERT INTO deliveries (id, webhook_id, event_seq, event_id, event, status, attempts, round_attempts,
-			next_attempt_at, created_at, updated_at) VALUES `)
+			lease_until, leased_by, next_attempt_at, created_at, updated_at) VALUES `)
 		args := make([]any, 0, len(chunk)*cols)
 		for i, r := range chunk {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString("(?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?)")
-			args = append(args, r.id, r.webhookID, r.event.Seq, r.event.ID, r.event.Name, workshop.DeliveryPending, now, now, now)
+			b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			attempts, until, token := 0, sql.NullInt64{}, sql.NullString{}
+			if r.claim != nil {
+				attempts = 1
+				until = sql.NullInt64{Int64: int64(workshop.MicrosOf(clock.Add(r.claim.Lease))), Valid: true}
+				token = sql.NullString{String: r.claim.Token, Valid: true}
+			}
+			args = append(args, r.id, r.webhookID, r.event.Seq, r.event.ID, r.event.Name, workshop.DeliveryPending, attempts, attempts,
+				until, token, now, now, now)
 		}
 		b.WriteString(" ON CONFLICT (webhook_id, event_seq) DO NOTHING")
 		if _, err := c.exec(ctx, b.String(), args...); err != nil {
@@ -340,11 +386,7 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 		if len(ids) == cl.Limit {
 			continue
 		}
-		room, ok := cl.Slots[cd.webhookID]
-		if !ok {
-			room = cl.PerWebhook
-		}
-		if taken[cd.webhookID] < room {
+		if taken[cd.webhookID] < cl.room(cd.webhookID) {
 			taken[cd.webhookID]++
 			ids = append(ids, cd.id)
 		}

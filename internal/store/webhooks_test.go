@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -628,4 +629,58 @@ func TestClaimPausesDeliveriesOfInactiveRegistrations(t *testing.T) {
 			t.Errorf("after activation: claimed %d, want 1", len(as))
 		}
 	})
+}
+
+// TestFanOutClaimsWhatItMakes: a fan-out with a claim leases the new
+// deliveries it has room for (per registration too) and returns them ready
+// to attempt; the rest are left due for any claim.
+func TestFanOutClaimsWhatItMakes(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newWhEnv(t, db)
+		a := e.hook(t, e.org.ID, "", workshop.EventJobCreated)
+		b := e.hook(t, e.org.ID, "", workshop.EventJobCreated)
+		var jobs []string
+		for range 3 {
+			jobs = append(jobs, walkIn(t, e.st, e.org.ID, e.loc.ID, at(0)).ID)
+		}
+		cl := &store.Claim{Token: "fan", Lease: time.Hour, Limit: 4, PerWebhook: 3, MaxAttempts: 5, Slots: map[string]int{b.ID: 1}}
+		out, err := e.st.FanOutAndClaim(context.Background(), 100, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Events != 3 || out.Deliveries != 6 {
+			t.Fatalf("fanned out %d events into %d deliveries, want 3 into 6", out.Events, out.Deliveries)
+		}
+		per := map[string]int{}
+		for _, at := range out.Attempts {
+			per[at.WebhookID]++
+			if at.DeliveryID == "" || at.Attempt != 1 || at.RoundAttempt != 1 || at.URL == "" || at.SigningSecret == "" ||
+				len(at.Event.Data) == 0 || at.Event.OccurredAt == 0 || !slices.Contains(jobs, jobIDOf(t, at.Event.Data)) {
+				t.Errorf("claimed attempt %+v: want attempt 1 of a new delivery with its url, secret and event", at)
+			}
+		}
+		if per[a.ID] != 3 || per[b.ID] != 1 {
+			t.Errorf("claimed %v per registration, want 3 of %s (PerWebhook) and 1 of %s (its slot)", per, a.ID, b.ID)
+		}
+		rest := claim(t, e.st, "other", 10)
+		if len(rest) != 2 {
+			t.Fatalf("another claim got %d, want the 2 left unclaimed", len(rest))
+		}
+		res := []store.AttemptResult{{DeliveryID: out.Attempts[0].DeliveryID, Token: "fan", RoundAttempt: 1, Succeeded: true, StatusCode: 200}}
+		if n, err := e.st.RecordAttempts(context.Background(), res, []time.Duration{time.Minute}); err != nil || n != 1 {
+			t.Errorf("recording under the fan-out's lease: %d, %v; want 1 recorded", n, err)
+		}
+	})
+}
+
+func jobIDOf(t *testing.T, data []byte) string {
+	t.Helper()
+	var row struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(data, &row); err != nil {
+		t.Fatalf("event data %s: %v", data, err)
+	}
+	return row.ID
 }

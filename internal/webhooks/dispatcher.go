@@ -128,45 +128,64 @@ func (d *Dispatcher) Wake() {
 // fanOutLoop fans new events out as they are committed (the wake-up of
 // this process's writes), shortly after when events are not final yet
 // (PostgreSQL: an older transaction is still running), and at each poll
-// (events of other processes). It signals fanned when it made deliveries.
-func (d *Dispatcher) fanOutLoop(ctx context.Context, fanned chan<- struct{}) {
+// (events of other processes). The deliveries it makes are claimed in the
+// same transaction as far as the pump has room (h), and handed to it; it
+// signals fanned when it made more than that.
+func (d *Dispatcher) fanOutLoop(ctx context.Context, h handoff, fanned chan<- struct{}) {
 	poll := time.NewTicker(d.cfg.PollInterval)
 	defer poll.Stop()
 	// At once first: events committed while no dispatcher ran (a restart)
 	// are not left for the first poll.
 	heldBack := time.NewTimer(0)
 	defer heldBack.Stop()
+	// Events held back by an older transaction still running are looked
+	// for again soon, then less often while it runs on (2 ms to 64 ms).
+	backoff := time.Millisecond
 	for {
+		// Woken by a commit of this process, there are events: no need to
+		// look first (a poll looks, to write nothing when there is nothing).
+		woken := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-d.wake:
+			woken = true
 		case <-heldBack.C:
 		case <-poll.C:
 		}
 		for ctx.Err() == nil {
-			has, err := d.st.HasEventsToFanOut(ctx)
-			if err != nil || !has {
-				if err != nil && ctx.Err() == nil {
-					d.log.Warn("webhooks: look for events", "error", err)
+			if !woken {
+				has, err := d.st.HasEventsToFanOut(ctx)
+				if err != nil || !has {
+					if err != nil && ctx.Err() == nil {
+						d.log.Warn("webhooks: look for events", "error", err)
+					}
+					break
 				}
-				break
 			}
-			n, made, err := d.st.FanOut(ctx, d.cfg.BatchSize)
+			woken = false
+			t0 := time.Now()
+			cl := h.claim(ctx)
+			out, err := d.st.FanOutAndClaim(ctx, d.cfg.BatchSize, cl)
+			h.took(ctx, settled{claim: cl, claimed: t0, attempts: out.Attempts, err: err})
 			if err != nil {
 				if ctx.Err() == nil {
 					d.log.Warn("webhooks: fan out events", "error", err)
 				}
 				break
 			}
-			if made > 0 {
+			n := out.Events
+			if out.Deliveries > len(out.Attempts) {
 				select {
 				case fanned <- struct{}{}:
 				default:
 				}
 			}
 			if n == 0 {
-				heldBack.Reset(2 * time.Millisecond)
+				backoff = min(2*backoff, 64*time.Millisecond)
+				heldBack.Reset(backoff)
+			} else {
+				backoff = time.Millisecond
 			}
 			if n < d.cfg.BatchSize {
 				break

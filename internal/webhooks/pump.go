@@ -10,10 +10,12 @@ import (
 
 // The pump is Run's state: one goroutine owns it. It keeps the workers
 // busy without waiting for the database between attempts: deliveries are
-// claimed ahead into a ready queue (at most Workers of them, PerWebhook per
+// claimed ahead into a ready queue (about Workers of them, PerWebhook per
 // registration), a finished attempt's slot is refilled from that queue at
 // once, and results are recorded, and the queue topped up, by one
-// transaction at a time running beside the attempts (store.Settle).
+// transaction at a time running beside the attempts (store.Settle). The
+// fan-out claims the deliveries it makes in its own transaction, so that
+// a fresh event goes out without waiting for another.
 //
 // A claimed delivery's lease covers its wait in the queue and its attempt:
 // it is 2 x Timeout + LeaseMargin, and a delivery still queued after
@@ -35,13 +37,53 @@ type queued struct {
 	claimed time.Time
 }
 
-// settled is what a Settle transaction did.
+// settled is what a Settle transaction, or a fan-out, did.
 type settled struct {
 	results  []store.AttemptResult // recorded, or to record again on err
 	claim    *store.Claim
 	claimed  time.Time
 	attempts []store.Attempt
 	err      error
+}
+
+// handoff lets the fan-out claim what it makes: it asks the pump for a
+// claim on the room in its queue, then hands the claimed attempts over.
+type handoff struct {
+	ask  chan chan *store.Claim
+	give chan settled
+	st   *store.Store
+}
+
+// claim asks the pump for a claim; nil when there is no room.
+func (h handoff) claim(ctx context.Context) *store.Claim {
+	reply := make(chan *store.Claim, 1)
+	select {
+	case h.ask <- reply:
+		return <-reply
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// took hands a fan-out's claim over; a pump gone (shutdown) gets its
+// attempts released instead.
+func (h handoff) took(ctx context.Context, s settled) {
+	if s.claim == nil {
+		return
+	}
+	select {
+	case h.give <- s:
+	case <-ctx.Done():
+		ids := make([]string, len(s.attempts))
+		for i, a := range s.attempts {
+			ids[i] = a.DeliveryID
+		}
+		if len(ids) > 0 {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			_ = h.st.Release(rctx, s.claim.Token, ids) // else their leases run out
+		}
+	}
 }
 
 type pump struct {
@@ -81,10 +123,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	// signalled on fanned.
 	fanned := make(chan struct{}, 1)
 	fanDone := make(chan struct{})
-	go func() { defer close(fanDone); d.fanOutLoop(ctx, fanned) }()
+	h := handoff{ask: make(chan chan *store.Claim), give: make(chan settled), st: d.st}
+	go func() { defer close(fanDone); d.fanOutLoop(ctx, h, fanned) }()
 	retry := time.NewTimer(time.Hour) // after a failed Settle
 	retry.Stop()
 	defer retry.Stop()
+	gather := time.NewTimer(time.Hour) // results waiting to be recorded in a group
+	gather.Stop()
+	defer gather.Stop()
+	gathering := false
 	sweepDone := make(chan struct{})
 	go func() { defer close(sweepDone); d.sweep(ctx) }()
 
@@ -95,6 +142,16 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		case f := <-p.done:
 			p.finish(f)
 			p.start()
+			// Results are recorded in groups: at once when enough are
+			// waiting or the queue runs low, otherwise within a few ms.
+			if len(p.pending) >= max(1, d.cfg.Workers/8) || (p.moreDue && len(p.queue) < d.cfg.Workers/2) {
+				p.settle(ctx)
+			} else if !gathering {
+				gathering = true
+				gather.Reset(2 * time.Millisecond)
+			}
+		case <-gather.C:
+			gathering = false
 			p.settle(ctx)
 		case s := <-p.settledCh:
 			if !p.settledWith(s) {
@@ -107,6 +164,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			// news, the poll) does it.
 			if len(s.attempts) > 0 || len(p.pending) > 0 || p.news != p.newsAtClaim {
 				p.settle(ctx)
+			}
+		case reply := <-h.ask:
+			// Not reserved: a claim of the pump's own may take the same
+			// room meanwhile, so the queue holds 2 x Workers at most.
+			reply <- p.claimFor(ctx, true)
+		case s := <-h.give:
+			if s.err == nil {
+				p.queueClaimed(s)
+				p.start()
 			}
 		case <-fanned:
 			p.newWork()
@@ -183,15 +249,7 @@ func (p *pump) settle(ctx context.Context) {
 		p.releaseQueued(ctx, p.release)
 		p.release = nil
 	}
-	cfg := p.d.cfg
-	var cl *store.Claim
-	if room := cfg.Workers - len(p.queue); p.moreDue && room > 0 && ctx.Err() == nil {
-		cl = &store.Claim{Token: newToken(), Lease: 2*cfg.Timeout + cfg.LeaseMargin, Limit: room,
-			PerWebhook: cfg.PerWebhook, MaxAttempts: len(cfg.RetryDelays) + 1, Slots: map[string]int{}}
-		for id, n := range p.queuedBy {
-			cl.Slots[id] = max(0, cfg.PerWebhook-n)
-		}
-	}
+	cl := p.claimFor(ctx, p.moreDue)
 	if len(p.pending) == 0 && cl == nil {
 		return
 	}
@@ -203,9 +261,33 @@ func (p *pump) settle(ctx context.Context) {
 	go func() {
 		defer cancel()
 		claimed := time.Now()
-		_, attempts, err := p.d.st.Settle(dbCtx, results, cfg.RetryDelays, cl)
+		_, attempts, err := p.d.st.Settle(dbCtx, results, p.d.cfg.RetryDelays, cl)
 		p.settledCh <- settled{results: results, claim: cl, claimed: claimed, attempts: attempts, err: err}
 	}()
+}
+
+// claimFor makes a claim for the room left in the queue (nil: none, or
+// want is false).
+func (p *pump) claimFor(ctx context.Context, want bool) *store.Claim {
+	cfg := p.d.cfg
+	room := cfg.Workers - len(p.queue)
+	if !want || room <= 0 || ctx.Err() != nil {
+		return nil
+	}
+	cl := &store.Claim{Token: newToken(), Lease: 2*cfg.Timeout + cfg.LeaseMargin, Limit: room,
+		PerWebhook: cfg.PerWebhook, MaxAttempts: len(cfg.RetryDelays) + 1, Slots: map[string]int{}}
+	for id, n := range p.queuedBy {
+		cl.Slots[id] = max(0, cfg.PerWebhook-n)
+	}
+	return cl
+}
+
+// queueClaimed queues claimed attempts.
+func (p *pump) queueClaimed(s settled) {
+	for _, a := range s.attempts {
+		p.queue = append(p.queue, queued{attempt: a, token: s.claim.Token, claimed: s.claimed})
+		p.queuedBy[a.WebhookID]++
+	}
 }
 
 // settledWith takes a transaction's outcome; false when it failed (its
@@ -227,10 +309,7 @@ func (p *pump) settledWith(s settled) bool {
 	// More may be due unless the claim found nothing while every
 	// registration could take more and no news came meanwhile.
 	p.moreDue = len(s.attempts) > 0 || full || p.news != p.newsAtClaim
-	for _, a := range s.attempts {
-		p.queue = append(p.queue, queued{attempt: a, token: s.claim.Token, claimed: s.claimed})
-		p.queuedBy[a.WebhookID]++
-	}
+	p.queueClaimed(s)
 	return true
 }
 
