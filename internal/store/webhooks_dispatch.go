@@ -126,7 +126,7 @@ func (s *Store) FanOutAndClaim(ctx context.Context, limit int, cl *Claim) (Fanne
 					continue
 				}
 				d := newDelivery{webhookID: w.ID, event: e}
-				if cl != nil && len(out.Attempts) < cl.Limit && taken[w.ID] < cl.room(w.ID) {
+				if cl != nil && len(out.Attempts) < cl.Limit && taken[w.ID] < cl.Room(w.ID) {
 					taken[w.ID]++
 					d.claim = cl
 					out.Attempts = append(out.Attempts, Attempt{WebhookID: w.ID, Attempt: 1, RoundAttempt: 1, URL: w.URL,
@@ -162,8 +162,8 @@ func (s *Store) FanOutAndClaim(ctx context.Context, limit int, cl *Claim) (Fanne
 	}))
 }
 
-// room is how many deliveries of a registration the claim may take.
-func (cl *Claim) room(webhookID string) int {
+// Room is how many deliveries of a registration the claim may take.
+func (cl *Claim) Room(webhookID string) int {
 	if n, ok := cl.Slots[webhookID]; ok {
 		return n
 	}
@@ -386,7 +386,7 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 		if len(ids) == cl.Limit {
 			continue
 		}
-		if taken[cd.webhookID] < cl.room(cd.webhookID) {
+		if taken[cd.webhookID] < cl.Room(cd.webhookID) {
 			taken[cd.webhookID]++
 			ids = append(ids, cd.id)
 		}

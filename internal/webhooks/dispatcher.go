@@ -141,6 +141,9 @@ func (d *Dispatcher) fanOutLoop(ctx context.Context, h handoff, fanned chan<- st
 	// Events held back by an older transaction still running are looked
 	// for again soon, then less often while it runs on (2 ms to 64 ms).
 	backoff := time.Millisecond
+	// A backlog is fanned out in batches growing from 10 events to
+	// BatchSize: its first deliveries go out after a small transaction.
+	batch := min(10, d.cfg.BatchSize)
 	for {
 		// Woken by a commit of this process, there are events: no need to
 		// look first (a poll looks, to write nothing when there is nothing).
@@ -166,7 +169,7 @@ func (d *Dispatcher) fanOutLoop(ctx context.Context, h handoff, fanned chan<- st
 			woken = false
 			t0 := time.Now()
 			cl := h.claim(ctx)
-			out, err := d.st.FanOutAndClaim(ctx, d.cfg.BatchSize, cl)
+			out, err := d.st.FanOutAndClaim(ctx, batch, cl)
 			h.took(ctx, settled{claim: cl, claimed: t0, attempts: out.Attempts, err: err})
 			if err != nil {
 				if ctx.Err() == nil {
@@ -187,9 +190,11 @@ func (d *Dispatcher) fanOutLoop(ctx context.Context, h handoff, fanned chan<- st
 			} else {
 				backoff = time.Millisecond
 			}
-			if n < d.cfg.BatchSize {
+			if n < batch {
+				batch = min(10, d.cfg.BatchSize)
 				break
 			}
+			batch = min(2*batch, d.cfg.BatchSize)
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // The pump is Run's state: one goroutine owns it. It keeps the workers
 // busy without waiting for the database between attempts: deliveries are
-// claimed ahead into a ready queue (about Workers of them, PerWebhook per
-// registration), a finished attempt's slot is refilled from that queue at
+// claimed ahead into a ready queue (about Workers of them ready to start,
+// and PerWebhook per registration), a finished attempt's slot is refilled from that queue at
 // once, and results are recorded, and the queue topped up, by one
 // transaction at a time running beside the attempts (store.Settle). The
 // fan-out claims the deliveries it makes in its own transaction, so that
@@ -167,7 +167,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			}
 		case reply := <-h.ask:
 			// Not reserved: a claim of the pump's own may take the same
-			// room meanwhile, so the queue holds 2 x Workers at most.
+			// room meanwhile, so the queue may hold twice what claimFor
+			// allows.
 			reply <- p.claimFor(ctx, true)
 		case s := <-h.give:
 			if s.err == nil {
@@ -270,7 +271,15 @@ func (p *pump) settle(ctx context.Context) {
 // want is false).
 func (p *pump) claimFor(ctx context.Context, want bool) *store.Claim {
 	cfg := p.d.cfg
+	// Queued attempts of a registration at its limit wait for it, not for
+	// a worker: they take no room (Slots bound them), so that a slow
+	// registration cannot fill the queue and starve the others.
 	room := cfg.Workers - len(p.queue)
+	for id, n := range p.queuedBy {
+		if p.running[id] >= cfg.PerWebhook {
+			room += n
+		}
+	}
 	if !want || room <= 0 || ctx.Err() != nil {
 		return nil
 	}
