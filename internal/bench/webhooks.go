@@ -168,6 +168,9 @@ func (e *env) catchUp(ctx context.Context) error {
 // dispatch runs a dispatcher on the bench's store until the returned stop.
 func (e *env) dispatch(cfg webhooks.Config) (stop func()) {
 	cfg.Guard = &webhooks.Guard{AllowInsecure: true} // a loopback receiver
+	// Stopped as serve stops: attempts in flight are finished and recorded,
+	// not left to their leases for the next scenario's dispatcher.
+	cfg.ShutdownGrace = 10 * time.Second
 	d := webhooks.New(e.store, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
