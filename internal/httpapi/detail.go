@@ -33,7 +33,7 @@ func (h *handlers) GetJobDetail(ctx context.Context, req oapi.GetJobDetailReques
 // as of when it ended, so its projection no longer moves.
 func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time) oapi.JobDetail {
 	j := in.Job
-	cal := workshop.Calendar{Zone: zone, Settings: in.Settings}
+	cal := workshop.NewCalendar(zone, in.Settings)
 	now = now.Truncate(time.Microsecond) // times shown have microseconds at most
 	if end := terminalAt(j); end != nil {
 		now = end.Time()

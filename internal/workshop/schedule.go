@@ -23,6 +23,16 @@ import (
 type Calendar struct {
 	Zone     *time.Location // nil is UTC
 	Settings Settings
+
+	week *workWeek // compiled by NewCalendar; nil: compiled on every call
+}
+
+// NewCalendar is a calendar compiled once, for many questions (a plan asks
+// hundreds).
+func NewCalendar(zone *time.Location, settings Settings) Calendar {
+	c := Calendar{Zone: zone, Settings: settings}
+	c.week = c.compile()
+	return c
 }
 
 // Open reports whether t is working time (inside opening hours, outside
@@ -415,6 +425,9 @@ type workWeek struct {
 // so a misconfigured location degrades instead of failing. Several hours
 // for one day are merged; breaks are cut out of them.
 func (c Calendar) compile() *workWeek {
+	if c.week != nil {
+		return c.week
+	}
 	w := &workWeek{zone: c.zone(), always: true}
 	var breaks [7][]span
 	for _, h := range c.Settings.OperatingHours {
