@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -75,7 +76,8 @@ type env struct {
 	mcpToken          string // the owner's MCP token
 	orgID, locID      string
 	client            *http.Client
-	run               string // distinguishes this run's Idempotency-Keys
+	run               string       // distinguishes this run's Idempotency-Keys
+	keys              atomic.Int64 // numbers them within the run
 	stepPool          int
 	clock             func() time.Time
 }

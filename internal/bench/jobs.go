@@ -48,9 +48,13 @@ func init() {
 	}
 }
 
-// createJob posts walk-ins with a fresh Idempotency-Key each.
+// createJob posts walk-ins with a fresh Idempotency-Key each. The key is
+// numbered by the environment, not by i: i starts again at 0 in every round,
+// and a key used in an earlier round would be answered by a replay, not a
+// create.
 func (e *env) createJob() loadgen.Request {
-	return func(i int64) (*http.Request, error) {
+	return func(int64) (*http.Request, error) {
+		i := e.keys.Add(1)
 		body := fmt.Sprintf(`{"vehiclePlate":"B-BN %d","vehicleMake":"Volkswagen","vehicleModel":"Golf","priority":"normal","source":"walk_in"}`, i)
 		r, err := http.NewRequest(http.MethodPost, e.base+"/v1/scheduler/jobs", bytes.NewBufferString(body))
 		if err != nil {
