@@ -116,21 +116,18 @@ func (s *Store) FanOutAndClaim(ctx context.Context, limit int, cl *Claim) (Fanne
 		if err != nil {
 			return FannedOut{}, err
 		}
-		now := workshop.MicrosOf(s.now())
 		var rows []newDelivery
-		var out FannedOut
-		taken := map[string]int{}
+		claimed, taken := 0, map[string]int{} // in all, per registration
 		for _, e := range evs {
 			for _, w := range hooks[e.OrgID] {
 				if !w.Subscribes(e.Name, e.LocationID) {
 					continue
 				}
-				d := newDelivery{webhookID: w.ID, event: e}
-				if cl != nil && len(out.Attempts) < cl.Limit && taken[w.ID] < cl.Room(w.ID) {
+				d := newDelivery{hook: w, event: e}
+				if cl != nil && claimed < cl.Limit && taken[w.ID] < cl.Room(w.ID) {
+					claimed++
 					taken[w.ID]++
 					d.claim = cl
-					out.Attempts = append(out.Attempts, Attempt{WebhookID: w.ID, Attempt: 1, RoundAttempt: 1, URL: w.URL,
-						SigningSecret: w.SigningSecret, Event: e.Event})
 				}
 				rows = append(rows, d)
 			}
@@ -142,22 +139,21 @@ func (s *Store) FanOutAndClaim(ctx context.Context, limit int, cl *Claim) (Fanne
 			ids[i] = workshop.NewID(workshop.PrefixDelivery)
 		}
 		slices.Sort(ids)
-		claimed := 0
+		out := FannedOut{Events: len(evs), Deliveries: len(rows)}
 		for i := range rows {
 			rows[i].id = ids[i]
-			if rows[i].claim != nil {
-				out.Attempts[claimed].DeliveryID = ids[i]
-				claimed++
+			if r := rows[i]; r.claim != nil {
+				out.Attempts = append(out.Attempts, Attempt{DeliveryID: r.id, WebhookID: r.hook.ID, Attempt: 1, RoundAttempt: 1,
+					URL: r.hook.URL, SigningSecret: r.hook.SigningSecret, Event: r.event.Event})
 			}
 		}
-		if err := insertDeliveries(ctx, c, rows, now, s.now()); err != nil {
+		if err := insertDeliveries(ctx, c, rows, s.now()); err != nil {
 			return FannedOut{}, err
 		}
 		last := evs[len(evs)-1]
 		if _, err := c.exec(ctx, `UPDATE webhook_cursor SET last_tx = ?, last_seq = ? WHERE id = 1`, last.txID, last.Seq); err != nil {
 			return FannedOut{}, err
 		}
-		out.Events, out.Deliveries = len(evs), len(rows)
 		return out, nil
 	}))
 }
@@ -176,9 +172,10 @@ type fanOutEvent struct {
 }
 
 type newDelivery struct {
-	id, webhookID string
-	event         fanOutEvent
-	claim         *Claim // written leased to this claim, its first attempt counted
+	id    string
+	hook  workshop.Webhook
+	event fanOutEvent
+	claim *Claim // written leased to this claim, its first attempt counted
 }
 
 // eventsToFanOut reads the events after the cursor. SQLite has one writer,
@@ -254,7 +251,8 @@ func activeWebhooksOf(ctx context.Context, c conn, evs []fanOutEvent) (map[strin
 // those with a claim are written leased to it. A delivery of the same event
 // to the same registration already there is left as it is (the cursor
 // already guarantees there is none).
-func insertDeliveries(ctx context.Context, c conn, rows []newDelivery, now workshop.Micros, clock time.Time) error {
+func insertDeliveries(ctx context.Context, c conn, rows []newDelivery, clock time.Time) error {
+	now := workshop.MicrosOf(clock)
 	const cols = 13
 	for chunk := range slices.Chunk(rows, 50) {
 		var b strings.Builder
@@ -272,7 +270,7 @@ func insertDeliveries(ctx context.Context, c conn, rows []newDelivery, now works
 				until = sql.NullInt64{Int64: int64(workshop.MicrosOf(clock.Add(r.claim.Lease))), Valid: true}
 				token = sql.NullString{String: r.claim.Token, Valid: true}
 			}
-			args = append(args, r.id, r.webhookID, r.event.Seq, r.event.ID, r.event.Name, workshop.DeliveryPending, attempts, attempts,
+			args = append(args, r.id, r.hook.ID, r.event.Seq, r.event.ID, r.event.Name, workshop.DeliveryPending, attempts, attempts,
 				until, token, now, now, now)
 		}
 		b.WriteString(" ON CONFLICT (webhook_id, event_seq) DO NOTHING")

@@ -51,7 +51,7 @@ type settled struct {
 type handoff struct {
 	ask  chan chan *store.Claim
 	give chan settled
-	st   *store.Store
+	d    *Dispatcher
 }
 
 // claim asks the pump for a claim; nil when there is no room.
@@ -74,15 +74,7 @@ func (h handoff) took(ctx context.Context, s settled) {
 	select {
 	case h.give <- s:
 	case <-ctx.Done():
-		ids := make([]string, len(s.attempts))
-		for i, a := range s.attempts {
-			ids[i] = a.DeliveryID
-		}
-		if len(ids) > 0 {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			_ = h.st.Release(rctx, s.claim.Token, ids) // else their leases run out
-		}
+		h.d.release(ctx, queuedOf(s))
 	}
 }
 
@@ -123,7 +115,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	// signalled on fanned.
 	fanned := make(chan struct{}, 1)
 	fanDone := make(chan struct{})
-	h := handoff{ask: make(chan chan *store.Claim), give: make(chan settled), st: d.st}
+	h := handoff{ask: make(chan chan *store.Claim), give: make(chan settled), d: d}
 	go func() { defer close(fanDone); d.fanOutLoop(ctx, h, fanned) }()
 	retry := time.NewTimer(time.Hour) // after a failed Settle
 	retry.Stop()
@@ -247,7 +239,7 @@ func (p *pump) settle(ctx context.Context) {
 		return
 	}
 	if len(p.release) > 0 {
-		p.releaseQueued(ctx, p.release)
+		p.d.release(ctx, p.release)
 		p.release = nil
 	}
 	cl := p.claimFor(ctx, p.moreDue)
@@ -293,10 +285,19 @@ func (p *pump) claimFor(ctx context.Context, want bool) *store.Claim {
 
 // queueClaimed queues claimed attempts.
 func (p *pump) queueClaimed(s settled) {
-	for _, a := range s.attempts {
-		p.queue = append(p.queue, queued{attempt: a, token: s.claim.Token, claimed: s.claimed})
-		p.queuedBy[a.WebhookID]++
+	for _, q := range queuedOf(s) {
+		p.queue = append(p.queue, q)
+		p.queuedBy[q.attempt.WebhookID]++
 	}
+}
+
+// queuedOf is a claim's attempts as queue entries.
+func queuedOf(s settled) []queued {
+	qs := make([]queued, len(s.attempts))
+	for i, a := range s.attempts {
+		qs[i] = queued{attempt: a, token: s.claim.Token, claimed: s.claimed}
+	}
+	return qs
 }
 
 // settledWith takes a transaction's outcome; false when it failed (its
@@ -322,9 +323,9 @@ func (p *pump) settledWith(s settled) bool {
 	return true
 }
 
-// releaseQueued gives claimed attempts back; if that fails their leases
+// release gives claimed attempts back unmade; if that fails their leases
 // run out and they are due again then.
-func (p *pump) releaseQueued(ctx context.Context, qs []queued) {
+func (d *Dispatcher) release(ctx context.Context, qs []queued) {
 	byToken := map[string][]string{}
 	for _, q := range qs {
 		byToken[q.token] = append(byToken[q.token], q.attempt.DeliveryID)
@@ -332,8 +333,8 @@ func (p *pump) releaseQueued(ctx context.Context, qs []queued) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	for token, ids := range byToken {
-		if err := p.d.st.Release(ctx, token, ids); err != nil {
-			p.d.log.Warn("webhooks: release queued deliveries", "error", err, "count", len(ids))
+		if err := d.st.Release(ctx, token, ids); err != nil {
+			d.log.Warn("webhooks: release claimed deliveries", "error", err, "count", len(ids))
 		}
 	}
 }
@@ -358,7 +359,7 @@ func (p *pump) shutdown(abandon context.CancelFunc) {
 		p.finish(<-p.done)
 	}
 	ctx := context.Background()
-	p.releaseQueued(ctx, append(p.release, p.queue...))
+	p.d.release(ctx, append(p.release, p.queue...))
 	p.queue, p.release, p.moreDue = nil, nil, false
 	if len(p.pending) > 0 {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
