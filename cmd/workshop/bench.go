@@ -13,6 +13,9 @@ import (
 
 // benchCmd runs `workshop bench`: the figures of the issues, rerunnable.
 func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "receiver" {
+		return benchReceiver(ctx, args[1:], stdout)
+	}
 	fs := newFlags("bench")
 	db := fs.String("database", getenv("WORKSHOP_BENCH_DATABASE_URL"), "database URL (default: a fresh SQLite file in a temp dir)")
 	scenarios := fs.String("scenario", "me", "comma-separated scenarios: "+fmt.Sprint(bench.ScenarioNames()))
@@ -40,7 +43,7 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) 
 		defer pprof.StopCPUProfile()
 	}
 	figures, err := bench.Run(ctx, bench.Config{DatabaseURL: *db, Scenarios: list(*scenarios), Rounds: *rounds,
-		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool}, stdout)
+		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: receiverCommand()}, stdout)
 	if err != nil {
 		return err
 	}
@@ -53,4 +56,27 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) 
 	}
 	defer f.Close()
 	return bench.WriteJSON(f, figures)
+}
+
+// receiverCommand starts this binary as a webhook receiver of its own
+// (nil if the binary cannot be found: the bench then receives in-process).
+func receiverCommand() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, "bench", "receiver"}
+}
+
+// benchReceiver runs `workshop bench receiver --delay D`: the slow webhook
+// receiver the bench starts as a process of its own.
+func benchReceiver(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("bench receiver")
+	delay := fs.Duration("delay", 0, "how long each answer takes")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	return bench.ServeReceiver(ctx, *delay, stdin, stdout)
 }

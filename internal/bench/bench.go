@@ -39,6 +39,9 @@ type Config struct {
 	Warmup      time.Duration
 	Connections int
 	StepPool    int // fresh steps seeded per round of patch_step
+	// ReceiverCommand starts a webhook receiver process (ServeReceiver)
+	// when run with --delay D; without it receivers run in this process.
+	ReceiverCommand []string
 }
 
 // Figure is one scenario's result over the rounds.

@@ -53,21 +53,29 @@ func (h *eventHooks) fire() {
 	}
 }
 
-// lazyCommit makes a dispatcher transaction commit without waiting for
-// PostgreSQL's flush to disk (synchronous_commit off; SQLite's batcher
-// already amortises its commits). It is safe for these transactions alone:
-// the events they work from were committed durably with their change, and
-// losing one of them in a crash of the database server only repeats work
-// (a fan-out lost with its cursor is made again; a lost claim is due again;
-// a lost result means the attempt is made again, which at-least-once
-// delivery allows). Committed data is visible to other transactions at
-// once either way, so claims stay exclusive.
-func lazyCommit[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) func(c conn) (T, error) {
+// dispatchTx sets a dispatcher transaction up on PostgreSQL:
+//
+// It commits without waiting for the flush to disk (synchronous_commit off;
+// SQLite's batcher already amortises its commits). That is safe for these
+// transactions alone: the events they work from were committed durably with
+// their change, and losing one of them in a crash of the database server
+// only repeats work (a fan-out lost with its cursor is made again; a lost
+// claim is due again; a lost result means the attempt is made again, which
+// at-least-once delivery allows). Committed data is visible to other
+// transactions at once either way, so claims stay exclusive.
+//
+// Its statements are planned for their parameters every time
+// (plan_cache_mode force_custom_plan). The deliveries table grows from
+// nothing to a large backlog within seconds; a statement prepared while it
+// was small kept its generic plan, a sequential scan, until autovacuum next
+// analysed the table, up to a minute later: 40 ms for every claim, and 900
+// deliveries/s instead of 7,000 on a fresh database.
+func dispatchTx[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) func(c conn) (T, error) {
 	if s.dialect != postgresDialect {
 		return fn
 	}
 	return func(c conn) (T, error) {
-		if _, err := c.exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		if _, err := c.exec(ctx, `SELECT set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true)`); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -103,7 +111,7 @@ type FannedOut struct {
 // registration): they are written leased, as ClaimDeliveries would lease
 // them, so that a fresh event goes out without another transaction.
 func (s *Store) FanOutAndClaim(ctx context.Context, limit int, cl *Claim) (FannedOut, error) {
-	return write(ctx, s, lazyCommit(ctx, s, func(c conn) (FannedOut, error) {
+	return write(ctx, s, dispatchTx(ctx, s, func(c conn) (FannedOut, error) {
 		var lastTx, lastSeq int64
 		if err := c.queryRow(ctx, `SELECT last_tx, last_seq FROM webhook_cursor WHERE id = 1`+s.forUpdate()).Scan(&lastTx, &lastSeq); err != nil {
 			return FannedOut{}, fmt.Errorf("read the fan-out cursor: %w", err)
@@ -454,7 +462,7 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 		recorded int
 		attempts []Attempt
 	}
-	o, err := write(ctx, s, lazyCommit(ctx, s, func(c conn) (out, error) {
+	o, err := write(ctx, s, dispatchTx(ctx, s, func(c conn) (out, error) {
 		var o out
 		var err error
 		if o.recorded, err = recordResults(ctx, c, results, delays, s.now()); err != nil {
@@ -536,7 +544,7 @@ func recordResults(ctx context.Context, c conn, results []AttemptResult, delays 
 // make them in time, or is stopping): their leases end and their attempt
 // is not counted, so that they are due again at once for any dispatcher.
 func (s *Store) Release(ctx context.Context, token string, deliveryIDs []string) error {
-	_, err := write(ctx, s, lazyCommit(ctx, s, func(c conn) (struct{}, error) {
+	_, err := write(ctx, s, dispatchTx(ctx, s, func(c conn) (struct{}, error) {
 		now := workshop.MicrosOf(s.now())
 		for ids := range slices.Chunk(deliveryIDs, 100) {
 			args := []any{now, token}
@@ -569,7 +577,7 @@ func truncate(s string, n int) string {
 // their schedule was lost with its dispatcher (its lease ran out): there is
 // no attempt left to make. It returns how many.
 func (s *Store) ExhaustAbandoned(ctx context.Context, maxAttempts int) (int64, error) {
-	return write(ctx, s, lazyCommit(ctx, s, func(c conn) (int64, error) {
+	return write(ctx, s, dispatchTx(ctx, s, func(c conn) (int64, error) {
 		now := workshop.MicrosOf(s.now())
 		res, err := c.exec(ctx, `UPDATE deliveries SET status = 'exhausted', next_attempt_at = NULL, lease_until = NULL, leased_by = NULL,
 			last_error = 'the dispatcher stopped during the last attempt', updated_at = ?

@@ -135,12 +135,17 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			p.finish(f)
 			p.start()
 			// Results are recorded in groups: at once when enough are
-			// waiting or the queue runs low, otherwise within a few ms.
-			if len(p.pending) >= max(1, d.cfg.Workers/8) || (p.moreDue && len(p.queue) < d.cfg.Workers/2) {
+			// waiting or a slot is free, otherwise within a few ms. A claim
+			// while every slot is busy would only top the queue up by the
+			// few attempts that ended since the last one: claiming in
+			// groups keeps the database's share of the CPU small, which
+			// the attempts in flight need (on a busy 2-core machine,
+			// settling after every attempt took most of a core).
+			if len(p.pending) >= p.group() || (p.moreDue && (p.slotFree() || p.hungry())) {
 				p.settle(ctx)
 			} else if !gathering {
 				gathering = true
-				gather.Reset(2 * time.Millisecond)
+				gather.Reset(gatherFor)
 			}
 		case <-gather.C:
 			gathering = false
@@ -151,11 +156,14 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				break
 			}
 			p.start()
-			// Again at once while claims find work, results wait or news
-			// came meanwhile; otherwise the next event (an attempt ending,
-			// news, the poll) does it.
-			if len(s.attempts) > 0 || len(p.pending) > 0 || p.news != p.newsAtClaim {
+			// Again at once while claims find work for free slots, enough
+			// results wait or news came meanwhile; otherwise the next event
+			// (an attempt ending, the gathering timer, news, the poll) does it.
+			if (len(s.attempts) > 0 && (p.slotFree() || p.hungry())) || len(p.pending) >= p.group() || p.news != p.newsAtClaim {
 				p.settle(ctx)
+			} else if len(p.pending) > 0 && !gathering {
+				gathering = true
+				gather.Reset(gatherFor)
 			}
 		case reply := <-h.ask:
 			// Not reserved: a claim of the pump's own may take the same
@@ -185,6 +193,27 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	p.shutdown(abandon)
 	d.client.CloseIdleConnections()
 	return nil
+}
+
+// gatherFor is how long results may wait to be recorded in a group.
+const gatherFor = 5 * time.Millisecond
+
+// group is how many results are worth a transaction at once.
+func (p *pump) group() int { return max(1, p.d.cfg.Workers/4) }
+
+// slotFree tells whether a worker is free with no queued attempt it may
+// start (start has run): a claim can put it to work at once.
+func (p *pump) slotFree() bool { return p.total < p.d.cfg.Workers }
+
+// hungry tells whether a registration with attempts in flight has none
+// queued: its next one to end leaves a slot idle unless a claim comes first.
+func (p *pump) hungry() bool {
+	for id := range p.running {
+		if p.queuedBy[id] == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *pump) newWork() {
