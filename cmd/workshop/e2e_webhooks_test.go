@@ -24,9 +24,15 @@ const matrixHookURL = "http://127.0.0.1:9/matrix"
 // cannot make one through the API); locationID "" covers every location.
 func (w *testWorld) webhook(orgID, locationID string) workshop.Webhook {
 	w.t.Helper()
+	return w.webhookTo(orgID, locationID, matrixHookURL)
+}
+
+// webhookTo stores a registration for job.created to url.
+func (w *testWorld) webhookTo(orgID, locationID, url string) workshop.Webhook {
+	w.t.Helper()
 	now := workshop.MicrosOf(time.Now())
 	wh, err := w.st.CreateWebhook(context.Background(), workshop.Webhook{ID: workshop.NewID(workshop.PrefixWebhook), OrgID: orgID,
-		LocationID: locationID, URL: matrixHookURL, Events: []string{workshop.EventJobCreated}, SigningSecret: workshop.NewSigningSecret(),
+		LocationID: locationID, URL: url, Events: []string{workshop.EventJobCreated}, SigningSecret: workshop.NewSigningSecret(),
 		IsActive: true, CreatedAt: now, UpdatedAt: now})
 	if err != nil {
 		w.t.Fatalf("create webhook: %v", err)

@@ -40,7 +40,7 @@ type Config struct {
 	Workers      int           // attempts in flight at most: default 64
 	PerWebhook   int           // attempts in flight to one registration at most: default 8
 	PollInterval time.Duration // how often to look for work committed by other processes: default 250ms
-	LeaseMargin  time.Duration // a lease is Timeout + LeaseMargin: default 15s
+	LeaseMargin  time.Duration // a lease is 2 x Timeout + LeaseMargin: default 15s
 	BatchSize    int           // events fanned out per transaction: default 100 (a backlog starts going out after the first batch)
 	// ShutdownGrace is how long attempts in flight may finish (and be
 	// recorded) once Run's context is cancelled; those still running then
