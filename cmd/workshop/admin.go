@@ -182,5 +182,8 @@ func findAdminCommand(args []string) (string, adminCommand, []string, error) {
 		names = append(names, strings.TrimSpace("workshop admin "+n+" [flags] "+c.args))
 	}
 	sort.Strings(names)
+	if len(args) == 1 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+		return "", adminCommand{}, nil, helpError{"usage: workshop admin <command> [flags]\n\ncommands:\n  " + strings.Join(names, "\n  ") + "\n"}
+	}
 	return "", adminCommand{}, nil, usageError{errors.New("unknown admin command; the commands are:\n  " + strings.Join(names, "\n  "))}
 }

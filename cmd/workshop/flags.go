@@ -42,7 +42,9 @@ func databaseFlag(fs *flag.FlagSet, getenv env) *string {
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, helpOf(fs)
+		} else if err != nil {
 			return nil, usageError{fmt.Errorf("%s: %w", fs.Name(), err)}
 		}
 		rest := fs.Args()
@@ -59,6 +61,22 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // usageError is a mistake in the command line.
 type usageError struct{ error }
+
+// helpError is -h or --help: run prints the command's flags to stdout and
+// exits 0.
+type helpError struct{ usage string }
+
+func (h helpError) Error() string { return h.usage }
+
+// helpOf is the usage of a command's flags, with their defaults.
+func helpOf(fs *flag.FlagSet) helpError {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: workshop %s [flags]\n\nflags:\n", fs.Name())
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return helpError{b.String()}
+}
 
 // message is what the command prints of an error: a domain error's detail,
 // naming the flag it is about.

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,6 +59,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	default:
 		fmt.Fprintf(stderr, "workshop: unknown command %q\n%s", args[0], usage)
 		return 2
+	}
+	var help helpError
+	if errors.As(err, &help) {
+		fmt.Fprint(stdout, help.usage)
+		return 0
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "workshop %s: %s\n", args[0], message(err))

@@ -63,6 +63,31 @@ func TestRunUnknownCommand(t *testing.T) {
 	}
 }
 
+// -h prints the command's flags, with their defaults, to stdout.
+func TestRunHelp(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"serve", "-h"}, []string{"usage: workshop serve", "-webhook-retry-delays", "-addr"}},
+		{[]string{"bench", "--help"}, []string{"usage: workshop bench", "-scenario", "webhook_slow_receiver"}},
+		{[]string{"migrate", "-h"}, []string{"usage: workshop migrate", "-database"}},
+		{[]string{"admin", "help"}, []string{"usage: workshop admin", "workshop admin key create [flags]"}},
+		{[]string{"admin", "key", "create", "-h"}, []string{"usage: workshop admin key create", "-expires"}},
+	} {
+		r := runCmd(t, nil, tc.args...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("run %q: got exit %d, stderr %q; want 0, nothing", tc.args, r.code, r.stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("run %q: stdout %q does not contain %q", tc.args, r.stdout, w)
+			}
+		}
+	}
+}
+
 func TestRunVersion(t *testing.T) {
 	t.Parallel()
 	r := runCmd(t, nil, "version")
