@@ -42,8 +42,12 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) 
 		}
 		defer pprof.StopCPUProfile()
 	}
+	exe, err := os.Executable() // started again as the slow webhook receiver
+	if err != nil {
+		return err
+	}
 	figures, err := bench.Run(ctx, bench.Config{DatabaseURL: *db, Scenarios: list(*scenarios), Rounds: *rounds,
-		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: receiverCommand()}, stdout)
+		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: []string{exe, "bench", "receiver"}}, stdout)
 	if err != nil {
 		return err
 	}
@@ -56,16 +60,6 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) 
 	}
 	defer f.Close()
 	return bench.WriteJSON(f, figures)
-}
-
-// receiverCommand starts this binary as a webhook receiver of its own
-// (nil if the binary cannot be found: the bench then receives in-process).
-func receiverCommand() []string {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	return []string{exe, "bench", "receiver"}
 }
 
 // benchReceiver runs `workshop bench receiver --delay D`: the slow webhook

@@ -34,8 +34,8 @@ type serveProcess struct {
 	base string
 	cmd  *exec.Cmd
 	once sync.Once
-	logs *strings.Builder
-	mu   *sync.Mutex
+	mu   sync.Mutex
+	logs strings.Builder // its log, for failure messages
 }
 
 // startServeProcess starts `workshop serve` on databaseURL, with short
@@ -53,7 +53,7 @@ func startServeProcess(t *testing.T, databaseURL string) *serveProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProcess{cmd: cmd, logs: &strings.Builder{}, mu: &sync.Mutex{}}
+	p := &serveProcess{cmd: cmd}
 	t.Cleanup(p.kill)
 	addr := make(chan string, 1)
 	go func() {

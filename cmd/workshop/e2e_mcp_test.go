@@ -65,6 +65,7 @@ func mcpConnect(t *testing.T, base string, rt *bearer) (*mcp.ClientSession, erro
 // progress), attendance.
 type mcpFixtures struct {
 	org   *testOrg
+	token operator.TokenOut // the owner's MCP token
 	jobID string
 	techs []workshop.Technician
 }
@@ -106,6 +107,11 @@ func newMCPFixtures(t *testing.T, w *testWorld, base string) *mcpFixtures {
 		fmt.Sprintf(`{"updatedAt":%q,"techIds":[%q],"bayId":%q,"status":"in_progress"}`, step["updatedAt"], f.techs[0].ID, bay.ID), 200)
 	call("POST", "/v1/scheduler/jobs", `{"locationId":"`+f.org.Locations[1].ID+`","arrivalTime":null}`, 201)
 	call("POST", "/v1/scheduler/attendance/clock-in", `{"techId":"`+f.techs[0].ID+`"}`, 201)
+	token, err := w.op.CreateMCPToken(ctx, f.org.Owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.token = token
 	return f
 }
 
@@ -223,11 +229,7 @@ func TestMCPTools(t *testing.T) {
 		w := newWorld(t, db.URL)
 		srv := startServer(t, db.URL)
 		f := newMCPFixtures(t, w, srv.URL)
-		ctx := context.Background()
-		token, err := w.op.CreateMCPToken(ctx, f.org.Owner.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ctx, token := context.Background(), f.token
 		cs, err := mcpConnect(t, srv.URL, &bearer{token: token.Token})
 		if err != nil {
 			t.Fatal(err)
@@ -366,10 +368,7 @@ func TestMCPStateless(t *testing.T) {
 		w := newWorld(t, db.URL)
 		one, two := startServer(t, db.URL), startServer(t, db.URL)
 		f := newMCPFixtures(t, w, one.URL)
-		token, err := w.op.CreateMCPToken(context.Background(), f.org.Owner.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		token := f.token
 		rt := &bearer{token: token.Token, hosts: []string{one.Addr, two.Addr}}
 		cs, err := mcpConnect(t, one.URL, rt)
 		if err != nil {
@@ -392,11 +391,7 @@ func TestMCPStdio(t *testing.T) {
 		w := newWorld(t, db.URL)
 		srv := startServer(t, db.URL)
 		f := newMCPFixtures(t, w, srv.URL)
-		ctx := context.Background()
-		token, err := w.op.CreateMCPToken(ctx, f.org.Owner.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ctx, token := context.Background(), f.token
 		noEnv := func(string) string { return "" }
 
 		// A bad token fails at start, saying why.

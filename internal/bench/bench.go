@@ -40,7 +40,7 @@ type Config struct {
 	Connections int
 	StepPool    int // fresh steps seeded per round of patch_step
 	// ReceiverCommand starts a webhook receiver process (ServeReceiver)
-	// when run with --delay D; without it receivers run in this process.
+	// when run with --delay D: the slow-receiver scenario needs it.
 	ReceiverCommand []string
 }
 

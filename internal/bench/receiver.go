@@ -20,13 +20,12 @@ import (
 // 2-core machine its 64 sleeping handlers wait for a processor behind the
 // database work, and the figure measured that wait as well. A real receiver
 // runs elsewhere, so the bench starts one as a process of its own
-// (`workshop bench receiver`) when it can.
+// (`workshop bench receiver`).
 
-// countingReceiver is a receiver the bench can ask how many deliveries
-// reached a path.
+// countingReceiver is a receiver process the bench can ask how many
+// deliveries reached a path.
 type countingReceiver struct {
 	base  string
-	where string
 	count func(path string) (int64, error)
 	stop  func()
 }
@@ -36,16 +35,11 @@ func (r countingReceiver) waitCount(ctx context.Context, path string, n int64, l
 	return waitFor(ctx, path, n, limit, func() (int64, error) { return r.count(path) })
 }
 
-// startReceiver starts a receiver answering after delay: command (plus
-// --delay) as a process of its own, or, without a command, in this process.
+// startReceiver starts command (plus --delay) as a receiver process
+// answering after delay.
 func startReceiver(ctx context.Context, command []string, delay time.Duration) (countingReceiver, error) {
 	if len(command) == 0 {
-		h, err := startHookReceiver(delay)
-		if err != nil {
-			return countingReceiver{}, err
-		}
-		return countingReceiver{base: h.base, where: "in the bench's process",
-			count: func(path string) (int64, error) { return h.counter(path).Load(), nil }, stop: h.stop}, nil
+		return countingReceiver{}, errors.New("no command to start a receiver process with (Config.ReceiverCommand)")
 	}
 	cmd := exec.CommandContext(ctx, command[0], append(command[1:], "--delay", delay.String())...)
 	var stderr strings.Builder
@@ -91,7 +85,7 @@ func startReceiver(ctx context.Context, command []string, delay time.Duration) (
 		}
 		return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 	}
-	return countingReceiver{base: base, where: "a process of its own", count: count, stop: stop}, nil
+	return countingReceiver{base: base, count: count, stop: stop}, nil
 }
 
 // ServeReceiver runs a receiver answering 200 after delay, prints its base

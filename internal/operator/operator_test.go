@@ -1,7 +1,6 @@
 package operator_test
 
 import (
-	"database/sql"
 	"errors"
 	"slices"
 	"strings"
@@ -226,21 +225,6 @@ func TestCreateUser(t *testing.T) {
 	})
 }
 
-// rawDB opens the database of a storetest URL without the store.
-func rawDB(t *testing.T, rawURL string) *sql.DB {
-	t.Helper()
-	driver, dsn := "pgx", rawURL
-	if path, ok := strings.CutPrefix(rawURL, "sqlite://"); ok {
-		driver, dsn = "sqlite", path
-	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatalf("open %s: %v", rawURL, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func TestCreateKey(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
@@ -334,7 +318,7 @@ func TestCreateKey(t *testing.T) {
 					t.Errorf("stored credential = %+v, want key %s of user %s with scopes %v", g.Credential, got.ID, tc.req.UserID, tc.wantScopes)
 				}
 				var stored string
-				if err := rawDB(t, db.URL).QueryRowContext(t.Context(),
+				if err := storetest.RawDB(t, db.URL).QueryRowContext(t.Context(),
 					"SELECT secret_hash FROM credentials WHERE id = '"+got.ID+"'").Scan(&stored); err != nil {
 					t.Fatal(err)
 				}

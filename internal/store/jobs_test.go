@@ -155,7 +155,7 @@ func (e *jobEnv) exec(t *testing.T, query string, args ...any) {
 			query = strings.Replace(query, "?", fmt.Sprintf("$%d", i+1), 1)
 		}
 	}
-	if _, err := rawDB(t, e.db.URL).ExecContext(t.Context(), query, args...); err != nil {
+	if _, err := storetest.RawDB(t, e.db.URL).ExecContext(t.Context(), query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 }
@@ -430,7 +430,7 @@ func TestCreateJobArrival(t *testing.T) {
 // tableColumns lists a table's columns as the database has them.
 func tableColumns(t *testing.T, db storetest.Database, table string) []string {
 	t.Helper()
-	rows, err := rawDB(t, db.URL).QueryContext(t.Context(), "SELECT * FROM "+table+" LIMIT 0")
+	rows, err := storetest.RawDB(t, db.URL).QueryContext(t.Context(), "SELECT * FROM "+table+" LIMIT 0")
 	if err != nil {
 		t.Fatal(err)
 	}

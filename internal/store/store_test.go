@@ -3,7 +3,6 @@ package store_test
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -125,21 +124,6 @@ func wantInvalid(t *testing.T, err error, field string) {
 	}
 }
 
-// rawDB opens the database of a storetest URL without the store.
-func rawDB(t *testing.T, rawURL string) *sql.DB {
-	t.Helper()
-	driver, dsn := "pgx", rawURL
-	if path, ok := strings.CutPrefix(rawURL, "sqlite://"); ok {
-		driver, dsn = "sqlite", path
-	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatalf("open %s: %v", rawURL, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // latestMigration is the highest version among the dialect's migration
 // files (NNNNN_name.sql): the version Open migrates to.
 func latestMigration(t *testing.T, dialect string) int64 {
@@ -208,7 +192,7 @@ func TestOpenMigratesOnceAndReopens(t *testing.T) {
 
 		// Each migration was applied once, however many processes started.
 		var rows, versions int64
-		if err := rawDB(t, db.URL).QueryRowContext(ctx,
+		if err := storetest.RawDB(t, db.URL).QueryRowContext(ctx,
 			"SELECT COUNT(*), COUNT(DISTINCT version_id) FROM goose_db_version WHERE version_id > 0").Scan(&rows, &versions); err != nil {
 			t.Fatal(err)
 		}

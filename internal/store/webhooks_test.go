@@ -174,7 +174,7 @@ func TestWebhookRegistrations(t *testing.T) {
 		_, err = e.st.Deliveries(ctx, store.Visibility{OrgID: e.org.ID}, orgWide.ID, workshop.PageRequest{Limit: 10})
 		wantCode(t, err, workshop.CodeNotFound)
 		var left int
-		if err := rawDB(t, db.URL).QueryRow(`SELECT COUNT(*) FROM deliveries WHERE webhook_id = '` + orgWide.ID + `'`).Scan(&left); err != nil || left != 0 {
+		if err := storetest.RawDB(t, db.URL).QueryRow(`SELECT COUNT(*) FROM deliveries WHERE webhook_id = '` + orgWide.ID + `'`).Scan(&left); err != nil || left != 0 {
 			t.Errorf("deliveries left after the delete: %d, %v; want 0", left, err)
 		}
 	})
@@ -507,7 +507,7 @@ func TestFanOutWaitsForEarlierTransactions(t *testing.T) {
 		e := newWhEnv(t, db)
 		ctx := t.Context()
 		h := e.hook(t, e.org.ID, "", workshop.EventJobCreated)
-		raw := rawDB(t, db.URL)
+		raw := storetest.RawDB(t, db.URL)
 		slow, err := raw.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -611,7 +611,7 @@ func TestClaimPausesDeliveriesOfInactiveRegistrations(t *testing.T) {
 		walkIn(t, e.st, e.org.ID, e.loc.ID, at(0))
 		fanOutAll(t, e.st)
 		// The race's outcome: inactive, its delivery still due.
-		if _, err := rawDB(t, db.URL).Exec(`UPDATE webhooks SET is_active = false WHERE id = '` + h.ID + `'`); err != nil {
+		if _, err := storetest.RawDB(t, db.URL).Exec(`UPDATE webhooks SET is_active = false WHERE id = '` + h.ID + `'`); err != nil {
 			t.Fatal(err)
 		}
 		if as := claim(t, e.st, "a", 10); len(as) != 0 {

@@ -124,6 +124,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	gather.Stop()
 	defer gather.Stop()
 	gathering := false
+	gatherSoon := func() { // records the results waiting within gatherFor
+		if !gathering {
+			gathering = true
+			gather.Reset(gatherFor)
+		}
+	}
 	sweepDone := make(chan struct{})
 	go func() { defer close(sweepDone); d.sweep(ctx) }()
 
@@ -143,9 +149,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			// settling after every attempt took most of a core).
 			if len(p.pending) >= p.group() || (p.moreDue && (p.slotFree() || p.hungry())) {
 				p.settle(ctx)
-			} else if !gathering {
-				gathering = true
-				gather.Reset(gatherFor)
+			} else {
+				gatherSoon()
 			}
 		case <-gather.C:
 			gathering = false
@@ -161,9 +166,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			// (an attempt ending, the gathering timer, news, the poll) does it.
 			if (len(s.attempts) > 0 && (p.slotFree() || p.hungry())) || len(p.pending) >= p.group() || p.news != p.newsAtClaim {
 				p.settle(ctx)
-			} else if len(p.pending) > 0 && !gathering {
-				gathering = true
-				gather.Reset(gatherFor)
+			} else if len(p.pending) > 0 {
+				gatherSoon()
 			}
 		case reply := <-h.ask:
 			// Not reserved: a claim of the pump's own may take the same

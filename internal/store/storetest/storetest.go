@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/workshop-platform/workshop/internal/store"
@@ -96,4 +97,20 @@ func Open(t testing.TB, rawURL string, opts ...store.Option) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// RawDB opens the database of a URL of this package without the store (no
+// migrations, no pool settings): for tests that look under it.
+func RawDB(t testing.TB, rawURL string) *sql.DB {
+	t.Helper()
+	driver, dsn := "pgx", rawURL
+	if path, ok := strings.CutPrefix(rawURL, "sqlite://"); ok {
+		driver, dsn = "sqlite", path
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatalf("open %s: %v", rawURL, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
