@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	_ "time/tzdata" // location time zones must not depend on the host's zoneinfo
 )
@@ -18,9 +19,27 @@ import (
 var version = "dev"
 
 func main() {
+	setGCPercent(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// gcPercent is the collector's default when GOGC is not set. The service's
+// live heap is small (tens of MB: the SQLite page cache is outside the Go
+// heap) while every request allocates, so at Go's default of 100 the heap
+// target sits near its 4 MB floor and the collector runs hundreds of times
+// a second; measured, it took a fifth to a third of the CPU of a read (see
+// docs/benchmarks.md). 400 lets the heap grow to five times what is live.
+const gcPercent = 400
+
+// setGCPercent applies gcPercent unless the operator chose GOGC (or
+// GOMEMLIMIT with GOGC=off), which the runtime has already read. It is set
+// in main, not run: it is the process's, and tests call run many times.
+func setGCPercent(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 }
 
 const usage = `usage: workshop <command> [flags]

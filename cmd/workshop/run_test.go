@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -437,6 +438,28 @@ func TestRunServe(t *testing.T) {
 	} {
 		if r := runCmd(t, map[string]string{"WORKSHOP_DATABASE_URL": db}, args...); r.code == 0 || r.stderr == "" {
 			t.Errorf("run %q: got exit %d, stderr %q; want a refusal", args, r.code, r.stderr)
+		}
+	}
+}
+
+// TestSetGCPercent: the collector's default applies only when the operator
+// has not set GOGC. Not parallel: the percentage is the process's.
+func TestSetGCPercent(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(orig)
+	for _, tc := range []struct {
+		gogc string
+		want int
+	}{{"", gcPercent}, {"50", 100}, {"off", 100}} {
+		debug.SetGCPercent(100)
+		setGCPercent(func(k string) string {
+			if k == "GOGC" {
+				return tc.gogc
+			}
+			return ""
+		})
+		if got := debug.SetGCPercent(100); got != tc.want {
+			t.Errorf("GOGC=%q: GC percent %d, want %d", tc.gogc, got, tc.want)
 		}
 	}
 }
