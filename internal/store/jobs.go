@@ -268,20 +268,50 @@ func assignJobNumber(ctx context.Context, c conn, j workshop.Job, year int) (str
 	}
 }
 
-// Job reads a job with its steps.
+// Job reads a job with its steps. The steps come from the process's
+// cache when they are cached at the job's current steps version (see
+// stepCache); otherwise they are read and cached if no step write
+// committed meanwhile (the version read after them is the one read before).
 func (s *Store) Job(ctx context.Context, v Visibility, id string) (workshop.Job, error) {
 	c := s.read()
-	j, err := visibleJob(ctx, c, v, id, "")
+	var version int64
+	j, err := v.seenJob(scanJob(withColumn{c.queryRow(ctx, `SELECT `+jobColumns+`, `+stepsVersion+` FROM jobs WHERE id = ?`, id), &version}))
 	if err != nil {
 		return j, err
 	}
-	j.Steps, err = jobSteps(ctx, c, j.ID)
-	return j, err
+	var ok bool
+	if j.Steps, ok = s.steps.get(j.ID, version); ok {
+		return j, nil
+	}
+	if j.Steps, err = jobSteps(ctx, c, j.ID); err != nil {
+		return j, err
+	}
+	var after int64
+	if err := c.queryRow(ctx, `SELECT `+stepsVersion+` FROM jobs WHERE id = ?`, j.ID).Scan(&after); err == nil && after == version {
+		s.steps.put(j.ID, version, j.Steps)
+	}
+	return j, nil
 }
+
+// stepsVersion is the steps version of the job of a query on jobs.
+const stepsVersion = `COALESCE((SELECT version FROM job_steps_versions WHERE job_id = jobs.id), 0)`
+
+// withColumn scans one more column, the last, into dest.
+type withColumn struct {
+	sc   scanner
+	dest any
+}
+
+func (w withColumn) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.dest)...) }
 
 // visibleJob reads a job the caller sees, or not_found.
 func visibleJob(ctx context.Context, c conn, v Visibility, id, lock string) (workshop.Job, error) {
-	j, err := scanJob(c.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`+lock, id))
+	return v.seenJob(scanJob(c.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`+lock, id)))
+}
+
+// seenJob is a job read as the caller may see it: not_found when there is
+// none or it is not the caller's to see.
+func (v Visibility) seenJob(j workshop.Job, err error) (workshop.Job, error) {
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.sees(j.OrgID, j.LocationID)) {
 		return j, workshop.NotFound("job")
 	}

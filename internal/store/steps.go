@@ -41,9 +41,15 @@ func (s *Store) jobWrite(ctx context.Context, c conn, v Visibility, id string) (
 	return j, err
 }
 
-// rederive recomputes a job's status from its steps after a step change;
-// when it changed, the job is updated and job.updated recorded too.
+// rederive follows a change of a job's steps: it moves the job's
+// steps version on (which the readers' step caches are checked against)
+// and recomputes the job's status; when that changed, the job is updated
+// and job.updated recorded too.
 func rederive(ctx context.Context, c conn, j *workshop.Job, now workshop.Micros) error {
+	if _, err := c.exec(ctx, `INSERT INTO job_steps_versions (job_id, version) VALUES (?, 1)
+		ON CONFLICT (job_id) DO UPDATE SET version = job_steps_versions.version + 1`, j.ID); err != nil {
+		return err
+	}
 	var counts workshop.StepCounts
 	rows, err := c.query(ctx, `SELECT status, COUNT(*) FROM steps WHERE job_id = ? GROUP BY status`, j.ID)
 	if err != nil {

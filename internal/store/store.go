@@ -46,6 +46,8 @@ type Store struct {
 	batcher               *batcher   // SQLite only: group commit of writes
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
+
+	steps *stepCache // jobs' steps by steps version (stepcache.go)
 }
 
 // Option adjusts a Store.
@@ -57,7 +59,7 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // Open connects to the database named by a URL (sqlite://PATH or
 // postgres://...) and migrates its schema.
 func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now}
+	s := &Store{now: time.Now, steps: newStepCache()}
 	for _, o := range opts {
 		o(s)
 	}
