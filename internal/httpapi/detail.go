@@ -21,7 +21,7 @@ func (h *handlers) GetJobDetail(ctx context.Context, req oapi.GetJobDetailReques
 	if err != nil {
 		return nil, err
 	}
-	zone, err := time.LoadLocation(in.Timezone)
+	zone, err := workshop.LoadZone(in.Timezone)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func clockTechnician(ctx context.Context, c conn, v Visibility, techID string) (
 	if err := c.queryRow(ctx, `SELECT timezone FROM locations WHERE id = ?`, t.LocationID).Scan(&tz); err != nil {
 		return t, nil, err
 	}
-	zone, err := time.LoadLocation(tz)
+	zone, err := workshop.LoadZone(tz)
 	return t, zone, err
 }
 

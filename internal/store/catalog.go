@@ -77,10 +77,14 @@ type LocationSettings struct {
 
 // Settings reads one location's workshop settings.
 func (s *Store) Settings(ctx context.Context, locationID string) (workshop.Settings, error) {
-	var st workshop.Settings
+	var hours, breaks string
+	var buffer int
 	err := s.read().queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes FROM workshop_settings WHERE location_id = ?`, locationID).
-		Scan(jsonList[[]workshop.OpeningHours]{&st.OperatingHours}, jsonList[[]workshop.Break]{&st.Breaks}, &st.BayBufferMinutes)
-	return st, notFoundOr(err, "location")
+		Scan(&hours, &breaks, &buffer)
+	if err != nil {
+		return workshop.Settings{}, notFoundOr(err, "location")
+	}
+	return s.settings.parse(hours, breaks, buffer)
 }
 
 // LocationsSettings reads the workshop settings of the locations the caller sees.
@@ -93,8 +97,13 @@ func (s *Store) LocationsSettings(ctx context.Context, v Visibility) ([]Location
 	}
 	return collect(rows, func(sc scanner) (LocationSettings, error) {
 		var ls LocationSettings
-		err := sc.Scan(&ls.LocationID, &ls.Timezone, jsonList[[]workshop.OpeningHours]{&ls.OperatingHours},
-			jsonList[[]workshop.Break]{&ls.Breaks}, &ls.BayBufferMinutes)
+		var hours, breaks string
+		var buffer int
+		if err := sc.Scan(&ls.LocationID, &ls.Timezone, &hours, &breaks, &buffer); err != nil {
+			return ls, err
+		}
+		var err error
+		ls.Settings, err = s.settings.parse(hours, breaks, buffer)
 		return ls, err
 	})
 }

@@ -36,10 +36,14 @@ func (s *Store) JobDetail(ctx context.Context, v Visibility, id string) (JobDeta
 	if in.History, err = s.JobStatusHistory(ctx, j.ID); err != nil {
 		return in, err
 	}
-	if err := s.read().queryRow(ctx, `SELECT timezone FROM locations WHERE id = ?`, j.LocationID).Scan(&in.Timezone); err != nil {
+	var hours, breaks string
+	var buffer int
+	if err := s.read().queryRow(ctx, `SELECT l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes
+		FROM locations l JOIN workshop_settings w ON w.location_id = l.id WHERE l.id = ?`, j.LocationID).
+		Scan(&in.Timezone, &hours, &breaks, &buffer); err != nil {
 		return in, err
 	}
-	if in.Settings, err = s.Settings(ctx, j.LocationID); err != nil {
+	if in.Settings, err = s.settings.parse(hours, breaks, buffer); err != nil {
 		return in, err
 	}
 	in.TechWork, err = s.otherWork(ctx, j)

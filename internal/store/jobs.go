@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -148,7 +147,7 @@ func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool
 		if err != nil {
 			return JobCreate{}, err
 		}
-		zone, err := time.LoadLocation(loc.Timezone)
+		zone, err := workshop.LoadZone(loc.Timezone)
 		if err != nil {
 			return JobCreate{}, err
 		}

@@ -27,7 +27,7 @@ type Location struct {
 
 // Zone loads the location's time zone; it was validated when the location
 // was made, so a failure here means the host lacks zone data.
-func (l Location) Zone() (*time.Location, error) { return time.LoadLocation(l.Timezone) }
+func (l Location) Zone() (*time.Location, error) { return LoadZone(l.Timezone) }
 
 // User is a person of an organisation with a role.
 type User struct {
