@@ -33,7 +33,7 @@ type DemoOut struct {
 
 // Demo seeds the demo organisation when the database has none (in one
 // transaction, so several processes starting with --demo at once are
-// safe), then mints an org key, a key for the Berlin location and an MCP
+// safe) and a working day in it (demoday.go), then mints an org key, a key for the Berlin location and an MCP
 // token.
 func (o *Operator) Demo(ctx context.Context) (DemoOut, error) {
 	seed := o.demoSeed()
@@ -43,6 +43,10 @@ func (o *Operator) Demo(ctx context.Context) (DemoOut, error) {
 		return out, err
 	}
 	if seeded {
+		// Only the process that seeded the organisation adds its day.
+		if err := o.demoDay(ctx, seed); err != nil {
+			return out, err
+		}
 		out.Seeded = true
 		for _, t := range seed.Technicians {
 			out.TechnicianIDs = append(out.TechnicianIDs, t.ID)

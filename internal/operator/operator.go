@@ -40,6 +40,15 @@ type Store interface {
 	Settings(ctx context.Context, locationID string) (workshop.Settings, error)
 	SetSettings(ctx context.Context, locationID string, s workshop.Settings) error
 	SeedDemo(ctx context.Context, d store.DemoSeed) (bool, error)
+
+	// The demo's working day is made with the API's writes.
+	PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (store.CatalogPut, error)
+	ClockIn(ctx context.Context, v store.Visibility, techID string, at time.Time) (workshop.Attendance, error)
+	CreateJob(ctx context.Context, j workshop.Job, stampArrival bool) (store.JobCreate, error)
+	CreateStep(ctx context.Context, v store.Visibility, st workshop.Step) (workshop.Step, error)
+	PatchStep(ctx context.Context, v store.Visibility, jobID, stepID string, p store.StepPatch, now workshop.Micros) (workshop.Step, error)
+	DeliverJob(ctx context.Context, v store.Visibility, id string, now workshop.Micros) (workshop.Job, error)
+	CancelJob(ctx context.Context, v store.Visibility, id string, tags []string, now workshop.Micros) (workshop.Job, error)
 }
 
 // Operator runs the operator commands against a store.
