@@ -196,7 +196,23 @@ func (h *handlers) GetJob(ctx context.Context, req oapi.GetJobRequestObject) (oa
 	if err != nil {
 		return nil, err
 	}
-	return oapi.GetJob200JSONResponse{Body: jobOf(j), Headers: oapi.GetJob200ResponseHeaders{ETag: etagOf(j.UpdatedAt)}}, nil
+	return jobRead{Body: jobOf(j), Headers: oapi.GetJob200ResponseHeaders{ETag: etagOf(j.UpdatedAt)}}, nil
+}
+
+// jobRead is a job read's 200 as the generated response writes it, the
+// body appended by oapi.Job.AppendJSON instead of encoding/json (a fifth
+// of the read's cost).
+type jobRead oapi.GetJob200JSONResponse
+
+func (r jobRead) VisitGetJobResponse(w http.ResponseWriter) error {
+	body := append(r.Body.AppendJSON(make([]byte, 0, 2048)), '\n') // as json.Encoder ends it
+	w.Header().Set("Content-Type", "application/json")
+	if r.Headers.ETag != nil {
+		w.Header().Set("ETag", *r.Headers.ETag)
+	}
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(body)
+	return err
 }
 
 func (h *handlers) ListJobs(ctx context.Context, req oapi.ListJobsRequestObject) (oapi.ListJobsResponseObject, error) {
