@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -25,7 +26,15 @@ func (h *handlers) GetJobDetail(ctx context.Context, req oapi.GetJobDetailReques
 	if err != nil {
 		return nil, err
 	}
-	return oapi.GetJobDetail200JSONResponse(detailOf(in, zone, h.now())), nil
+	return detailRead(detailOf(in, zone, h.now())), nil
+}
+
+// detailRead is a job detail's 200 as the generated response writes it,
+// the body appended by oapi.JobDetail.AppendJSON instead of encoding/json.
+type detailRead oapi.JobDetail
+
+func (r detailRead) VisitGetJobDetailResponse(w http.ResponseWriter) error {
+	return writeBody(w, append(oapi.JobDetail(r).AppendJSON(make([]byte, 0, 8192)), '\n'))
 }
 
 // detailOf lays the job out with the domain's scheduler and presents the

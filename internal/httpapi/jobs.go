@@ -205,11 +205,16 @@ func (h *handlers) GetJob(ctx context.Context, req oapi.GetJobRequestObject) (oa
 type jobRead oapi.GetJob200JSONResponse
 
 func (r jobRead) VisitGetJobResponse(w http.ResponseWriter) error {
-	body := append(r.Body.AppendJSON(make([]byte, 0, 2048)), '\n') // as json.Encoder ends it
-	w.Header().Set("Content-Type", "application/json")
 	if r.Headers.ETag != nil {
 		w.Header().Set("ETag", *r.Headers.ETag)
 	}
+	return writeBody(w, append(r.Body.AppendJSON(make([]byte, 0, 2048)), '\n'))
+}
+
+// writeBody writes a 200 with a JSON body ending in a newline, as the
+// generated responses (json.Encoder) do.
+func writeBody(w http.ResponseWriter, body []byte) error {
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(body)
 	return err

@@ -8,8 +8,8 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// Jobs are the most read body of the API (a job read, and through it the
-// MCP tool), and encoding/json spends most of a job's cost on its nullable
+// Jobs and their detail are the most read bodies of the API (and through
+// them the MCP tools), and encoding/json spends most of a job's cost on its nullable
 // and time fields: a MarshalJSON call each, whose output it then scans
 // again. AppendJSON writes the bytes encoding/json makes of the generated
 // struct, followed by nothing (Encode adds a newline); TestAppendJSON fills
@@ -28,19 +28,7 @@ func (j Job) AppendJSON(b []byte) []byte {
 	b = appendString(append(b, `,"source":`...), string(j.Source))
 	b = appendString(append(b, `,"status":`...), string(j.Status))
 	if j.Steps != nil {
-		b = append(b, `,"steps":`...)
-		if *j.Steps == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, s := range *j.Steps {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = s.AppendJSON(b)
-			}
-			b = append(b, ']')
-		}
+		b = appendList(append(b, `,"steps":`...), *j.Steps, Step.AppendJSON)
 	}
 	b = appendMicros(append(b, `,"updatedAt":`...), j.UpdatedAt)
 	b = appendStringField(b, `,"vehicleMake":`, j.VehicleMake)
@@ -62,21 +50,114 @@ func (s Step) AppendJSON(b []byte) []byte {
 	b = appendString(append(b, `,"schedulingMode":`...), string(s.SchedulingMode))
 	b = appendMicrosField(b, `,"startedAt":`, s.StartedAt)
 	b = appendString(append(b, `,"status":`...), string(s.Status))
-	b = append(b, `,"techIds":`...)
-	if s.TechIds == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, t := range s.TechIds {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, t)
-		}
-		b = append(b, ']')
-	}
+	b = appendStrings(append(b, `,"techIds":`...), s.TechIds)
 	b = appendMicros(append(b, `,"updatedAt":`...), s.UpdatedAt)
 	return append(b, '}')
+}
+
+// AppendJSON appends the job detail as encoding/json writes it.
+func (d JobDetail) AppendJSON(b []byte) []byte {
+	b = appendTimeField(b, `{"actualEnd":`, d.ActualEnd)
+	b = appendTimeField(b, `,"actualStart":`, d.ActualStart)
+	b = appendTimeField(b, `,"arrivalTime":`, d.ArrivalTime)
+	b = appendMicros(append(b, `,"createdAt":`...), d.CreatedAt)
+	b = appendList(append(b, `,"delays":`...), d.Delays, Delay.AppendJSON)
+	b = appendStringField(b, `,"externalKey":`, d.ExternalKey)
+	b = appendList(append(b, `,"holds":`...), d.Holds, Hold.AppendJSON)
+	b = appendString(append(b, `,"id":`...), d.Id)
+	b = appendString(append(b, `,"jobNumber":`...), d.JobNumber)
+	b = appendString(append(b, `,"locationId":`...), d.LocationId)
+	b = appendTime(append(b, `,"plannedEnd":`...), d.PlannedEnd)
+	b = appendTime(append(b, `,"plannedStart":`...), d.PlannedStart)
+	b = appendString(append(b, `,"priority":`...), string(d.Priority))
+	b = appendBool(append(b, `,"promise":{"atRisk":`...), d.Promise.AtRisk)
+	b = appendTime(append(b, `,"projectedCompletion":`...), d.Promise.ProjectedCompletion)
+	b = appendTimeField(b, `,"promiseTime":`, d.Promise.PromiseTime)
+	b = append(b, `,"slackMinutes":`...)
+	if d.Promise.SlackMinutes.IsNull() {
+		b = append(b, "null"...)
+	} else {
+		b = appendInt(b, d.Promise.SlackMinutes[true])
+	}
+	b = appendTimeField(append(b, '}'), `,"promiseTime":`, d.PromiseTime)
+	b = appendString(append(b, `,"source":`...), string(d.Source))
+	b = appendString(append(b, `,"status":`...), string(d.Status))
+	b = appendList(append(b, `,"steps":`...), d.Steps, StepDetail.AppendJSON)
+	b = appendMicros(append(b, `,"updatedAt":`...), d.UpdatedAt)
+	b = appendStringField(b, `,"vehicleMake":`, d.VehicleMake)
+	b = appendStringField(b, `,"vehicleModel":`, d.VehicleModel)
+	b = appendStringField(b, `,"vehiclePlate":`, d.VehiclePlate)
+	b = appendBool(append(b, `,"verification":{"verified":`...), d.Verification.Verified)
+	b = appendMicrosField(b, `,"verifiedAt":`, d.Verification.VerifiedAt)
+	b = appendStringField(b, `,"verifiedBy":`, d.Verification.VerifiedBy)
+	return append(b, "}}"...)
+}
+
+// AppendJSON appends the step's detail as encoding/json writes it.
+func (s StepDetail) AppendJSON(b []byte) []byte {
+	b = appendTimeField(b, `{"actualEnd":`, s.ActualEnd)
+	b = appendTimeField(b, `,"actualStart":`, s.ActualStart)
+	b = appendStringField(b, `,"bayId":`, s.BayId)
+	b = appendMicrosField(b, `,"completedAt":`, s.CompletedAt)
+	b = appendMicros(append(b, `,"createdAt":`...), s.CreatedAt)
+	b = appendInt(append(b, `,"estimatedDuration":`...), s.EstimatedDuration)
+	b = appendString(append(b, `,"id":`...), s.Id)
+	b = appendString(append(b, `,"jobId":`...), s.JobId)
+	b = appendString(append(b, `,"label":`...), s.Label)
+	b = appendInt(append(b, `,"phase":`...), s.Phase)
+	b = appendTime(append(b, `,"plannedEnd":`...), s.PlannedEnd)
+	b = appendTime(append(b, `,"plannedStart":`...), s.PlannedStart)
+	b = appendTime(append(b, `,"projectedEnd":`...), s.ProjectedEnd)
+	b = appendString(append(b, `,"schedulingMode":`...), string(s.SchedulingMode))
+	b = appendMicrosField(b, `,"startedAt":`, s.StartedAt)
+	b = appendString(append(b, `,"status":`...), string(s.Status))
+	b = appendStrings(append(b, `,"techIds":`...), s.TechIds)
+	b = appendMicros(append(b, `,"updatedAt":`...), s.UpdatedAt)
+	return append(b, '}')
+}
+
+// AppendJSON appends the delay as encoding/json writes it.
+func (d Delay) AppendJSON(b []byte) []byte {
+	b = appendTime(append(b, `{"end":`...), d.End)
+	b = appendInt(append(b, `,"minutes":`...), d.Minutes)
+	b = appendBool(append(b, `,"ongoing":`...), d.Ongoing)
+	b = appendTime(append(b, `,"plannedEnd":`...), d.PlannedEnd)
+	b = appendString(append(b, `,"stepId":`...), d.StepId)
+	return append(b, '}')
+}
+
+// AppendJSON appends the hold as encoding/json writes it.
+func (h Hold) AppendJSON(b []byte) []byte {
+	b = appendTimeField(b, `{"end":`, h.End)
+	b = appendString(append(b, `,"reason":`...), string(h.Reason))
+	b = appendTime(append(b, `,"start":`...), h.Start)
+	return append(b, '}')
+}
+
+// appendList writes a slice as encoding/json does: null when nil.
+func appendList[T any](b []byte, list []T, appendOne func(T, []byte) []byte) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, v := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendOne(v, b)
+	}
+	return append(b, ']')
+}
+
+func appendStrings(b []byte, list []string) []byte {
+	return appendList(b, list, func(s string, b []byte) []byte { return appendString(b, s) })
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, "true"...)
+	}
+	return append(b, "false"...)
 }
 
 // The nullable fields: null, or the value; a field never set writes its
@@ -95,7 +176,12 @@ func appendTimeField(b []byte, key string, n nullable.Nullable[time.Time]) []byt
 	if n.IsNull() {
 		return append(b, "null"...)
 	}
-	t := n[true]
+	return appendTime(b, n[true])
+}
+
+// appendTime writes a time as its MarshalJSON does (RFC 3339, nanoseconds
+// as needed).
+func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"')

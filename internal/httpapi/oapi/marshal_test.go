@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/oapi-codegen/nullable"
 )
 
 // tricky strings: quotes, escapes, HTML, control characters, invalid
@@ -26,9 +24,10 @@ func TestAppendJSON(t *testing.T) {
 		compare(t, "step", st.AppendJSON, st)
 		var j Job
 		fill(reflect.ValueOf(&j).Elem(), s, times[i%2], i)
-		steps := []Step{st, st}
-		j.Steps = &steps
 		compare(t, "job", j.AppendJSON, j)
+		var d JobDetail
+		fill(reflect.ValueOf(&d).Elem(), s, times[i%2], i)
+		compare(t, "job detail", d.AppendJSON, d)
 	}
 
 	// Null, never set, empty and nil: each as encoding/json writes it.
@@ -47,6 +46,13 @@ func TestAppendJSON(t *testing.T) {
 	empty := []Step{}
 	j.Steps = &empty
 	compare(t, "job with no steps", j.AppendJSON, j)
+	var d JobDetail
+	d.ActualEnd.SetNull()
+	d.Promise.SlackMinutes.SetNull()
+	d.Verification.VerifiedAt.SetNull()
+	d.Holds = []Hold{{}}
+	d.Holds[0].End.SetNull()
+	compare(t, "bare job detail", d.AppendJSON, d)
 }
 
 func compare(t *testing.T, what string, appendJSON func([]byte) []byte, v any) {
@@ -61,38 +67,40 @@ func compare(t *testing.T, what string, appendJSON func([]byte) []byte, v any) {
 	}
 }
 
-// fill sets every field of a generated struct to a value of its kind.
-func fill(v reflect.Value, s string, at time.Time, n int) {
-	for i := range v.NumField() {
-		f := v.Field(i)
-		switch x := f.Addr().Interface().(type) {
-		case *nullable.Nullable[string]:
-			x.Set(s)
-		case *nullable.Nullable[time.Time]:
-			x.Set(at)
-		case *time.Time:
-			*x = at
-		default:
-			fillValue(f, s, at, n)
-		}
-	}
-}
+var timeType = reflect.TypeOf(time.Time{})
 
-func fillValue(f reflect.Value, s string, at time.Time, n int) {
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(s)
-	case reflect.Int, reflect.Int64:
-		f.SetInt(int64(n*1_000_003 - 7)) // negative at 0; an audit timestamp too
-	case reflect.Slice:
-		if f.Type().Elem().Kind() == reflect.String {
-			f.Set(reflect.ValueOf([]string{s, "tec_2"}).Convert(f.Type()))
+// fill sets every field of a generated struct, nested ones too, to a
+// value of its kind: a string from s, times at, numbers from n.
+func fill(v reflect.Value, s string, at time.Time, n int) {
+	switch {
+	case v.Type() == timeType:
+		v.Set(reflect.ValueOf(at))
+	case v.Kind() == reflect.Struct:
+		for i := range v.NumField() {
+			fill(v.Field(i), s, at, n)
 		}
-	case reflect.Map: // a nullable.Nullable[T] of another T
-		m := reflect.MakeMap(f.Type())
-		e := reflect.New(f.Type().Elem()).Elem()
-		fillValue(e, s, at, n)
+	case v.Kind() == reflect.String:
+		v.SetString(s)
+	case v.Kind() == reflect.Int || v.Kind() == reflect.Int64:
+		v.SetInt(int64(n*1_000_003 - 7)) // negative at 0; an audit timestamp too
+	case v.Kind() == reflect.Bool:
+		v.SetBool(n%2 == 0)
+	case v.Kind() == reflect.Slice: // two elements
+		list := reflect.MakeSlice(v.Type(), 2, 2)
+		fill(list.Index(0), s, at, n)
+		fill(list.Index(1), "tec_2", at, n+1)
+		v.Set(list)
+	case v.Kind() == reflect.Pointer: // *[]Step
+		p := reflect.New(v.Type().Elem())
+		fill(p.Elem(), s, at, n)
+		v.Set(p)
+	case v.Kind() == reflect.Map: // a nullable.Nullable[T]
+		m := reflect.MakeMap(v.Type())
+		e := reflect.New(v.Type().Elem()).Elem()
+		fill(e, s, at, n)
 		m.SetMapIndex(reflect.ValueOf(true), e)
-		f.Set(m)
+		v.Set(m)
+	default:
+		panic("fill: no value for " + v.Type().String())
 	}
 }
