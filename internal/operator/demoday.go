@@ -165,8 +165,9 @@ func (o *Operator) demoJob(ctx context.Context, v store.Visibility, dj demoJob, 
 			p.TechIDs = &[]string{techs[ds.tech]}
 		}
 		if ds.bay != "" {
-			bay := bays[dj.loc+"/"+ds.bay]
-			p.BayID = refTo(&bay)
+			bayID := bays[dj.loc+"/"+ds.bay]
+			bay := &bayID
+			p.BayID = &bay
 		}
 		if st, err = o.Store.PatchStep(ctx, v, j.ID, st.ID, p, workshop.MicrosOf(cursor)); err != nil {
 			return err
@@ -188,5 +189,3 @@ func (o *Operator) demoJob(ctx context.Context, v store.Visibility, dj demoJob, 
 	}
 	return err
 }
-
-func refTo[T any](v T) *T { return &v }

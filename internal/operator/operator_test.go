@@ -555,6 +555,7 @@ func TestDemoIsIdempotent(t *testing.T) {
 		if !first.Seeded || first.OrgID != operator.DemoOrgID || len(first.LocationIDs) != 2 || len(first.TechnicianIDs) != 5 || len(first.BayIDs) != 5 {
 			t.Errorf("first Demo = %+v, want seeded org_demo with 2 locations, 5 technicians, 5 bays", first)
 		}
+		wantDemoDay(t, st, first, "first Demo")
 		second, err := op.Demo(ctx)
 		if err != nil {
 			t.Fatalf("second Demo: %v", err)
@@ -562,6 +563,7 @@ func TestDemoIsIdempotent(t *testing.T) {
 		if second.Seeded || second.OrgID != first.OrgID || !slices.Equal(second.LocationIDs, first.LocationIDs) || second.OwnerID != first.OwnerID {
 			t.Errorf("second Demo = %+v, want Seeded false and the same ids as %+v", second, first)
 		}
+		wantDemoDay(t, st, first, "second Demo")
 		for _, s := range [][2]string{{first.OrgKey, second.OrgKey}, {first.LocationKey, second.LocationKey}, {first.MCPToken, second.MCPToken}} {
 			if s[0] == s[1] {
 				t.Errorf("second Demo repeated the secret %s, want a fresh one", s[0])

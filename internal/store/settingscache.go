@@ -2,13 +2,12 @@ package store
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // settingsCacheSize bounds the parsed settings kept: one entry per distinct
-// text, so one per location at most; the cache starts over when full.
+// text, so about one per location.
 const settingsCacheSize = 1024
 
 // settingsCache remembers workshop settings by their stored JSON text.
@@ -16,22 +15,19 @@ const settingsCacheSize = 1024
 // and parsing them was a tenth of a detail's cost. Keyed by the text just
 // read, an entry can never be stale.
 type settingsCache struct {
-	mu sync.Mutex
-	m  map[settingsText]workshop.Settings
+	byText *memo[settingsText, workshop.Settings]
 }
 
 type settingsText struct{ hours, breaks string }
 
 func newSettingsCache() *settingsCache {
-	return &settingsCache{m: make(map[settingsText]workshop.Settings)}
+	return &settingsCache{byText: newMemo[settingsText, workshop.Settings](settingsCacheSize)}
 }
 
 // parse returns the settings of the stored texts, a copy the caller owns.
 func (c *settingsCache) parse(hours, breaks string, bayBufferMinutes int) (workshop.Settings, error) {
 	key := settingsText{hours, breaks}
-	c.mu.Lock()
-	st, ok := c.m[key]
-	c.mu.Unlock()
+	st, ok := c.byText.get(key)
 	if !ok {
 		if err := (jsonList[[]workshop.OpeningHours]{&st.OperatingHours}).Scan(hours); err != nil {
 			return st, err
@@ -39,12 +35,7 @@ func (c *settingsCache) parse(hours, breaks string, bayBufferMinutes int) (works
 		if err := (jsonList[[]workshop.Break]{&st.Breaks}).Scan(breaks); err != nil {
 			return st, err
 		}
-		c.mu.Lock()
-		if len(c.m) >= settingsCacheSize {
-			clear(c.m)
-		}
-		c.m[key] = st
-		c.mu.Unlock()
+		c.byText.put(key, st)
 	}
 	st.OperatingHours, st.Breaks = slices.Clone(st.OperatingHours), slices.Clone(st.Breaks)
 	st.BayBufferMinutes = bayBufferMinutes

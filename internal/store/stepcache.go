@@ -2,7 +2,6 @@ package store
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -20,42 +19,27 @@ const stepCacheSize = 4096
 // the job's row are exactly the steps stored with that row, whichever
 // process wrote them. Nothing is ever invalidated; a stale entry is simply
 // never matched again.
-type stepCache struct {
-	mu sync.Mutex
-	m  map[string]stepEntry // by job id
-}
+type stepCache struct{ byJob *memo[string, stepEntry] }
 
 type stepEntry struct {
 	version int64
 	steps   []workshop.Step
 }
 
-func newStepCache() *stepCache { return &stepCache{m: make(map[string]stepEntry)} }
+func newStepCache() *stepCache { return &stepCache{byJob: newMemo[string, stepEntry](stepCacheSize)} }
 
 // get returns a copy of the job's steps at version, if they are cached.
 func (c *stepCache) get(jobID string, version int64) ([]workshop.Step, bool) {
-	c.mu.Lock()
-	e, ok := c.m[jobID]
-	c.mu.Unlock()
+	e, ok := c.byJob.get(jobID)
 	if !ok || e.version != version {
 		return nil, false
 	}
 	return cloneSteps(e.steps), true
 }
 
-// put keeps a copy of the job's steps at version. When the cache is full
-// an arbitrary entry makes room (Go's map iteration starts at random).
+// put keeps a copy of the job's steps at version.
 func (c *stepCache) put(jobID string, version int64, steps []workshop.Step) {
-	steps = cloneSteps(steps)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[jobID]; !ok && len(c.m) >= stepCacheSize {
-		for k := range c.m {
-			delete(c.m, k)
-			break
-		}
-	}
-	c.m[jobID] = stepEntry{version: version, steps: steps}
+	c.byJob.put(jobID, stepEntry{version: version, steps: cloneSteps(steps)})
 }
 
 // cloneSteps copies steps deeply: callers own what they get.
