@@ -136,7 +136,11 @@ func (s *Store) openSQLite(ctx context.Context, path string) error {
 		return err
 	}
 	file := "file:" + (&url.URL{Path: abs}).EscapedPath()
-	w, err := sql.Open("sqlite", file+"?_txlock=immediate&_pragma=journal_mode(WAL)&"+pragmas)
+	// The writer's temporary storage is in memory: each write of a group
+	// runs in a savepoint (see batcher), and the savepoints' sub-journal
+	// would otherwise spill to a temporary file past 64 KiB, a pwrite per
+	// page: a fifth of the writer's time in a create.
+	w, err := sql.Open("sqlite", file+"?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=temp_store(MEMORY)&"+pragmas)
 	if err != nil {
 		return err
 	}
