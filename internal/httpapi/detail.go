@@ -62,7 +62,9 @@ func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time) oapi.
 		}
 	}
 	plan := workshop.PlanJob(pin)
-	jo := jobOf(j)
+	head := j
+	head.Steps = nil // the detail presents its steps below, with their plan
+	jo := jobOf(head)
 	out := oapi.JobDetail{Id: jo.Id, LocationId: jo.LocationId, ExternalKey: jo.ExternalKey, JobNumber: jo.JobNumber,
 		VehiclePlate: jo.VehiclePlate, VehicleMake: jo.VehicleMake, VehicleModel: jo.VehicleModel, PromiseTime: jo.PromiseTime,
 		Priority: jo.Priority, Source: jo.Source, ArrivalTime: jo.ArrivalTime, Status: jo.Status, CreatedAt: jo.CreatedAt,
@@ -91,13 +93,13 @@ func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time) oapi.
 	}
 	out.Promise.ProjectedCompletion = plan.ProjectedCompletion
 	out.Promise.PromiseTime = jo.PromiseTime
-	out.Promise.SlackMinutes = nullable.NewNullNullable[int]()
+	out.Promise.SlackMinutes = nullOf[int]()
 	if j.PromiseTime != nil {
 		p := workshop.PromiseOf(cal, j.PromiseTime.Time, plan.ProjectedCompletion, finished)
 		out.Promise.AtRisk, out.Promise.SlackMinutes = p.AtRisk, nullable.NewNullableWithValue(p.SlackMinutes)
 	}
-	out.Verification.VerifiedBy = nullable.NewNullNullable[string]()
-	out.Verification.VerifiedAt = nullable.NewNullNullable[oapi.NullableAuditTimestamp]()
+	out.Verification.VerifiedBy = nullOf[string]()
+	out.Verification.VerifiedAt = nullOf[oapi.NullableAuditTimestamp]()
 	if at := verifiedAt(j); at != nil {
 		out.Verification.Verified, out.Verification.VerifiedAt = true, nullable.NewNullableWithValue(*at)
 	}
@@ -134,7 +136,7 @@ func holdsOf(history []store.StatusChange, zone *time.Location) []oapi.Hold {
 		if c.Status != workshop.JobWaiting {
 			continue
 		}
-		h := oapi.Hold{Start: c.At.Time().In(zone), Reason: oapi.HoldReasonWaiting, End: nullable.NewNullNullable[time.Time]()}
+		h := oapi.Hold{Start: c.At.Time().In(zone), Reason: oapi.HoldReasonWaiting, End: nullOf[time.Time]()}
 		if i+1 < len(history) {
 			h.End = nullable.NewNullableWithValue(history[i+1].At.Time().In(zone))
 		}

@@ -25,7 +25,7 @@ var _ oapi.StrictServerInterface = (*handlers)(nil)
 // optional maps "" to null.
 func optional(s string) nullable.Nullable[string] {
 	if s == "" {
-		return nullable.NewNullNullable[string]()
+		return nullOf[string]()
 	}
 	return nullable.NewNullableWithValue(s)
 }
@@ -33,7 +33,7 @@ func optional(s string) nullable.Nullable[string] {
 // cursorOf is a page's nextCursor, null on the last page.
 func cursorOf(next *string) nullable.Nullable[string] {
 	if next == nil {
-		return nullable.NewNullNullable[string]()
+		return nullOf[string]()
 	}
 	return nullable.NewNullableWithValue(*next)
 }

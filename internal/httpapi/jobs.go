@@ -55,16 +55,43 @@ func stepOf(st workshop.Step) oapi.Step {
 
 func nullableOf[T any](p *T) nullable.Nullable[T] {
 	if p == nil {
-		return nullable.NewNullNullable[T]()
+		return nullOf[T]()
 	}
 	return nullable.NewNullableWithValue(*p)
 }
 
 func nullableTime(t *workshop.OffsetTime) nullable.Nullable[time.Time] {
 	if t == nil {
-		return nullable.NewNullNullable[time.Time]()
+		return nullOf[time.Time]()
 	}
 	return nullable.NewNullableWithValue(t.Time)
+}
+
+// Explicit nulls of the response types. A Nullable is a map, and each
+// NewNullNullable allocates one; a response only reads its fields (Set
+// replaces the map, it does not write to it), so one null of each type
+// serves them all.
+var (
+	nullString = nullable.NewNullNullable[string]()
+	nullTime   = nullable.NewNullNullable[time.Time]()
+	nullMicros = nullable.NewNullNullable[workshop.Micros]()
+	nullInt    = nullable.NewNullNullable[int]()
+)
+
+// nullOf is the explicit null of T, shared for the types above.
+func nullOf[T any]() nullable.Nullable[T] {
+	switch any(nullable.Nullable[T](nil)).(type) {
+	case nullable.Nullable[string]:
+		return any(nullString).(nullable.Nullable[T])
+	case nullable.Nullable[time.Time]:
+		return any(nullTime).(nullable.Nullable[T])
+	case nullable.Nullable[workshop.Micros]:
+		return any(nullMicros).(nullable.Nullable[T])
+	case nullable.Nullable[int]:
+		return any(nullInt).(nullable.Nullable[T])
+	default:
+		return nullable.NewNullNullable[T]()
+	}
 }
 
 func nullableMicros(m *workshop.Micros) nullable.Nullable[oapi.NullableAuditTimestamp] {

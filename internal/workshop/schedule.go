@@ -28,7 +28,7 @@ type Calendar struct {
 }
 
 // NewCalendar is a calendar compiled once, for many questions (a plan asks
-// hundreds).
+// hundreds), in one goroutine: it remembers the dates it has laid out.
 func NewCalendar(zone *time.Location, settings Settings) Calendar {
 	c := Calendar{Zone: zone, Settings: settings}
 	c.week = c.compile()
@@ -414,11 +414,25 @@ type span struct{ from, to int }
 
 // workWeek is a compiled Calendar: each weekday's opening hours minus its
 // breaks, merged and sorted. PlanJob compiles once and lays out many steps.
+//
+// A workWeek remembers the periods of the dates it has laid out (a plan asks
+// about the same few dates hundreds of times, and each time.Date in a zone
+// looks the zone up), so one made by NewCalendar is for one goroutine.
 type workWeek struct {
 	zone   *time.Location
 	days   [7][]span // by time.Weekday
 	always bool      // no working time configured: all time is working time
+	seen   []datePeriods
 }
+
+// datePeriods are the working periods of one local date, by its day number.
+type datePeriods struct {
+	date    int
+	periods []Interval
+}
+
+// maxSeenDates bounds what a workWeek remembers; past it, it starts over.
+const maxSeenDates = 32
 
 // compile reads the settings leniently: an entry with an unknown day, a time
 // that is not HH:MM (00:00-24:00) or an end not after its start is ignored,
@@ -523,20 +537,47 @@ func subtract(open, cut []span) []span {
 	return out
 }
 
-// day appends to buf[:0] the working periods of the local date y-m-d (d may
-// be out of range; time.Date normalises it) as instants. Each bound is a
-// wall-clock time made with time.Date in the zone, so DST shifts the
-// instants, not the hours. A period a DST gap empties is dropped.
-func (w *workWeek) day(y int, m time.Month, d int, buf []Interval) []Interval {
-	buf = buf[:0]
+// day returns the working periods of the local date y-m-d (d may be out of
+// range; time.Date normalises it) as instants. Each bound is a wall-clock
+// time made with time.Date in the zone, so DST shifts the instants, not the
+// hours. A period a DST gap empties is dropped. The result is shared: not
+// to be modified.
+func (w *workWeek) day(y int, m time.Month, d int) []Interval {
+	date := dayNumber(y, m, d)
+	for _, s := range w.seen {
+		if s.date == date {
+			return s.periods
+		}
+	}
+	var periods []Interval
 	for _, s := range w.days[time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Weekday()] {
 		a := time.Date(y, m, d, 0, s.from, 0, 0, w.zone)
 		b := time.Date(y, m, d, 0, s.to, 0, 0, w.zone)
 		if b.After(a) {
-			buf = append(buf, Interval{a, b})
+			periods = append(periods, Interval{a, b})
 		}
 	}
-	return buf
+	if len(w.seen) == maxSeenDates {
+		w.seen = w.seen[:0]
+	}
+	w.seen = append(w.seen, datePeriods{date, periods})
+	return periods
+}
+
+// dayNumber numbers the proleptic Gregorian dates consecutively (0 is
+// 1970-01-01); d past either end of month m counts on into the neighbouring
+// months, as time.Date normalises it. (H. Hinnant's days_from_civil.)
+func dayNumber(y int, m time.Month, d int) int {
+	if m <= time.February {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	doy := (153*((int(m)+9)%12)+2)/5 + d - 1
+	return era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
 }
 
 // periodsFrom yields, in order and without end, the working periods that
@@ -546,10 +587,8 @@ func (w *workWeek) day(y int, m time.Month, d int, buf []Interval) []Interval {
 func (w *workWeek) periodsFrom(t time.Time) iter.Seq[Interval] {
 	return func(yield func(Interval) bool) {
 		y, m, d := t.In(w.zone).Date()
-		var buf []Interval
 		for i := -1; ; i++ {
-			buf = w.day(y, m, d+i, buf)
-			for _, p := range buf {
+			for _, p := range w.day(y, m, d+i) {
 				if p.End.After(t) && !yield(p) {
 					return
 				}
