@@ -28,27 +28,29 @@ type OtherWork struct {
 // for delivered and cancelled jobs too (vehicle history).
 func (s *Store) JobDetail(ctx context.Context, v Visibility, id string) (JobDetailInput, error) {
 	var in JobDetailInput
-	j, err := s.Job(ctx, v, id)
+	var hours, breaks string
+	var buffer int
+	j, err := s.jobWithSteps(ctx, v, detailQuery, id, &in.Timezone, &hours, &breaks, &buffer)
 	if err != nil {
 		return in, err
 	}
 	in.Job = j
-	if in.History, err = s.JobStatusHistory(ctx, j.ID); err != nil {
-		return in, err
-	}
-	var hours, breaks string
-	var buffer int
-	if err := s.read().queryRow(ctx, `SELECT l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes
-		FROM locations l JOIN workshop_settings w ON w.location_id = l.id WHERE l.id = ?`, j.LocationID).
-		Scan(&in.Timezone, &hours, &breaks, &buffer); err != nil {
-		return in, err
-	}
 	if in.Settings, err = s.settings.parse(hours, breaks, buffer); err != nil {
+		return in, err
+	}
+	if in.History, err = s.JobStatusHistory(ctx, j.ID); err != nil {
 		return in, err
 	}
 	in.TechWork, err = s.otherWork(ctx, j)
 	return in, err
 }
+
+// detailQuery reads a job with its location's zone and settings (one query
+// where there were two: a detail is read often) and its steps version.
+const detailQuery = `SELECT ` + jobColumns + `, timezone, operating_hours, breaks, bay_buffer_minutes, ` + stepsVersion + `
+	FROM jobs JOIN (SELECT l.id AS loc, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes
+		FROM locations l JOIN workshop_settings w ON w.location_id = l.id) calendar ON calendar.loc = jobs.location_id
+	WHERE jobs.id = ?`
 
 // otherWork lists, for each technician on the job's steps, their steps of
 // other jobs in progress.

@@ -267,14 +267,20 @@ func assignJobNumber(ctx context.Context, c conn, j workshop.Job, year int) (str
 	}
 }
 
-// Job reads a job with its steps. The steps come from the process's
-// cache when they are cached at the job's current steps version (see
-// stepCache); otherwise they are read and cached if no step write
-// committed meanwhile (the version read after them is the one read before).
+// Job reads a job with its steps.
 func (s *Store) Job(ctx context.Context, v Visibility, id string) (workshop.Job, error) {
+	return s.jobWithSteps(ctx, v, `SELECT `+jobColumns+`, `+stepsVersion+` FROM jobs WHERE id = ?`, id)
+}
+
+// jobWithSteps reads a job with query, whose row is the job's columns, then
+// those scanned into extra, then the job's steps version. The steps come
+// from the process's cache when they are cached at that version (see
+// stepCache); otherwise they are read and cached if no step write committed
+// meanwhile (the version read after them is the one read before).
+func (s *Store) jobWithSteps(ctx context.Context, v Visibility, query, id string, extra ...any) (workshop.Job, error) {
 	c := s.read()
 	var version int64
-	j, err := v.seenJob(scanJob(withColumn{c.queryRow(ctx, `SELECT `+jobColumns+`, `+stepsVersion+` FROM jobs WHERE id = ?`, id), &version}))
+	j, err := v.seenJob(scanJob(withColumns{c.queryRow(ctx, query, id), append(extra, &version)}))
 	if err != nil {
 		return j, err
 	}
@@ -295,13 +301,13 @@ func (s *Store) Job(ctx context.Context, v Visibility, id string) (workshop.Job,
 // stepsVersion is the steps version of the job of a query on jobs.
 const stepsVersion = `COALESCE((SELECT version FROM job_steps_versions WHERE job_id = jobs.id), 0)`
 
-// withColumn scans one more column, the last, into dest.
-type withColumn struct {
+// withColumns scans more columns, the last ones, into dest.
+type withColumns struct {
 	sc   scanner
-	dest any
+	dest []any
 }
 
-func (w withColumn) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.dest)...) }
+func (w withColumns) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.dest...)...) }
 
 // visibleJob reads a job the caller sees, or not_found.
 func visibleJob(ctx context.Context, c conn, v Visibility, id, lock string) (workshop.Job, error) {
