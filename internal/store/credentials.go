@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -44,10 +45,30 @@ type CredentialGrant struct {
 }
 
 // CredentialByHash finds a credential by the SHA-256 of its secret, with
-// its user's current role and its organisation's current plan. It reads the
-// database on every call (no cache), so a revocation made by any process
-// takes effect on the next request everywhere.
+// its user's current role and its organisation's current plan. What a
+// credential cannot change (its id, kind, owner, scope, expiry) is
+// remembered per process by hash; its revocation, its user's role and its
+// organisation's plan are read on every call, so a revocation made by any
+// process takes effect on the next request everywhere, and a deleted
+// credential is not found.
 func (s *Store) CredentialByHash(ctx context.Context, hash string) (CredentialGrant, error) {
+	g, ok := s.grants.get(hash)
+	if !ok {
+		return s.credentialByHash(ctx, hash)
+	}
+	var revoked sql.NullInt64
+	err := s.read().queryRow(ctx, `SELECT c.revoked_at, u.role, o.plan_tier
+		FROM credentials c JOIN users u ON u.id = c.user_id JOIN orgs o ON o.id = c.org_id
+		WHERE c.id = ?`, g.ID).Scan(&revoked, &g.Role, &g.PlanTier)
+	g.RevokedAt = microsPtr(revoked)
+	return g, notFoundOr(err, "key")
+}
+
+// grantCacheSize bounds the credentials remembered by hash.
+const grantCacheSize = 4096
+
+// credentialByHash reads the whole credential and remembers it.
+func (s *Store) credentialByHash(ctx context.Context, hash string) (CredentialGrant, error) {
 	var g CredentialGrant
 	var loc, integ sql.NullString
 	var expires, revoked sql.NullInt64
@@ -57,7 +78,12 @@ func (s *Store) CredentialByHash(ctx context.Context, hash string) (CredentialGr
 		WHERE c.secret_hash = ?`, hash).
 		Scan(&g.ID, &g.Kind, &g.OrgID, &g.UserID, &loc, &integ, jsonList[[]workshop.Scope]{&g.Scopes},
 			&expires, &revoked, &g.CreatedAt, &g.Role, &g.PlanTier)
+	if err != nil {
+		return g, notFoundOr(err, "key")
+	}
 	g.LocationID, g.IntegrationID = loc.String, integ.String
 	g.ExpiresAt, g.RevokedAt = microsPtr(expires), microsPtr(revoked)
-	return g, notFoundOr(err, "key")
+	g.Scopes = slices.Clip(g.Scopes) // shared by every caller: an append copies
+	s.grants.put(hash, g)
+	return g, nil
 }

@@ -47,8 +47,9 @@ type Store struct {
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 
-	steps    *stepCache     // jobs' steps by steps version (stepcache.go)
-	settings *settingsCache // parsed workshop settings by their text (settingscache.go)
+	steps    *stepCache                     // jobs' steps by steps version (stepcache.go)
+	settings *settingsCache                 // parsed workshop settings by their text (settingscache.go)
+	grants   *memo[string, CredentialGrant] // credentials by secret hash, what cannot change (credentials.go)
 }
 
 // Option adjusts a Store.
@@ -60,7 +61,7 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // Open connects to the database named by a URL (sqlite://PATH or
 // postgres://...) and migrates its schema.
 func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, steps: newStepCache(), settings: newSettingsCache()}
+	s := &Store{now: time.Now, steps: newStepCache(), settings: newSettingsCache(), grants: newMemo[string, CredentialGrant](grantCacheSize)}
 	for _, o := range opts {
 		o(s)
 	}
