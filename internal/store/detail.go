@@ -1,7 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -30,7 +35,8 @@ func (s *Store) JobDetail(ctx context.Context, v Visibility, id string) (JobDeta
 	var in JobDetailInput
 	var hours, breaks string
 	var buffer int
-	j, err := s.jobWithSteps(ctx, v, detailQuery, id, &in.Timezone, &hours, &breaks, &buffer)
+	var history sql.NullString
+	j, err := s.jobWithSteps(ctx, v, detailQuery, id, &in.Timezone, &hours, &breaks, &buffer, &history)
 	if err != nil {
 		return in, err
 	}
@@ -38,19 +44,42 @@ func (s *Store) JobDetail(ctx context.Context, v Visibility, id string) (JobDeta
 	if in.Settings, err = s.settings.parse(hours, breaks, buffer); err != nil {
 		return in, err
 	}
-	if in.History, err = s.JobStatusHistory(ctx, j.ID); err != nil {
+	if in.History, err = statusHistory(history.String); err != nil {
 		return in, err
 	}
 	in.TechWork, err = s.otherWork(ctx, j)
 	return in, err
 }
 
-// detailQuery reads a job with its location's zone and settings (one query
-// where there were two: a detail is read often) and its steps version.
-const detailQuery = `SELECT ` + jobColumns + `, timezone, operating_hours, breaks, bay_buffer_minutes, ` + stepsVersion + `
+// detailQuery reads a job with its location's zone and settings, its
+// status history and its steps version: one query where there were three,
+// for a read made often. The history is "status micros" entries joined by
+// commas (statuses are single words), in no particular order: an ORDER BY
+// in the aggregate costs SQLite a sorter, more than the rest of the query.
+const detailQuery = `SELECT ` + jobColumns + `, timezone, operating_hours, breaks, bay_buffer_minutes,
+		(SELECT string_agg(h.status || ' ' || h.changed_at, ',') FROM job_status_history h WHERE h.job_id = jobs.id),
+		` + stepsVersion + `
 	FROM jobs JOIN (SELECT l.id AS loc, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes
 		FROM locations l JOIN workshop_settings w ON w.location_id = l.id) calendar ON calendar.loc = jobs.location_id
 	WHERE jobs.id = ?`
+
+// statusHistory parses the history column of detailQuery, oldest first.
+func statusHistory(text string) ([]StatusChange, error) {
+	var out []StatusChange
+	for entry := range strings.SplitSeq(text, ",") {
+		if entry == "" {
+			continue
+		}
+		status, at, _ := strings.Cut(entry, " ")
+		n, err := strconv.ParseInt(at, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("status history entry %q: %w", entry, err)
+		}
+		out = append(out, StatusChange{Status: status, At: workshop.Micros(n)})
+	}
+	slices.SortStableFunc(out, func(a, b StatusChange) int { return cmp.Compare(a.At, b.At) })
+	return out, nil
+}
 
 // otherWork lists, for each technician on the job's steps, their steps of
 // other jobs in progress.

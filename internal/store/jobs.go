@@ -384,15 +384,3 @@ type StatusChange struct {
 	Status string
 	At     workshop.Micros
 }
-
-// JobStatusHistory lists a job's statuses, oldest first.
-func (s *Store) JobStatusHistory(ctx context.Context, jobID string) ([]StatusChange, error) {
-	rows, err := s.read().query(ctx, `SELECT status, changed_at FROM job_status_history WHERE job_id = ? ORDER BY changed_at`, jobID)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, func(sc scanner) (StatusChange, error) {
-		var x StatusChange
-		return x, sc.Scan(&x.Status, &x.At)
-	})
-}
