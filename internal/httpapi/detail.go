@@ -26,15 +26,7 @@ func (h *handlers) GetJobDetail(ctx context.Context, req oapi.GetJobDetailReques
 	if err != nil {
 		return nil, err
 	}
-	return detailRead(detailOf(in, zone, h.now())), nil
-}
-
-// detailRead is a job detail's 200 as the generated response writes it,
-// the body appended by oapi.JobDetail.AppendJSON instead of encoding/json.
-type detailRead oapi.JobDetail
-
-func (r detailRead) VisitGetJobDetailResponse(w http.ResponseWriter) error {
-	return writeBody(w, append(oapi.JobDetail(r).AppendJSON(make([]byte, 0, 8192)), '\n'))
+	return appended{status: http.StatusOK, body: detailOf(in, zone, h.now()), size: detailSize}, nil
 }
 
 // detailOf lays the job out with the domain's scheduler and presents the

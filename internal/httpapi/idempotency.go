@@ -114,6 +114,9 @@ func storeResponseInTx[T any](ctx context.Context, present func(T) (int, any)) {
 	}
 	c.Render = func(result any) (int, []byte, error) {
 		status, body := present(result.(T))
+		if a, ok := body.(jsonAppender); ok {
+			return status, append(a.AppendJSON(make([]byte, 0, jobSize)), '\n'), nil
+		}
 		b, err := json.Marshal(body)
 		return status, append(b, '\n'), err
 	}

@@ -26,10 +26,10 @@ func scanAttendance(sc scanner) (workshop.Attendance, error) {
 	return a, err
 }
 
-func attendanceRow(a workshop.Attendance) map[string]any {
-	return map[string]any{"id": a.ID, "org_id": a.OrgID, "location_id": a.LocationID, "tech_id": a.TechID,
-		"work_date": a.WorkDate, "clock_in": a.ClockIn.String(), "clock_out": offsetOrNil(a.ClockOut),
-		"created_at": a.CreatedAt.String(), "updated_at": a.UpdatedAt.String()}
+func attendanceRow(a workshop.Attendance) eventRow {
+	return eventRow{{"clock_in", a.ClockIn.String()}, {"clock_out", offsetOrNil(a.ClockOut)}, {"created_at", a.CreatedAt.String()},
+		{"id", a.ID}, {"location_id", a.LocationID}, {"org_id", a.OrgID}, {"tech_id", a.TechID},
+		{"updated_at", a.UpdatedAt.String()}, {"work_date", a.WorkDate}}
 }
 
 // clockTechnician reads a technician the caller sees, with its location's

@@ -3,14 +3,17 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 
+	"github.com/workshop-platform/workshop/internal/jsonenc"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // recordEvent writes an event to the outbox in the transaction of the
 // change it reports: it is committed exactly when the change is.
-func recordEvent(ctx context.Context, c conn, orgID, locationID, name string, at workshop.Micros, row map[string]any) error {
-	data, err := json.Marshal(row)
+func recordEvent(ctx context.Context, c conn, orgID, locationID, name string, at workshop.Micros, r eventRow) error {
+	data, err := r.appendJSON(make([]byte, 0, 1024))
 	if err != nil {
 		return err
 	}
@@ -50,6 +53,51 @@ func (s *Store) EventsAfter(ctx context.Context, seq int64, limit int) ([]Event,
 	})
 }
 
+// eventRow is a stored row for an event's data: its columns by name, in the
+// order encoding/json writes a map's keys (sorted), which is how event data
+// has always been written. TestEventRowsAreWrittenAsMaps keeps the builders
+// sorted and the bytes those of encoding/json.
+type eventRow []column
+
+type column struct {
+	name  string
+	value any // nil, string, *string, []string or int; others through encoding/json
+}
+
+// appendJSON writes the row as a JSON object.
+func (r eventRow) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
+	for i, c := range r {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(jsonenc.String(b, c.name), ':')
+		switch v := c.value.(type) {
+		case nil:
+			b = append(b, "null"...)
+		case string:
+			b = jsonenc.String(b, v)
+		case *string:
+			if v == nil {
+				b = append(b, "null"...)
+			} else {
+				b = jsonenc.String(b, *v)
+			}
+		case []string:
+			b = jsonenc.Strings(b, v)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		default:
+			data, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("event row column %s: %w", c.name, err)
+			}
+			b = append(b, data...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
 // microsOrNil renders an optional audit timestamp of a stored row.
 func microsOrNil(m *workshop.Micros) any {
 	if m == nil {
@@ -70,24 +118,26 @@ func offsetOrNil(t *workshop.OffsetTime) any {
 // Audit timestamps are shown in the audit format, JSON columns decoded;
 // promise_time_us, the integer copy of promise_time kept for queries, is
 // left out. TestEventRowsHaveEveryColumn keeps it complete.
-func jobRow(j workshop.Job) map[string]any {
-	return map[string]any{
-		"id": j.ID, "org_id": j.OrgID, "location_id": j.LocationID, "integration_id": j.IntegrationID,
-		"external_key": j.ExternalKey, "job_number": j.JobNumber, "vehicle_plate": j.VehiclePlate,
-		"vehicle_make": j.VehicleMake, "vehicle_model": j.VehicleModel, "promise_time": offsetOrNil(j.PromiseTime),
-		"priority": j.Priority, "source": j.Source, "arrival_time": offsetOrNil(j.ArrivalTime),
-		"insurance_claim": j.InsuranceClaim, "status": j.Status, "delivered_at": microsOrNil(j.DeliveredAt),
-		"cancelled_at": microsOrNil(j.CancelledAt), "cancel_reason_tags": j.CancelReasons,
-		"created_at": j.CreatedAt.String(), "updated_at": j.UpdatedAt.String(),
+func jobRow(j workshop.Job) eventRow {
+	return eventRow{
+		{"arrival_time", offsetOrNil(j.ArrivalTime)}, {"cancel_reason_tags", j.CancelReasons},
+		{"cancelled_at", microsOrNil(j.CancelledAt)}, {"created_at", j.CreatedAt.String()},
+		{"delivered_at", microsOrNil(j.DeliveredAt)}, {"external_key", j.ExternalKey}, {"id", j.ID},
+		{"insurance_claim", j.InsuranceClaim}, {"integration_id", j.IntegrationID}, {"job_number", j.JobNumber},
+		{"location_id", j.LocationID}, {"org_id", j.OrgID}, {"priority", j.Priority},
+		{"promise_time", offsetOrNil(j.PromiseTime)}, {"source", j.Source}, {"status", j.Status},
+		{"updated_at", j.UpdatedAt.String()}, {"vehicle_make", j.VehicleMake}, {"vehicle_model", j.VehicleModel},
+		{"vehicle_plate", j.VehiclePlate},
 	}
 }
 
 // stepRow is the steps row as stored, for events.
-func stepRow(st workshop.Step) map[string]any {
-	return map[string]any{
-		"id": st.ID, "job_id": st.JobID, "org_id": st.OrgID, "location_id": st.LocationID, "label": st.Label,
-		"phase": st.Phase, "scheduling_mode": st.SchedulingMode, "estimated_duration": st.EstimatedDuration,
-		"tech_ids": st.TechIDs, "bay_id": st.BayID, "status": st.Status, "started_at": microsOrNil(st.StartedAt),
-		"completed_at": microsOrNil(st.CompletedAt), "created_at": st.CreatedAt.String(), "updated_at": st.UpdatedAt.String(),
+func stepRow(st workshop.Step) eventRow {
+	return eventRow{
+		{"bay_id", st.BayID}, {"completed_at", microsOrNil(st.CompletedAt)}, {"created_at", st.CreatedAt.String()},
+		{"estimated_duration", st.EstimatedDuration}, {"id", st.ID}, {"job_id", st.JobID}, {"label", st.Label},
+		{"location_id", st.LocationID}, {"org_id", st.OrgID}, {"phase", st.Phase}, {"scheduling_mode", st.SchedulingMode},
+		{"started_at", microsOrNil(st.StartedAt)}, {"status", st.Status}, {"tech_ids", st.TechIDs},
+		{"updated_at", st.UpdatedAt.String()},
 	}
 }

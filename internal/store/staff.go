@@ -129,9 +129,10 @@ func (s *Store) PatchBayStatus(ctx context.Context, v Visibility, id string, exp
 	return bayKind.patchStatus(ctx, s, v, id, expected, status, now)
 }
 
-func bayRow(b workshop.Bay) map[string]any {
-	return map[string]any{"id": b.ID, "org_id": b.OrgID, "location_id": b.LocationID, "name": b.Name, "equipment": b.Equipment,
-		"services": b.Services, "status": b.Status, "created_at": b.CreatedAt.String(), "updated_at": b.UpdatedAt.String(), "deleted_at": nil}
+func bayRow(b workshop.Bay) eventRow {
+	return eventRow{{"created_at", b.CreatedAt.String()}, {"deleted_at", nil}, {"equipment", b.Equipment}, {"id", b.ID},
+		{"location_id", b.LocationID}, {"name", b.Name}, {"org_id", b.OrgID}, {"services", b.Services},
+		{"status", b.Status}, {"updated_at", b.UpdatedAt.String()}}
 }
 
 // checkVersion is stale_updated_at unless the caller's version is current.

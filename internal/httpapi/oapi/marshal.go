@@ -2,9 +2,10 @@ package oapi
 
 import (
 	"time"
-	"unicode/utf8"
 
 	"github.com/oapi-codegen/nullable"
+
+	"github.com/workshop-platform/workshop/internal/jsonenc"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -20,15 +21,15 @@ func (j Job) AppendJSON(b []byte) []byte {
 	b = appendTimeField(b, `{"arrivalTime":`, j.ArrivalTime)
 	b = appendMicros(append(b, `,"createdAt":`...), j.CreatedAt)
 	b = appendStringField(b, `,"externalKey":`, j.ExternalKey)
-	b = appendString(append(b, `,"id":`...), j.Id)
-	b = appendString(append(b, `,"jobNumber":`...), j.JobNumber)
-	b = appendString(append(b, `,"locationId":`...), j.LocationId)
-	b = appendString(append(b, `,"priority":`...), string(j.Priority))
+	b = jsonenc.String(append(b, `,"id":`...), j.Id)
+	b = jsonenc.String(append(b, `,"jobNumber":`...), j.JobNumber)
+	b = jsonenc.String(append(b, `,"locationId":`...), j.LocationId)
+	b = jsonenc.String(append(b, `,"priority":`...), string(j.Priority))
 	b = appendTimeField(b, `,"promiseTime":`, j.PromiseTime)
-	b = appendString(append(b, `,"source":`...), string(j.Source))
-	b = appendString(append(b, `,"status":`...), string(j.Status))
+	b = jsonenc.String(append(b, `,"source":`...), string(j.Source))
+	b = jsonenc.String(append(b, `,"status":`...), string(j.Status))
 	if j.Steps != nil {
-		b = appendList(append(b, `,"steps":`...), *j.Steps, Step.AppendJSON)
+		b = jsonenc.List(append(b, `,"steps":`...), *j.Steps, Step.AppendJSON)
 	}
 	b = appendMicros(append(b, `,"updatedAt":`...), j.UpdatedAt)
 	b = appendStringField(b, `,"vehicleMake":`, j.VehicleMake)
@@ -43,14 +44,14 @@ func (s Step) AppendJSON(b []byte) []byte {
 	b = appendMicrosField(b, `,"completedAt":`, s.CompletedAt)
 	b = appendMicros(append(b, `,"createdAt":`...), s.CreatedAt)
 	b = appendInt(append(b, `,"estimatedDuration":`...), s.EstimatedDuration)
-	b = appendString(append(b, `,"id":`...), s.Id)
-	b = appendString(append(b, `,"jobId":`...), s.JobId)
-	b = appendString(append(b, `,"label":`...), s.Label)
+	b = jsonenc.String(append(b, `,"id":`...), s.Id)
+	b = jsonenc.String(append(b, `,"jobId":`...), s.JobId)
+	b = jsonenc.String(append(b, `,"label":`...), s.Label)
 	b = appendInt(append(b, `,"phase":`...), s.Phase)
-	b = appendString(append(b, `,"schedulingMode":`...), string(s.SchedulingMode))
+	b = jsonenc.String(append(b, `,"schedulingMode":`...), string(s.SchedulingMode))
 	b = appendMicrosField(b, `,"startedAt":`, s.StartedAt)
-	b = appendString(append(b, `,"status":`...), string(s.Status))
-	b = appendStrings(append(b, `,"techIds":`...), s.TechIds)
+	b = jsonenc.String(append(b, `,"status":`...), string(s.Status))
+	b = jsonenc.Strings(append(b, `,"techIds":`...), s.TechIds)
 	b = appendMicros(append(b, `,"updatedAt":`...), s.UpdatedAt)
 	return append(b, '}')
 }
@@ -61,15 +62,15 @@ func (d JobDetail) AppendJSON(b []byte) []byte {
 	b = appendTimeField(b, `,"actualStart":`, d.ActualStart)
 	b = appendTimeField(b, `,"arrivalTime":`, d.ArrivalTime)
 	b = appendMicros(append(b, `,"createdAt":`...), d.CreatedAt)
-	b = appendList(append(b, `,"delays":`...), d.Delays, Delay.AppendJSON)
+	b = jsonenc.List(append(b, `,"delays":`...), d.Delays, Delay.AppendJSON)
 	b = appendStringField(b, `,"externalKey":`, d.ExternalKey)
-	b = appendList(append(b, `,"holds":`...), d.Holds, Hold.AppendJSON)
-	b = appendString(append(b, `,"id":`...), d.Id)
-	b = appendString(append(b, `,"jobNumber":`...), d.JobNumber)
-	b = appendString(append(b, `,"locationId":`...), d.LocationId)
+	b = jsonenc.List(append(b, `,"holds":`...), d.Holds, Hold.AppendJSON)
+	b = jsonenc.String(append(b, `,"id":`...), d.Id)
+	b = jsonenc.String(append(b, `,"jobNumber":`...), d.JobNumber)
+	b = jsonenc.String(append(b, `,"locationId":`...), d.LocationId)
 	b = appendTime(append(b, `,"plannedEnd":`...), d.PlannedEnd)
 	b = appendTime(append(b, `,"plannedStart":`...), d.PlannedStart)
-	b = appendString(append(b, `,"priority":`...), string(d.Priority))
+	b = jsonenc.String(append(b, `,"priority":`...), string(d.Priority))
 	b = appendBool(append(b, `,"promise":{"atRisk":`...), d.Promise.AtRisk)
 	b = appendTime(append(b, `,"projectedCompletion":`...), d.Promise.ProjectedCompletion)
 	b = appendTimeField(b, `,"promiseTime":`, d.Promise.PromiseTime)
@@ -80,9 +81,9 @@ func (d JobDetail) AppendJSON(b []byte) []byte {
 		b = appendInt(b, d.Promise.SlackMinutes[true])
 	}
 	b = appendTimeField(append(b, '}'), `,"promiseTime":`, d.PromiseTime)
-	b = appendString(append(b, `,"source":`...), string(d.Source))
-	b = appendString(append(b, `,"status":`...), string(d.Status))
-	b = appendList(append(b, `,"steps":`...), d.Steps, StepDetail.AppendJSON)
+	b = jsonenc.String(append(b, `,"source":`...), string(d.Source))
+	b = jsonenc.String(append(b, `,"status":`...), string(d.Status))
+	b = jsonenc.List(append(b, `,"steps":`...), d.Steps, StepDetail.AppendJSON)
 	b = appendMicros(append(b, `,"updatedAt":`...), d.UpdatedAt)
 	b = appendStringField(b, `,"vehicleMake":`, d.VehicleMake)
 	b = appendStringField(b, `,"vehicleModel":`, d.VehicleModel)
@@ -101,17 +102,17 @@ func (s StepDetail) AppendJSON(b []byte) []byte {
 	b = appendMicrosField(b, `,"completedAt":`, s.CompletedAt)
 	b = appendMicros(append(b, `,"createdAt":`...), s.CreatedAt)
 	b = appendInt(append(b, `,"estimatedDuration":`...), s.EstimatedDuration)
-	b = appendString(append(b, `,"id":`...), s.Id)
-	b = appendString(append(b, `,"jobId":`...), s.JobId)
-	b = appendString(append(b, `,"label":`...), s.Label)
+	b = jsonenc.String(append(b, `,"id":`...), s.Id)
+	b = jsonenc.String(append(b, `,"jobId":`...), s.JobId)
+	b = jsonenc.String(append(b, `,"label":`...), s.Label)
 	b = appendInt(append(b, `,"phase":`...), s.Phase)
 	b = appendTime(append(b, `,"plannedEnd":`...), s.PlannedEnd)
 	b = appendTime(append(b, `,"plannedStart":`...), s.PlannedStart)
 	b = appendTime(append(b, `,"projectedEnd":`...), s.ProjectedEnd)
-	b = appendString(append(b, `,"schedulingMode":`...), string(s.SchedulingMode))
+	b = jsonenc.String(append(b, `,"schedulingMode":`...), string(s.SchedulingMode))
 	b = appendMicrosField(b, `,"startedAt":`, s.StartedAt)
-	b = appendString(append(b, `,"status":`...), string(s.Status))
-	b = appendStrings(append(b, `,"techIds":`...), s.TechIds)
+	b = jsonenc.String(append(b, `,"status":`...), string(s.Status))
+	b = jsonenc.Strings(append(b, `,"techIds":`...), s.TechIds)
 	b = appendMicros(append(b, `,"updatedAt":`...), s.UpdatedAt)
 	return append(b, '}')
 }
@@ -122,35 +123,16 @@ func (d Delay) AppendJSON(b []byte) []byte {
 	b = appendInt(append(b, `,"minutes":`...), d.Minutes)
 	b = appendBool(append(b, `,"ongoing":`...), d.Ongoing)
 	b = appendTime(append(b, `,"plannedEnd":`...), d.PlannedEnd)
-	b = appendString(append(b, `,"stepId":`...), d.StepId)
+	b = jsonenc.String(append(b, `,"stepId":`...), d.StepId)
 	return append(b, '}')
 }
 
 // AppendJSON appends the hold as encoding/json writes it.
 func (h Hold) AppendJSON(b []byte) []byte {
 	b = appendTimeField(b, `{"end":`, h.End)
-	b = appendString(append(b, `,"reason":`...), string(h.Reason))
+	b = jsonenc.String(append(b, `,"reason":`...), string(h.Reason))
 	b = appendTime(append(b, `,"start":`...), h.Start)
 	return append(b, '}')
-}
-
-// appendList writes a slice as encoding/json does: null when nil.
-func appendList[T any](b []byte, list []T, appendOne func(T, []byte) []byte) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, v := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendOne(v, b)
-	}
-	return append(b, ']')
-}
-
-func appendStrings(b []byte, list []string) []byte {
-	return appendList(b, list, func(s string, b []byte) []byte { return appendString(b, s) })
 }
 
 func appendBool(b []byte, v bool) []byte {
@@ -168,7 +150,7 @@ func appendStringField(b []byte, key string, n nullable.Nullable[string]) []byte
 	if n.IsNull() {
 		return append(b, "null"...)
 	}
-	return appendString(b, n[true])
+	return jsonenc.String(b, n[true])
 }
 
 func appendTimeField(b []byte, key string, n nullable.Nullable[time.Time]) []byte {
@@ -221,57 +203,4 @@ func appendUint(b []byte, n uint64) []byte {
 		}
 	}
 	return append(b, d[i:]...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString quotes s as encoding/json does with HTML escaping on: <, >
-// and & as \u003c..., control characters escaped, invalid UTF-8 as
-// \ufffd, U+2028 and U+2029 escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
