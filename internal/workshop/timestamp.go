@@ -20,11 +20,11 @@ func MicrosOf(t time.Time) Micros { return Micros(t.UnixMicro()) }
 func (m Micros) Time() time.Time { return time.UnixMicro(int64(m)).UTC() }
 
 // String is the audit format.
-func (m Micros) String() string { return m.Time().Format(AuditLayout) }
+func (m Micros) String() string { return string(m.AppendAudit(make([]byte, 0, len(AuditLayout)))) }
 
 // MarshalText makes Micros encode as the audit format in JSON.
 func (m Micros) MarshalText() ([]byte, error) {
-	return m.Time().AppendFormat(make([]byte, 0, len(AuditLayout)), AuditLayout), nil
+	return m.AppendAudit(make([]byte, 0, len(AuditLayout))), nil
 }
 
 // UnmarshalText accepts any RFC 3339 instant; a sent updatedAt matches when
@@ -47,4 +47,65 @@ func NextMicros(now time.Time, prev Micros) Micros {
 		return prev + 1
 	}
 	return m
+}
+
+// AppendAudit appends the audit format of m: what m.Time().AppendFormat
+// with AuditLayout writes, without the layout interpreter (every job body
+// has a dozen of these). Years outside 0-9999 take the slow path.
+func (m Micros) AppendAudit(b []byte) []byte {
+	secs, frac := divFloor(int64(m), 1_000_000)
+	days, sod := divFloor(secs, 86400)
+	y, mo, d := civilDate(days)
+	if y < 0 || y > 9999 {
+		return m.Time().AppendFormat(b, AuditLayout)
+	}
+	b = appendDigits(b, y, 4)
+	b = appendDigits(append(b, '-'), mo, 2)
+	b = appendDigits(append(b, '-'), d, 2)
+	b = appendDigits(append(b, 'T'), int(sod/3600), 2)
+	b = appendDigits(append(b, ':'), int(sod/60%60), 2)
+	b = appendDigits(append(b, ':'), int(sod%60), 2)
+	b = appendDigits(append(b, '.'), int(frac), 6)
+	return append(b, 'Z')
+}
+
+// divFloor is a/b and a%b rounded towards minus infinity (b > 0).
+func divFloor(a, b int64) (q, r int64) {
+	q, r = a/b, a%b
+	if r < 0 {
+		q, r = q-1, r+b
+	}
+	return q, r
+}
+
+// civilDate is the proleptic Gregorian date of a day number (0 is
+// 1970-01-01): H. Hinnant's civil_from_days.
+func civilDate(days int64) (y, m, d int) {
+	era, doe := divFloor(days+719468, 146097)
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = int(doy - (153*mp+2)/5 + 1)
+	m = int(mp + 3)
+	if m > 12 {
+		m -= 12
+	}
+	y = int(yoe + era*400)
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}
+
+// appendDigits writes n (0 <= n < 10^width) in exactly width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	start := len(b)
+	for range width {
+		b = append(b, '0')
+	}
+	for i := len(b) - 1; i >= start; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return b
 }

@@ -179,9 +179,7 @@ func appendMicrosField(b []byte, key string, n nullable.Nullable[workshop.Micros
 
 // appendMicros writes an audit timestamp as its MarshalText does.
 func appendMicros(b []byte, m workshop.Micros) []byte {
-	b = append(b, '"')
-	b = m.Time().AppendFormat(b, workshop.AuditLayout)
-	return append(b, '"')
+	return append(m.AppendAudit(append(b, '"')), '"')
 }
 
 func appendInt(b []byte, n int) []byte {
