@@ -3,7 +3,7 @@ package store
 import "sync"
 
 // memo is a bounded map safe for concurrent use: the store's per-process
-// caches (stepcache.go, settingscache.go) keep their entries in one. When
+// caches (steps, settings, credentials) keep their entries in one. When
 // it is full, an arbitrary entry makes room (Go's map iteration starts at
 // random).
 type memo[K comparable, V any] struct {

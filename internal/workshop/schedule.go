@@ -564,22 +564,6 @@ func (w *workWeek) day(y int, m time.Month, d int) []Interval {
 	return periods
 }
 
-// dayNumber numbers the proleptic Gregorian dates consecutively (0 is
-// 1970-01-01); d past either end of month m counts on into the neighbouring
-// months, as time.Date normalises it. (H. Hinnant's days_from_civil.)
-func dayNumber(y int, m time.Month, d int) int {
-	if m <= time.February {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	doy := (153*((int(m)+9)%12)+2)/5 + d - 1
-	return era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
-}
-
 // periodsFrom yields, in order and without end, the working periods that
 // end after t. It starts on the local day before t's so that nothing a DST
 // shift carries over midnight is missed. Only for a calendar with working

@@ -69,34 +69,6 @@ func (m Micros) AppendAudit(b []byte) []byte {
 	return append(b, 'Z')
 }
 
-// divFloor is a/b and a%b rounded towards minus infinity (b > 0).
-func divFloor(a, b int64) (q, r int64) {
-	q, r = a/b, a%b
-	if r < 0 {
-		q, r = q-1, r+b
-	}
-	return q, r
-}
-
-// civilDate is the proleptic Gregorian date of a day number (0 is
-// 1970-01-01): H. Hinnant's civil_from_days.
-func civilDate(days int64) (y, m, d int) {
-	era, doe := divFloor(days+719468, 146097)
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = int(doy - (153*mp+2)/5 + 1)
-	m = int(mp + 3)
-	if m > 12 {
-		m -= 12
-	}
-	y = int(yoe + era*400)
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
-}
-
 // appendDigits writes n (0 <= n < 10^width) in exactly width digits.
 func appendDigits(b []byte, n, width int) []byte {
 	start := len(b)

@@ -1,6 +1,7 @@
 package oapi
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -18,30 +19,30 @@ import (
 
 // AppendJSON appends the job as encoding/json writes it (HTML escaped).
 func (j Job) AppendJSON(b []byte) []byte {
-	b = appendTimeField(b, `{"arrivalTime":`, j.ArrivalTime)
+	b = appendNullable(b, `{"arrivalTime":`, j.ArrivalTime, appendTime)
 	b = appendMicros(append(b, `,"createdAt":`...), j.CreatedAt)
-	b = appendStringField(b, `,"externalKey":`, j.ExternalKey)
+	b = appendNullable(b, `,"externalKey":`, j.ExternalKey, jsonenc.String)
 	b = jsonenc.String(append(b, `,"id":`...), j.Id)
 	b = jsonenc.String(append(b, `,"jobNumber":`...), j.JobNumber)
 	b = jsonenc.String(append(b, `,"locationId":`...), j.LocationId)
 	b = jsonenc.String(append(b, `,"priority":`...), string(j.Priority))
-	b = appendTimeField(b, `,"promiseTime":`, j.PromiseTime)
+	b = appendNullable(b, `,"promiseTime":`, j.PromiseTime, appendTime)
 	b = jsonenc.String(append(b, `,"source":`...), string(j.Source))
 	b = jsonenc.String(append(b, `,"status":`...), string(j.Status))
 	if j.Steps != nil {
 		b = jsonenc.List(append(b, `,"steps":`...), *j.Steps, Step.AppendJSON)
 	}
 	b = appendMicros(append(b, `,"updatedAt":`...), j.UpdatedAt)
-	b = appendStringField(b, `,"vehicleMake":`, j.VehicleMake)
-	b = appendStringField(b, `,"vehicleModel":`, j.VehicleModel)
-	b = appendStringField(b, `,"vehiclePlate":`, j.VehiclePlate)
+	b = appendNullable(b, `,"vehicleMake":`, j.VehicleMake, jsonenc.String)
+	b = appendNullable(b, `,"vehicleModel":`, j.VehicleModel, jsonenc.String)
+	b = appendNullable(b, `,"vehiclePlate":`, j.VehiclePlate, jsonenc.String)
 	return append(b, '}')
 }
 
 // AppendJSON appends the step as encoding/json writes it (HTML escaped).
 func (s Step) AppendJSON(b []byte) []byte {
-	b = appendStringField(b, `{"bayId":`, s.BayId)
-	b = appendMicrosField(b, `,"completedAt":`, s.CompletedAt)
+	b = appendNullable(b, `{"bayId":`, s.BayId, jsonenc.String)
+	b = appendNullable(b, `,"completedAt":`, s.CompletedAt, appendMicros)
 	b = appendMicros(append(b, `,"createdAt":`...), s.CreatedAt)
 	b = appendInt(append(b, `,"estimatedDuration":`...), s.EstimatedDuration)
 	b = jsonenc.String(append(b, `,"id":`...), s.Id)
@@ -49,7 +50,7 @@ func (s Step) AppendJSON(b []byte) []byte {
 	b = jsonenc.String(append(b, `,"label":`...), s.Label)
 	b = appendInt(append(b, `,"phase":`...), s.Phase)
 	b = jsonenc.String(append(b, `,"schedulingMode":`...), string(s.SchedulingMode))
-	b = appendMicrosField(b, `,"startedAt":`, s.StartedAt)
+	b = appendNullable(b, `,"startedAt":`, s.StartedAt, appendMicros)
 	b = jsonenc.String(append(b, `,"status":`...), string(s.Status))
 	b = jsonenc.Strings(append(b, `,"techIds":`...), s.TechIds)
 	b = appendMicros(append(b, `,"updatedAt":`...), s.UpdatedAt)
@@ -58,12 +59,12 @@ func (s Step) AppendJSON(b []byte) []byte {
 
 // AppendJSON appends the job detail as encoding/json writes it.
 func (d JobDetail) AppendJSON(b []byte) []byte {
-	b = appendTimeField(b, `{"actualEnd":`, d.ActualEnd)
-	b = appendTimeField(b, `,"actualStart":`, d.ActualStart)
-	b = appendTimeField(b, `,"arrivalTime":`, d.ArrivalTime)
+	b = appendNullable(b, `{"actualEnd":`, d.ActualEnd, appendTime)
+	b = appendNullable(b, `,"actualStart":`, d.ActualStart, appendTime)
+	b = appendNullable(b, `,"arrivalTime":`, d.ArrivalTime, appendTime)
 	b = appendMicros(append(b, `,"createdAt":`...), d.CreatedAt)
 	b = jsonenc.List(append(b, `,"delays":`...), d.Delays, Delay.AppendJSON)
-	b = appendStringField(b, `,"externalKey":`, d.ExternalKey)
+	b = appendNullable(b, `,"externalKey":`, d.ExternalKey, jsonenc.String)
 	b = jsonenc.List(append(b, `,"holds":`...), d.Holds, Hold.AppendJSON)
 	b = jsonenc.String(append(b, `,"id":`...), d.Id)
 	b = jsonenc.String(append(b, `,"jobNumber":`...), d.JobNumber)
@@ -73,33 +74,28 @@ func (d JobDetail) AppendJSON(b []byte) []byte {
 	b = jsonenc.String(append(b, `,"priority":`...), string(d.Priority))
 	b = appendBool(append(b, `,"promise":{"atRisk":`...), d.Promise.AtRisk)
 	b = appendTime(append(b, `,"projectedCompletion":`...), d.Promise.ProjectedCompletion)
-	b = appendTimeField(b, `,"promiseTime":`, d.Promise.PromiseTime)
-	b = append(b, `,"slackMinutes":`...)
-	if d.Promise.SlackMinutes.IsNull() {
-		b = append(b, "null"...)
-	} else {
-		b = appendInt(b, d.Promise.SlackMinutes[true])
-	}
-	b = appendTimeField(append(b, '}'), `,"promiseTime":`, d.PromiseTime)
+	b = appendNullable(b, `,"promiseTime":`, d.Promise.PromiseTime, appendTime)
+	b = appendNullable(b, `,"slackMinutes":`, d.Promise.SlackMinutes, appendInt)
+	b = appendNullable(append(b, '}'), `,"promiseTime":`, d.PromiseTime, appendTime)
 	b = jsonenc.String(append(b, `,"source":`...), string(d.Source))
 	b = jsonenc.String(append(b, `,"status":`...), string(d.Status))
 	b = jsonenc.List(append(b, `,"steps":`...), d.Steps, StepDetail.AppendJSON)
 	b = appendMicros(append(b, `,"updatedAt":`...), d.UpdatedAt)
-	b = appendStringField(b, `,"vehicleMake":`, d.VehicleMake)
-	b = appendStringField(b, `,"vehicleModel":`, d.VehicleModel)
-	b = appendStringField(b, `,"vehiclePlate":`, d.VehiclePlate)
+	b = appendNullable(b, `,"vehicleMake":`, d.VehicleMake, jsonenc.String)
+	b = appendNullable(b, `,"vehicleModel":`, d.VehicleModel, jsonenc.String)
+	b = appendNullable(b, `,"vehiclePlate":`, d.VehiclePlate, jsonenc.String)
 	b = appendBool(append(b, `,"verification":{"verified":`...), d.Verification.Verified)
-	b = appendMicrosField(b, `,"verifiedAt":`, d.Verification.VerifiedAt)
-	b = appendStringField(b, `,"verifiedBy":`, d.Verification.VerifiedBy)
+	b = appendNullable(b, `,"verifiedAt":`, d.Verification.VerifiedAt, appendMicros)
+	b = appendNullable(b, `,"verifiedBy":`, d.Verification.VerifiedBy, jsonenc.String)
 	return append(b, "}}"...)
 }
 
 // AppendJSON appends the step's detail as encoding/json writes it.
 func (s StepDetail) AppendJSON(b []byte) []byte {
-	b = appendTimeField(b, `{"actualEnd":`, s.ActualEnd)
-	b = appendTimeField(b, `,"actualStart":`, s.ActualStart)
-	b = appendStringField(b, `,"bayId":`, s.BayId)
-	b = appendMicrosField(b, `,"completedAt":`, s.CompletedAt)
+	b = appendNullable(b, `{"actualEnd":`, s.ActualEnd, appendTime)
+	b = appendNullable(b, `,"actualStart":`, s.ActualStart, appendTime)
+	b = appendNullable(b, `,"bayId":`, s.BayId, jsonenc.String)
+	b = appendNullable(b, `,"completedAt":`, s.CompletedAt, appendMicros)
 	b = appendMicros(append(b, `,"createdAt":`...), s.CreatedAt)
 	b = appendInt(append(b, `,"estimatedDuration":`...), s.EstimatedDuration)
 	b = jsonenc.String(append(b, `,"id":`...), s.Id)
@@ -110,7 +106,7 @@ func (s StepDetail) AppendJSON(b []byte) []byte {
 	b = appendTime(append(b, `,"plannedStart":`...), s.PlannedStart)
 	b = appendTime(append(b, `,"projectedEnd":`...), s.ProjectedEnd)
 	b = jsonenc.String(append(b, `,"schedulingMode":`...), string(s.SchedulingMode))
-	b = appendMicrosField(b, `,"startedAt":`, s.StartedAt)
+	b = appendNullable(b, `,"startedAt":`, s.StartedAt, appendMicros)
 	b = jsonenc.String(append(b, `,"status":`...), string(s.Status))
 	b = jsonenc.Strings(append(b, `,"techIds":`...), s.TechIds)
 	b = appendMicros(append(b, `,"updatedAt":`...), s.UpdatedAt)
@@ -129,7 +125,7 @@ func (d Delay) AppendJSON(b []byte) []byte {
 
 // AppendJSON appends the hold as encoding/json writes it.
 func (h Hold) AppendJSON(b []byte) []byte {
-	b = appendTimeField(b, `{"end":`, h.End)
+	b = appendNullable(b, `{"end":`, h.End, appendTime)
 	b = jsonenc.String(append(b, `,"reason":`...), string(h.Reason))
 	b = appendTime(append(b, `,"start":`...), h.Start)
 	return append(b, '}')
@@ -142,23 +138,15 @@ func appendBool(b []byte, v bool) []byte {
 	return append(b, "false"...)
 }
 
-// The nullable fields: null, or the value; a field never set writes its
-// zero value, as nullable.Nullable's own MarshalJSON does.
-
-func appendStringField(b []byte, key string, n nullable.Nullable[string]) []byte {
+// appendNullable writes a nullable field: its key, then null or the value
+// (a field never set writes its zero value, as nullable.Nullable's own
+// MarshalJSON does).
+func appendNullable[T any](b []byte, key string, n nullable.Nullable[T], appendValue func([]byte, T) []byte) []byte {
 	b = append(b, key...)
 	if n.IsNull() {
 		return append(b, "null"...)
 	}
-	return jsonenc.String(b, n[true])
-}
-
-func appendTimeField(b []byte, key string, n nullable.Nullable[time.Time]) []byte {
-	b = append(b, key...)
-	if n.IsNull() {
-		return append(b, "null"...)
-	}
-	return appendTime(b, n[true])
+	return appendValue(b, n[true])
 }
 
 // appendTime writes a time as its MarshalJSON does (RFC 3339, nanoseconds
@@ -169,36 +157,9 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-func appendMicrosField(b []byte, key string, n nullable.Nullable[workshop.Micros]) []byte {
-	b = append(b, key...)
-	if n.IsNull() {
-		return append(b, "null"...)
-	}
-	return appendMicros(b, n[true])
-}
-
 // appendMicros writes an audit timestamp as its MarshalText does.
 func appendMicros(b []byte, m workshop.Micros) []byte {
 	return append(m.AppendAudit(append(b, '"')), '"')
 }
 
-func appendInt(b []byte, n int) []byte {
-	if n < 0 {
-		b = append(b, '-')
-		return appendUint(b, uint64(-int64(n)))
-	}
-	return appendUint(b, uint64(n))
-}
-
-func appendUint(b []byte, n uint64) []byte {
-	var d [20]byte
-	i := len(d)
-	for {
-		i--
-		d[i] = byte('0' + n%10)
-		if n /= 10; n == 0 {
-			break
-		}
-	}
-	return append(b, d[i:]...)
-}
+func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }

@@ -18,3 +18,13 @@ func TestDayNumberCountsLikeTimeDate(t *testing.T) {
 		}
 	}
 }
+
+func TestCivilDateUndoesDayNumber(t *testing.T) {
+	t.Parallel()
+	for days := int64(-800_000); days <= 800_000; days += 37 {
+		y, m, d := civilDate(days)
+		if got := dayNumber(y, time.Month(m), d); int64(got) != days {
+			t.Fatalf("dayNumber(civilDate(%d) = %d-%d-%d) = %d", days, y, m, d, got)
+		}
+	}
+}
