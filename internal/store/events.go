@@ -13,16 +13,30 @@ import (
 // recordEvent writes an event to the outbox in the transaction of the
 // change it reports: it is committed exactly when the change is.
 func recordEvent(ctx context.Context, c conn, orgID, locationID, name string, at workshop.Micros, r eventRow) error {
-	data, err := r.appendJSON(make([]byte, 0, 1024))
+	args, err := eventArgs(nil, orgID, locationID, name, at, r)
 	if err != nil {
 		return err
 	}
-	_, err = c.exec(ctx, `INSERT INTO events (id, org_id, location_id, event, occurred_at, data) VALUES (?, ?, ?, ?, ?, ?)`,
-		workshop.NewID(workshop.PrefixEvent), orgID, locationID, name, at, string(data))
+	_, err = c.exec(ctx, eventInsert+valueRows(1, eventWidth), args...)
 	if err == nil && c.ev != nil {
 		c.ev.n++
 	}
 	return err
+}
+
+// eventInsert inserts events rows of eventWidth values each, eventArgs's.
+const (
+	eventInsert = `INSERT INTO events (id, org_id, location_id, event, occurred_at, data) VALUES `
+	eventWidth  = 6
+)
+
+// eventArgs appends the values of a new event's row to args.
+func eventArgs(args []any, orgID, locationID, name string, at workshop.Micros, r eventRow) ([]any, error) {
+	data, err := r.appendJSON(make([]byte, 0, 1024))
+	if err != nil {
+		return args, err
+	}
+	return append(args, workshop.NewID(workshop.PrefixEvent), orgID, locationID, name, at, string(data)), nil
 }
 
 // Event is an outbox row.

@@ -18,7 +18,7 @@ func (s *Store) IdempotencyRecord(ctx context.Context, orgID, key string) (rec w
 	var status sql.NullInt64
 	var body sql.NullString
 	err = s.read().queryRow(ctx, `SELECT fingerprint, status_code, response_body FROM idempotency_keys
-		WHERE org_id = ? AND idem_key = ? AND created_at >= ?`, orgID, key, workshop.MicrosOf(s.now().Add(-IdempotencyRetention))).
+		WHERE org_id = ? AND idem_key = ? AND created_at >= ?`, orgID, key, claimCutoff(s.now())).
 		Scan(&rec.Fingerprint, &status, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, false, nil
@@ -34,16 +34,12 @@ func (s *Store) IdempotencyRecord(ctx context.Context, orgID, key string) (rec w
 // and the caller answers with the stored response. On PostgreSQL a
 // concurrent holder's uncommitted key makes the insert wait for it.
 func storeClaim(ctx context.Context, c conn, claim *workshop.IdempotencyClaim, result any) error {
-	status, body, err := claim.Render(result)
+	now := c.s.now()
+	args, err := claimArgs(nil, claim, result, now)
 	if err != nil {
 		return err
 	}
-	now := c.s.now()
-	res, err := c.exec(ctx, `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, status_code, response_body, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint,
-			status_code = excluded.status_code, response_body = excluded.response_body, created_at = excluded.created_at
-		WHERE idempotency_keys.created_at < ?`,
-		claim.OrgID, claim.Key, claim.Fingerprint, status, string(body), workshop.MicrosOf(now), workshop.MicrosOf(now.Add(-IdempotencyRetention)))
+	res, err := c.exec(ctx, claimInsert+valueRows(1, claimWidth)+claimOnConflict, append(args, claimCutoff(now))...)
 	if err != nil {
 		return err
 	}
@@ -52,6 +48,32 @@ func storeClaim(ctx context.Context, c conn, claim *workshop.IdempotencyClaim, r
 		return workshop.Errorf(workshop.CodeIdempotencyInProgress, "A request with this Idempotency-Key is running or has run; retry to get its response.")
 	}
 	return nil
+}
+
+// claimInsert and claimOnConflict store keys, rows of claimWidth values
+// each (claimArgs's), then claimCutoff: a key already stored is replaced
+// only when it is past retention. A key that is not is left, and not
+// counted in the rows affected.
+const (
+	claimInsert     = `INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, status_code, response_body, created_at) VALUES `
+	claimWidth      = 6
+	claimOnConflict = ` ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint,
+		status_code = excluded.status_code, response_body = excluded.response_body, created_at = excluded.created_at
+		WHERE idempotency_keys.created_at < ?`
+)
+
+// claimArgs renders the response of result for claim and appends the
+// values of its row to args.
+func claimArgs(args []any, claim *workshop.IdempotencyClaim, result any, now time.Time) ([]any, error) {
+	status, body, err := claim.Render(result)
+	if err != nil {
+		return args, err
+	}
+	return append(args, claim.OrgID, claim.Key, claim.Fingerprint, status, string(body), workshop.MicrosOf(now)), nil
+}
+
+func claimCutoff(now time.Time) workshop.Micros {
+	return workshop.MicrosOf(now.Add(-IdempotencyRetention))
 }
 
 // SaveIdempotentResponse keeps the successful response of a request that
@@ -73,7 +95,7 @@ func (s *Store) SaveIdempotentResponse(ctx context.Context, claim *workshop.Idem
 // PurgeIdempotencyKeys deletes keys past retention; it returns how many.
 func (s *Store) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
 	return write(ctx, s, func(c conn) (int64, error) {
-		res, err := c.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, workshop.MicrosOf(s.now().Add(-IdempotencyRetention)))
+		res, err := c.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, claimCutoff(s.now()))
 		if err != nil {
 			return 0, err
 		}

@@ -129,14 +129,25 @@ type JobCreate struct {
 // is assigned: the location's next RO-<year>-<seq> in its local year,
 // skipping numbers taken explicitly, gap-free because the counter moves in
 // the same transaction. stampArrival records the arrival as now, with the
-// location's offset (a walk-in).
+// location's offset (a walk-in). Concurrent creates are written in groups
+// (jobgroup.go).
 func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool) (JobCreate, error) {
-	v := Visibility{OrgID: j.OrgID}
 	if j.ExternalKey != nil {
 		if existing, err := s.existingJob(ctx, s.read(), j); err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return JobCreate{Job: existing}, err
 		}
 	}
+	if created, err := s.creates.create(ctx, j, stampArrival); !errors.Is(err, errRunAlone) {
+		return JobCreate{Job: created, Created: err == nil}, err
+	}
+	return s.createAlone(ctx, j, stampArrival)
+}
+
+// createAlone is CreateJob in a write of its own: the path with every rule
+// and message, which a group of creates leaves the unusual ones to (see
+// jobgroup.go).
+func (s *Store) createAlone(ctx context.Context, j workshop.Job, stampArrival bool) (JobCreate, error) {
+	v := Visibility{OrgID: j.OrgID}
 	out, err := write(ctx, s, func(c conn) (JobCreate, error) {
 		if j.ExternalKey != nil {
 			if existing, err := s.existingJob(ctx, c, j); err == nil || !errors.Is(err, sql.ErrNoRows) {
@@ -147,19 +158,15 @@ func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool
 		if err != nil {
 			return JobCreate{}, err
 		}
-		zone, err := workshop.LoadZone(loc.Timezone)
+		j, year, err := settle(j, loc.Timezone, stampArrival)
 		if err != nil {
 			return JobCreate{}, err
 		}
-		if stampArrival {
-			j.ArrivalTime = &workshop.OffsetTime{Time: j.CreatedAt.Time().In(zone)}
-		}
-		j.Status = workshop.DeriveJobStatus(false, false, j.ArrivalTime != nil, workshop.StepCounts{})
 		if j.JobNumber != "" {
 			if err := insertJob(ctx, c, j, false); err != nil {
 				return JobCreate{}, err
 			}
-		} else if j.JobNumber, err = assignJobNumber(ctx, c, j, j.CreatedAt.Time().In(zone).Year()); err != nil {
+		} else if j.JobNumber, err = assignJobNumber(ctx, c, j, year); err != nil {
 			return JobCreate{}, err
 		}
 		if err := recordStatus(ctx, c, j); err != nil {
@@ -177,6 +184,22 @@ func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool
 		return out, jobNumberTaken(j.JobNumber)
 	}
 	return out, err
+}
+
+// settle completes a job being created in a location of time zone tz: its
+// arrival stamped now when stampArrival, and its first status. year is the
+// year of its number: the location's local year.
+func settle(j workshop.Job, tz string, stampArrival bool) (_ workshop.Job, year int, _ error) {
+	zone, err := workshop.LoadZone(tz)
+	if err != nil {
+		return j, 0, err
+	}
+	local := j.CreatedAt.Time().In(zone)
+	if stampArrival {
+		j.ArrivalTime = &workshop.OffsetTime{Time: local}
+	}
+	j.Status = workshop.DeriveJobStatus(false, false, j.ArrivalTime != nil, workshop.StepCounts{})
+	return j, local.Year(), nil
 }
 
 func jobNumberTaken(n string) error {
@@ -226,13 +249,7 @@ func insertJob(ctx context.Context, c conn, j workshop.Job, skipTaken bool) erro
 	if skipTaken {
 		onConflict = " ON CONFLICT (location_id, job_number) DO NOTHING"
 	}
-	res, err := c.exec(ctx, `INSERT INTO jobs (id, org_id, location_id, integration_id, external_key, job_number, vehicle_plate,
-		vehicle_make, vehicle_model, promise_time, promise_time_us, priority, source, arrival_time, insurance_claim, status,
-		delivered_at, cancelled_at, cancel_reason_tags, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`+onConflict,
-		j.ID, j.OrgID, j.LocationID, j.IntegrationID, j.ExternalKey, j.JobNumber, j.VehiclePlate, j.VehicleMake, j.VehicleModel,
-		offsetText(j.PromiseTime), offsetMicros(j.PromiseTime), j.Priority, j.Source, offsetText(j.ArrivalTime), j.InsuranceClaim,
-		j.Status, nullMicros(j.DeliveredAt), nullMicros(j.CancelledAt), reasonsText(j.CancelReasons), j.CreatedAt, j.UpdatedAt)
+	res, err := c.exec(ctx, jobInsert+valueRows(1, jobWidth)+onConflict, jobArgs(nil, j)...)
 	if err != nil {
 		return err
 	}
@@ -240,6 +257,22 @@ func insertJob(ctx context.Context, c conn, j workshop.Job, skipTaken bool) erro
 		return errNumberTaken
 	}
 	return nil
+}
+
+// jobInsert inserts jobs rows of jobWidth values each, jobArgs's.
+const (
+	jobInsert = `INSERT INTO jobs (id, org_id, location_id, integration_id, external_key, job_number, vehicle_plate,
+		vehicle_make, vehicle_model, promise_time, promise_time_us, priority, source, arrival_time, insurance_claim, status,
+		delivered_at, cancelled_at, cancel_reason_tags, created_at, updated_at) VALUES `
+	jobWidth = 21
+)
+
+// jobArgs appends the values of j's jobs row to args.
+func jobArgs(args []any, j workshop.Job) []any {
+	return append(args, j.ID, j.OrgID, j.LocationID, j.IntegrationID, j.ExternalKey, j.JobNumber, j.VehiclePlate, j.VehicleMake,
+		j.VehicleModel, offsetText(j.PromiseTime), offsetMicros(j.PromiseTime), j.Priority, j.Source, offsetText(j.ArrivalTime),
+		j.InsuranceClaim, j.Status, nullMicros(j.DeliveredAt), nullMicros(j.CancelledAt), reasonsText(j.CancelReasons),
+		j.CreatedAt, j.UpdatedAt)
 }
 
 var errNumberTaken = errors.New("job number taken")
@@ -375,9 +408,18 @@ func (s *Store) Jobs(ctx context.Context, f JobFilter, p workshop.PageRequest) (
 
 // recordStatus appends the job's status to its history.
 func recordStatus(ctx context.Context, c conn, j workshop.Job) error {
-	_, err := c.exec(ctx, `INSERT INTO job_status_history (job_id, status, changed_at) VALUES (?, ?, ?)`, j.ID, j.Status, j.UpdatedAt)
+	_, err := c.exec(ctx, statusInsert+valueRows(1, statusWidth), statusArgs(nil, j)...)
 	return err
 }
+
+// statusInsert inserts job_status_history rows of statusWidth values each,
+// statusArgs's.
+const (
+	statusInsert = `INSERT INTO job_status_history (job_id, status, changed_at) VALUES `
+	statusWidth  = 3
+)
+
+func statusArgs(args []any, j workshop.Job) []any { return append(args, j.ID, j.Status, j.UpdatedAt) }
 
 // StatusChange is one entry of a job's status history.
 type StatusChange struct {

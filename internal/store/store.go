@@ -42,8 +42,9 @@ type Store struct {
 
 	rebound sync.Map // query with ? -> query with $n (PostgreSQL)
 
-	readStmts, writeStmts *stmtCache // SQLite only
-	batcher               *batcher   // SQLite only: group commit of writes
+	readStmts, writeStmts *stmtCache   // SQLite only
+	batcher               *batcher     // SQLite only: group commit of writes
+	creates               *createQueue // concurrent job creates, written in groups (jobgroup.go)
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 
@@ -78,11 +79,15 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.creates = newCreateQueue(s)
 	return s, nil
 }
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	if s.creates != nil {
+		s.creates.close()
+	}
 	if s.batcher != nil {
 		s.batcher.close()
 	}

@@ -148,10 +148,7 @@ func (s *Store) read() conn { return conn{s: s, ex: s.reader, stmts: s.readStmts
 // fails alone, and it returns only once the group is committed.
 func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T, error) {
 	var out T
-	claim := workshop.IdempotencyClaimFrom(ctx)
-	if claim != nil && (claim.Render == nil || claim.Completed) {
-		claim = nil // not an operation the claim protects, or already stored
-	}
+	claim := activeClaim(ctx)
 	op := func(c conn) error {
 		var err error
 		if out, err = fn(c); err != nil {
@@ -162,13 +159,7 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 		}
 		return nil
 	}
-	var err error
-	if s.batcher != nil {
-		err = s.batcher.do(ctx, op)
-	} else {
-		err = s.writeTx(ctx, op)
-	}
-	if err != nil {
+	if err := s.run(ctx, op); err != nil {
 		var zero T
 		return zero, err
 	}
@@ -176,6 +167,25 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 		claim.Completed = true
 	}
 	return out, nil
+}
+
+// activeClaim is the Idempotency-Key claim of ctx that a write must store,
+// or nil: none, not one for an operation the claim protects, or stored.
+func activeClaim(ctx context.Context) *workshop.IdempotencyClaim {
+	claim := workshop.IdempotencyClaimFrom(ctx)
+	if claim != nil && (claim.Render == nil || claim.Completed) {
+		return nil
+	}
+	return claim
+}
+
+// run commits op as one atomic write: in the batcher's next group on
+// SQLite, in a transaction of its own on PostgreSQL.
+func (s *Store) run(ctx context.Context, op func(c conn) error) error {
+	if s.batcher != nil {
+		return s.batcher.do(ctx, op)
+	}
+	return s.writeTx(ctx, op)
 }
 
 // writeTx runs op in a transaction of its own (PostgreSQL).

@@ -1,0 +1,328 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// Creates are the busiest write, and on both databases most of a create's
+// cost is per statement and per commit, not per row. On PostgreSQL the
+// creates of a location also queue on its job-number counter, whose row
+// stays locked until the commit (numbers are gap-free), so one create's
+// round trips and commit are every other create's wait there.
+//
+// So concurrent creates are written in groups: a create waits in the
+// store's createQueue, and the creates that queued while the previous
+// group was being written are written together by a handful of multi-row
+// statements in one atomic write. Each counter moves once per group, and
+// on PostgreSQL its lock is held for one transaction per group.
+//
+// A group does only the plain case. A create runs alone, by CreateJob's
+// one-create path that has every rule and message, when it has a job
+// number of its own, when its location is not the caller's or is mid-close, when its externalKey or
+// Idempotency-Key is another's in the group, and, for every create of the
+// group, when any statement of the group fails: a number taken explicitly,
+// an externalKey or Idempotency-Key that another process wrote meanwhile.
+// The group's write is then undone as a whole and leaves nothing behind.
+
+// maxCreateGroup bounds a group: the statements of a group's size are
+// prepared once per size (one per size on each connection).
+const maxCreateGroup = 64
+
+// errRunAlone tells CreateJob to write a create by itself.
+var errRunAlone = errors.New("store: create alone")
+
+type createQueue struct {
+	s    *Store
+	reqs chan *createReq
+	quit chan struct{}
+	done chan struct{}
+}
+
+type createReq struct {
+	ctx          context.Context
+	job          workshop.Job
+	year         int // of the job's number
+	stampArrival bool
+	claim        *workshop.IdempotencyClaim
+	alone        bool // runs alone: the group leaves it out
+	err          chan error
+}
+
+func newCreateQueue(s *Store) *createQueue {
+	q := &createQueue{s: s, reqs: make(chan *createReq), quit: make(chan struct{}), done: make(chan struct{})}
+	go q.loop()
+	return q
+}
+
+// create writes j in the next group and returns it as stored; errRunAlone
+// when the caller is to write it alone.
+func (q *createQueue) create(ctx context.Context, j workshop.Job, stampArrival bool) (workshop.Job, error) {
+	if j.JobNumber != "" {
+		return j, errRunAlone
+	}
+	r := newCreateReq(ctx, j, stampArrival)
+	select {
+	case q.reqs <- r:
+	case <-ctx.Done():
+		return j, ctx.Err()
+	case <-q.quit:
+		return j, errStoreClosed
+	}
+	return r.outcome()
+}
+
+// outcome waits for the create's group: the job as stored, or the error
+// (errRunAlone included).
+func (r *createReq) outcome() (workshop.Job, error) {
+	if err := <-r.err; err != nil {
+		return r.job, err
+	}
+	if r.claim != nil {
+		r.claim.Completed = true
+	}
+	return r.job, nil
+}
+
+func newCreateReq(ctx context.Context, j workshop.Job, stampArrival bool) *createReq {
+	return &createReq{ctx: ctx, job: j, stampArrival: stampArrival, claim: activeClaim(ctx), err: make(chan error, 1)}
+}
+
+func (q *createQueue) loop() {
+	defer close(q.done)
+	for {
+		var first *createReq
+		select {
+		case first = <-q.reqs:
+		case <-q.quit:
+			return
+		}
+		group := []*createReq{first}
+	gather:
+		for len(group) < maxCreateGroup {
+			select {
+			case r := <-q.reqs:
+				group = append(group, r)
+			default:
+				break gather
+			}
+		}
+		q.write(group)
+	}
+}
+
+// close stops the queue after the group in progress.
+func (q *createQueue) close() {
+	close(q.quit)
+	<-q.done
+}
+
+// write writes a group and answers each of its creates.
+func (q *createQueue) write(group []*createReq) {
+	live := group[:0]
+	for _, r := range group {
+		if err := r.ctx.Err(); err != nil {
+			r.err <- err // gave up before it ran: nothing written
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	// A group of one is written here too: were it sent back to run alone,
+	// the queue would never be busy long enough for a group to form.
+	err := q.s.run(context.Background(), func(c conn) error { return writeGroup(c, live) })
+	for _, r := range live {
+		switch {
+		case err != nil:
+			r.err <- errRunAlone
+		case r.alone:
+			r.err <- errRunAlone
+		default:
+			r.err <- nil
+		}
+	}
+}
+
+// writeGroup writes the creates of a group that are not to run alone,
+// each as CreateJob's one-create path would.
+func writeGroup(c conn, group []*createReq) error {
+	ctx := context.Background()
+	if err := settleGroup(ctx, c, group); err != nil {
+		return err
+	}
+	together := make([]*createReq, 0, len(group))
+	for _, r := range group {
+		if !r.alone {
+			together = append(together, r)
+		}
+	}
+	if len(together) == 0 {
+		return nil
+	}
+	if err := numberGroup(ctx, c, together); err != nil {
+		return err
+	}
+	n := len(together)
+	jobs, statuses := make([]any, 0, n*jobWidth), make([]any, 0, n*statusWidth)
+	events, claims := make([]any, 0, n*eventWidth), []any{}
+	now := c.s.now()
+	for _, r := range together {
+		j := r.job
+		jobs, statuses = jobArgs(jobs, j), statusArgs(statuses, j)
+		var err error
+		if events, err = eventArgs(events, j.OrgID, j.LocationID, workshop.EventJobCreated, j.CreatedAt, jobRow(j)); err != nil {
+			return err
+		}
+		if r.claim != nil {
+			if claims, err = claimArgs(claims, r.claim, JobCreate{Job: j, Created: true}, now); err != nil {
+				return err
+			}
+		}
+	}
+	for _, ins := range []struct {
+		head  string
+		width int
+		args  []any
+	}{{jobInsert, jobWidth, jobs}, {statusInsert, statusWidth, statuses}, {eventInsert, eventWidth, events}} {
+		if _, err := c.exec(ctx, ins.head+valueRows(len(ins.args)/ins.width, ins.width), ins.args...); err != nil {
+			return err
+		}
+	}
+	c.ev.n += n
+	if len(claims) == 0 {
+		return nil
+	}
+	want := len(claims) / claimWidth
+	res, err := c.exec(ctx, claimInsert+valueRows(want, claimWidth)+claimOnConflict, append(claims, claimCutoff(now))...)
+	if err != nil {
+		return err
+	}
+	if got, err := res.RowsAffected(); err != nil || got != int64(want) {
+		return errRunAlone // a key is another request's: the one-create path tells which
+	}
+	return nil
+}
+
+// settleGroup reads the group's locations (share-locked on PostgreSQL, as
+// openLocation does) and settles each create in its location, or marks it
+// to run alone.
+func settleGroup(ctx context.Context, c conn, group []*createReq) error {
+	ids := make([]any, 0, len(group))
+	for _, r := range group {
+		if !slices.Contains(ids, any(r.job.LocationID)) {
+			ids = append(ids, r.job.LocationID)
+		}
+	}
+	lock := ""
+	if c.s.dialect == postgresDialect {
+		lock = " FOR SHARE"
+	}
+	rows, err := c.query(ctx, `SELECT id, org_id, timezone, day_state FROM locations WHERE id IN (`+
+		strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+`)`+lock, ids...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type location struct{ orgID, timezone, state string }
+	locs := map[string]location{}
+	for rows.Next() {
+		var id string
+		var l location
+		if err := rows.Scan(&id, &l.orgID, &l.timezone, &l.state); err != nil {
+			return err
+		}
+		locs[id] = l
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	externalKeys, claimKeys := map[[3]string]bool{}, map[[2]string]bool{}
+	for _, r := range group {
+		l, ok := locs[r.job.LocationID]
+		if !ok || !(Visibility{OrgID: r.job.OrgID}).sees(l.orgID, r.job.LocationID) || l.state == workshop.DayClosing {
+			r.alone = true // the one-create path answers with the error
+			continue
+		}
+		if r.job.ExternalKey != nil {
+			k := [3]string{r.job.OrgID, r.job.IntegrationID, *r.job.ExternalKey}
+			r.alone = externalKeys[k] // the second answers with the first's job
+			externalKeys[k] = true
+		}
+		if r.claim != nil {
+			k := [2]string{r.claim.OrgID, r.claim.Key}
+			r.alone = r.alone || claimKeys[k]
+			claimKeys[k] = true
+		}
+		if r.alone {
+			continue
+		}
+		if r.job, r.year, err = settle(r.job, l.timezone, r.stampArrival); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// numberGroup gives each create the next number of its location's year,
+// moving each counter once, in the order of (location, year) so that
+// groups of several processes lock the counters of PostgreSQL in one
+// order. A number someone took explicitly makes the insert fail, and the
+// creates run alone, skipping it.
+func numberGroup(ctx context.Context, c conn, group []*createReq) error {
+	type counter struct {
+		location string
+		year     int
+	}
+	byCounter := map[counter][]*createReq{}
+	for _, r := range group {
+		k := counter{r.job.LocationID, r.year}
+		byCounter[k] = append(byCounter[k], r)
+	}
+	keys := make([]counter, 0, len(byCounter))
+	for k := range byCounter {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b counter) int {
+		return cmp.Or(strings.Compare(a.location, b.location), cmp.Compare(a.year, b.year))
+	})
+	for _, k := range keys {
+		reqs := byCounter[k]
+		var first int
+		if err := c.queryRow(ctx, `INSERT INTO job_number_counters (location_id, year, next_seq) VALUES (?, ?, ?)
+			ON CONFLICT (location_id, year) DO UPDATE SET next_seq = job_number_counters.next_seq + ?
+			RETURNING next_seq - ?`, k.location, k.year, len(reqs)+1, len(reqs), len(reqs)).Scan(&first); err != nil {
+			return err
+		}
+		for i, r := range reqs {
+			r.job.JobNumber = workshop.FormatJobNumber(k.year, first+i)
+		}
+	}
+	return nil
+}
+
+// valueRows is the VALUES list of n rows of width placeholders.
+func valueRows(n, width int) string {
+	var b strings.Builder
+	b.Grow(n * (width*3 + 2))
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for k := range width {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('?')
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}

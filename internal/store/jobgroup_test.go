@@ -1,0 +1,163 @@
+package store_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// groupCreate is one create of a group: its job and its request's claim.
+type groupCreate struct {
+	job   workshop.Job
+	claim *workshop.IdempotencyClaim
+}
+
+func createAsOneGroup(t *testing.T, e *jobEnv, creates []groupCreate) ([]workshop.Job, []bool, []bool, []error) {
+	t.Helper()
+	ctxs, jobs := make([]context.Context, len(creates)), make([]workshop.Job, len(creates))
+	for i, c := range creates {
+		ctxs[i], jobs[i] = t.Context(), c.job
+		if c.claim != nil {
+			ctxs[i] = workshop.WithIdempotencyClaim(t.Context(), c.claim)
+		}
+	}
+	out, together, errs := e.st.CreateJobsAsOneGroup(ctxs, jobs)
+	got, created := make([]workshop.Job, len(out)), make([]bool, len(out))
+	for i, o := range out {
+		got[i], created[i] = o.Job, o.Created
+	}
+	return got, created, together, errs
+}
+
+func claimFor(orgID, key string) *workshop.IdempotencyClaim {
+	return &workshop.IdempotencyClaim{OrgID: orgID, Key: key, Fingerprint: "fp-" + key, Render: renderCreated}
+}
+
+// A group writes its plain creates together, numbered in order per
+// location, and leaves each unusual one to run alone with the one-create
+// path's answer.
+func TestCreateJobGroupWritesPlainCreatesTogether(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := t.Context()
+		e := newJobEnv(t, db)
+		other := e.location(t, "Hamburg", "Europe/Berlin")
+		closing := e.location(t, "Munich", "Europe/Berlin")
+		if _, err := e.st.StartDayClose(ctx, closing.ID); err != nil {
+			t.Fatal(err)
+		}
+		foreign := createLocation(t, e.st, createOrg(t, e.st, workshop.PlanPro).ID)
+		e.events(t)
+
+		k1, k2, k1Again := claimFor(e.org.ID, "k1"), claimFor(e.org.ID, "k2"), claimFor(e.org.ID, "k1")
+		creates := []groupCreate{
+			{job: e.newJob(e.loc.ID), claim: k1},
+			{job: e.newJob(other.ID)},
+			{job: e.newJob(e.loc.ID, withExternalKey("dms-1")), claim: k2},
+			{job: e.newJob(e.loc.ID)},
+			{job: e.newJob(other.ID)},
+			{job: e.newJob(e.loc.ID, withExternalKey("dms-1"))}, // the key of the third
+			{job: e.newJob(foreign.ID)},                         // another organisation's location
+			{job: e.newJob(closing.ID)},                         // mid-close
+			{job: e.newJob(e.loc.ID), claim: k1Again},           // the first's Idempotency-Key
+		}
+		jobs, created, together, errs := createAsOneGroup(t, e, creates)
+
+		wantTogether := []bool{true, true, true, true, true, false, false, false, false}
+		if !slices.Equal(together, wantTogether) {
+			t.Errorf("written by the group = %v, want %v", together, wantTogether)
+		}
+		wantNumbers := []string{"RO-2026-0001", "RO-2026-0001", "RO-2026-0002", "RO-2026-0003", "RO-2026-0002"}
+		for i, want := range wantNumbers {
+			if errs[i] != nil || !created[i] {
+				t.Errorf("create %d = created %v, %v, want a new job", i, created[i], errs[i])
+				continue
+			}
+			if jobs[i].JobNumber != want || jobs[i].Status != workshop.JobBooked {
+				t.Errorf("create %d = %s %s, want %s booked", i, jobs[i].JobNumber, jobs[i].Status, want)
+			}
+			if stored := e.job(t, jobs[i].ID); stored.JobNumber != want || stored.UpdatedAt != jobs[i].UpdatedAt {
+				t.Errorf("stored job %d = %s at %v, want %s at %v", i, stored.JobNumber, stored.UpdatedAt, want, jobs[i].UpdatedAt)
+			}
+		}
+		if errs[5] != nil || created[5] || jobs[5].ID != jobs[2].ID {
+			t.Errorf("create with a taken externalKey = %s created %v, %v, want the stored %s", jobs[5].ID, created[5], errs[5], jobs[2].ID)
+		}
+		wantInvalid(t, errs[6], "locationId")
+		wantCode(t, errs[7], workshop.CodeDayCloseInProgress)
+		wantCode(t, errs[8], workshop.CodeIdempotencyInProgress)
+		if !k1Again.Raced || !k1.Completed || !k2.Completed {
+			t.Errorf("claims: repeated k1 raced %v, k1 completed %v, k2 completed %v; want all true", k1Again.Raced, k1.Completed, k2.Completed)
+		}
+
+		evs := e.wantEvents(t, "group", slices.Repeat([]string{workshop.EventJobCreated}, 5)...)
+		for i, ev := range evs {
+			if data := eventData(t, ev); data["id"] != jobs[i].ID || data["job_number"] != wantNumbers[i] {
+				t.Errorf("event %d = job %v %v, want %s %s", i, data["id"], data["job_number"], jobs[i].ID, wantNumbers[i])
+			}
+		}
+		for key, job := range map[string]workshop.Job{"k1": jobs[0], "k2": jobs[2]} {
+			rec := readRecord(t, e.st, e.org.ID, key)
+			if !rec.Found || rec.StatusCode != 201 || !strings.Contains(rec.Body, job.ID) || !strings.Contains(rec.Body, job.JobNumber) {
+				t.Errorf("IdempotencyRecord(%s) = %+v, want the 201 of %s %s", key, rec, job.ID, job.JobNumber)
+			}
+		}
+		if j := e.createJob(t, e.loc.ID); j.JobNumber != "RO-2026-0004" {
+			t.Errorf("number after the group = %s, want RO-2026-0004", j.JobNumber)
+		}
+	})
+}
+
+// When a statement of a group fails, the group leaves nothing and every
+// create runs alone: a number taken explicitly is skipped, a key another
+// request stored is refused, and the rest are made.
+func TestCreateJobGroupThatFailsRunsEachAlone(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := t.Context()
+		e := newJobEnv(t, db)
+		e.createJob(t, e.loc.ID, withNumber("RO-2026-0002"))
+		other := e.location(t, "Hamburg", "Europe/Berlin")
+		stored := claimFor(e.org.ID, "stored")
+		if err := e.st.SaveIdempotentResponse(ctx, stored, 200, []byte("{}\n")); err != nil {
+			t.Fatal(err)
+		}
+		e.events(t)
+
+		for _, tc := range []struct {
+			name        string
+			creates     []groupCreate
+			wantNumbers []string // "" for a refused create
+		}{
+			{"a number taken explicitly", []groupCreate{{job: e.newJob(e.loc.ID)}, {job: e.newJob(e.loc.ID)}, {job: e.newJob(e.loc.ID)}},
+				[]string{"RO-2026-0001", "RO-2026-0003", "RO-2026-0004"}},
+			{"an Idempotency-Key stored before", []groupCreate{{job: e.newJob(other.ID)}, {job: e.newJob(other.ID), claim: claimFor(e.org.ID, "stored")}},
+				[]string{"RO-2026-0001", ""}},
+		} {
+			jobs, created, together, errs := createAsOneGroup(t, e, tc.creates)
+			if slices.Contains(together, true) {
+				t.Errorf("%s: written by the group = %v, want none", tc.name, together)
+			}
+			var names []string
+			for i, want := range tc.wantNumbers {
+				if want == "" {
+					wantCode(t, errs[i], workshop.CodeIdempotencyInProgress)
+					continue
+				}
+				names = append(names, workshop.EventJobCreated)
+				if errs[i] != nil || !created[i] || jobs[i].JobNumber != want {
+					t.Errorf("%s: create %d = %s created %v, %v, want %s", tc.name, i, jobs[i].JobNumber, created[i], errs[i], want)
+				}
+			}
+			e.wantEvents(t, tc.name, names...)
+		}
+		// The refused create took no number.
+		if j := e.createJob(t, other.ID); j.JobNumber != "RO-2026-0002" {
+			t.Errorf("next number = %s, want RO-2026-0002", j.JobNumber)
+		}
+	})
+}
