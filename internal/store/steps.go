@@ -78,9 +78,13 @@ func rederive(ctx context.Context, c conn, j *workshop.Job, now workshop.Micros)
 	if status == j.Status {
 		return nil
 	}
-	prev := j.Status
 	j.Status, j.UpdatedAt = status, workshop.NextMicros(now.Time(), j.UpdatedAt)
-	if err := updateJob(ctx, c, *j, prev); err != nil {
+	if err := recordStatus(ctx, c, *j); err != nil {
+		return err
+	}
+	// Only the status and the time change: an UPDATE naming no other column
+	// leaves the indexes on them (the job number's among them) untouched.
+	if _, err := c.exec(ctx, `UPDATE jobs SET status = ?, updated_at = ? WHERE id = ?`, j.Status, j.UpdatedAt, j.ID); err != nil {
 		return err
 	}
 	return recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobUpdated, j.UpdatedAt, jobRow(*j))
