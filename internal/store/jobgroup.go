@@ -30,8 +30,8 @@ import (
 // an externalKey or Idempotency-Key that another process wrote meanwhile.
 // The group's write is then undone as a whole and leaves nothing behind.
 
-// maxCreateGroup bounds a group: the statements of a group's size are
-// prepared once per size (one per size on each connection).
+// maxCreateGroup bounds a group. Each group size has statements of its own
+// text, prepared once per connection: the bound bounds them too.
 const maxCreateGroup = 64
 
 // errRunAlone tells CreateJob to write a create by itself.
