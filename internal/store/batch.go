@@ -16,10 +16,8 @@ const maxBatch = 256
 // own savepoint so that one failing is rolled back alone. A write returns
 // only after its group is committed.
 type batcher struct {
-	s    *Store
-	reqs chan *writeReq
-	quit chan struct{}
-	done chan struct{}
+	s *Store
+	q *groupQueue[*writeReq]
 }
 
 type writeReq struct {
@@ -29,8 +27,8 @@ type writeReq struct {
 }
 
 func newBatcher(s *Store) *batcher {
-	b := &batcher{s: s, reqs: make(chan *writeReq), quit: make(chan struct{}), done: make(chan struct{})}
-	go b.loop()
+	b := &batcher{s: s}
+	b.q = newGroupQueue(maxBatch, b.commit)
 	return b
 }
 
@@ -40,37 +38,10 @@ var errStoreClosed = errors.New("store: closed")
 // do runs op in the next group and waits for the group's commit.
 func (b *batcher) do(ctx context.Context, op func(c conn) error) error {
 	r := &writeReq{ctx: ctx, op: op, err: make(chan error, 1)}
-	select {
-	case b.reqs <- r:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-b.quit:
-		return errStoreClosed
+	if err := b.q.send(ctx, r); err != nil {
+		return err
 	}
 	return <-r.err // the group commits whatever happens to ctx
-}
-
-func (b *batcher) loop() {
-	defer close(b.done)
-	for {
-		var first *writeReq
-		select {
-		case first = <-b.reqs:
-		case <-b.quit:
-			return
-		}
-		group := []*writeReq{first}
-	gather:
-		for len(group) < maxBatch {
-			select {
-			case r := <-b.reqs:
-				group = append(group, r)
-			default:
-				break gather
-			}
-		}
-		b.commit(group)
-	}
 }
 
 // commit runs a group in one transaction, each write in a savepoint. The
@@ -137,7 +108,4 @@ func (b *batcher) commit(group []*writeReq) {
 }
 
 // close stops the batcher after the group in progress.
-func (b *batcher) close() {
-	close(b.quit)
-	<-b.done
-}
+func (b *batcher) close() { b.q.close() }

@@ -38,10 +38,8 @@ const maxCreateGroup = 64
 var errRunAlone = errors.New("store: create alone")
 
 type createQueue struct {
-	s    *Store
-	reqs chan *createReq
-	quit chan struct{}
-	done chan struct{}
+	s *Store
+	q *groupQueue[*createReq]
 }
 
 type createReq struct {
@@ -55,8 +53,8 @@ type createReq struct {
 }
 
 func newCreateQueue(s *Store) *createQueue {
-	q := &createQueue{s: s, reqs: make(chan *createReq), quit: make(chan struct{}), done: make(chan struct{})}
-	go q.loop()
+	q := &createQueue{s: s}
+	q.q = newGroupQueue(maxCreateGroup, q.write)
 	return q
 }
 
@@ -67,12 +65,8 @@ func (q *createQueue) create(ctx context.Context, j workshop.Job, stampArrival b
 		return j, errRunAlone
 	}
 	r := newCreateReq(ctx, j, stampArrival)
-	select {
-	case q.reqs <- r:
-	case <-ctx.Done():
-		return j, ctx.Err()
-	case <-q.quit:
-		return j, errStoreClosed
+	if err := q.q.send(ctx, r); err != nil {
+		return j, err
 	}
 	return r.outcome()
 }
@@ -93,34 +87,8 @@ func newCreateReq(ctx context.Context, j workshop.Job, stampArrival bool) *creat
 	return &createReq{ctx: ctx, job: j, stampArrival: stampArrival, claim: activeClaim(ctx), err: make(chan error, 1)}
 }
 
-func (q *createQueue) loop() {
-	defer close(q.done)
-	for {
-		var first *createReq
-		select {
-		case first = <-q.reqs:
-		case <-q.quit:
-			return
-		}
-		group := []*createReq{first}
-	gather:
-		for len(group) < maxCreateGroup {
-			select {
-			case r := <-q.reqs:
-				group = append(group, r)
-			default:
-				break gather
-			}
-		}
-		q.write(group)
-	}
-}
-
 // close stops the queue after the group in progress.
-func (q *createQueue) close() {
-	close(q.quit)
-	<-q.done
-}
+func (q *createQueue) close() { q.q.close() }
 
 // write writes a group and answers each of its creates.
 func (q *createQueue) write(group []*createReq) {
@@ -220,33 +188,30 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 			ids = append(ids, r.job.LocationID)
 		}
 	}
-	lock := ""
-	if c.s.dialect == postgresDialect {
-		lock = " FOR SHARE"
-	}
-	rows, err := c.query(ctx, `SELECT id, org_id, timezone, day_state FROM locations WHERE id IN (`+
-		strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+`)`+lock, ids...)
+	rows, err := c.query(ctx, locationForWrite+`IN `+valueRows(1, len(ids))+c.s.shareLock(), ids...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	type location struct{ orgID, timezone, state string }
+	type location struct {
+		workshop.Location
+		state string
+	}
 	locs := map[string]location{}
 	for rows.Next() {
-		var id string
 		var l location
-		if err := rows.Scan(&id, &l.orgID, &l.timezone, &l.state); err != nil {
+		if err := rows.Scan(&l.ID, &l.OrgID, &l.Timezone, &l.state); err != nil {
 			return err
 		}
-		locs[id] = l
+		locs[l.ID] = l
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	externalKeys, claimKeys := map[[3]string]bool{}, map[[2]string]bool{}
 	for _, r := range group {
-		l, ok := locs[r.job.LocationID]
-		if !ok || !(Visibility{OrgID: r.job.OrgID}).sees(l.orgID, r.job.LocationID) || l.state == workshop.DayClosing {
+		l, found := locs[r.job.LocationID]
+		if writable(Visibility{OrgID: r.job.OrgID}, r.job.LocationID, l.Location, l.state, found) != nil {
 			r.alone = true // the one-create path answers with the error
 			continue
 		}
@@ -263,7 +228,7 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 		if r.alone {
 			continue
 		}
-		if r.job, r.year, err = settle(r.job, l.timezone, r.stampArrival); err != nil {
+		if r.job, r.year, err = settle(r.job, l.Timezone, r.stampArrival); err != nil {
 			return err
 		}
 	}

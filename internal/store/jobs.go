@@ -91,29 +91,43 @@ func (s *Store) forUpdate() string {
 	return ""
 }
 
-// openLocation reads a location for a job or step write: not_found unless
-// the caller sees it, day_close_in_progress while its day is mid-close. On
+// shareLock share-locks the rows a PostgreSQL write transaction reads, as
+// forUpdate locks them for update.
+func (s *Store) shareLock() string {
+	if s.dialect == postgresDialect {
+		return " FOR SHARE"
+	}
+	return ""
+}
+
+// openLocation reads a location for a job or step write: a locationId
+// validation error unless the caller sees it, day_close_in_progress while its day is mid-close. On
 // PostgreSQL the row is share-locked, so a day close that starts waits for
 // the writes in flight, and writes after it see it.
 func openLocation(ctx context.Context, c conn, v Visibility, locationID string) (workshop.Location, error) {
-	lock := ""
-	if c.s.dialect == postgresDialect {
-		lock = " FOR SHARE"
-	}
 	var l workshop.Location
 	var state string
-	err := c.queryRow(ctx, `SELECT id, org_id, timezone, day_state FROM locations WHERE id = ?`+lock, locationID).
-		Scan(&l.ID, &l.OrgID, &l.Timezone, &state)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.sees(l.OrgID, l.ID)) {
-		return l, workshop.Invalid("locationId", "No location %s is visible to this key.", locationID)
-	}
-	if err != nil {
+	err := c.queryRow(ctx, locationForWrite+`= ?`+c.s.shareLock(), locationID).Scan(&l.ID, &l.OrgID, &l.Timezone, &state)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return l, err
 	}
-	if state == workshop.DayClosing {
-		return l, workshop.Errorf(workshop.CodeDayCloseInProgress, "The day of location %s is being closed; job and step writes resume when the close finishes.", l.ID)
+	return l, writable(v, locationID, l, state, err == nil)
+}
+
+// locationForWrite reads what a write needs of locations (id, org, zone,
+// day state); the condition on id follows.
+const locationForWrite = `SELECT id, org_id, timezone, day_state FROM locations WHERE id `
+
+// writable is openLocation's verdict on the location read for id (found:
+// there was one) with its day state.
+func writable(v Visibility, id string, l workshop.Location, state string, found bool) error {
+	if !found || !v.sees(l.OrgID, l.ID) {
+		return workshop.Invalid("locationId", "No location %s is visible to this key.", id)
 	}
-	return l, nil
+	if state == workshop.DayClosing {
+		return workshop.Errorf(workshop.CodeDayCloseInProgress, "The day of location %s is being closed; job and step writes resume when the close finishes.", l.ID)
+	}
+	return nil
 }
 
 // JobCreate is the outcome of a create: the job, and whether it was made
