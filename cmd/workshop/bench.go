@@ -12,7 +12,7 @@ import (
 )
 
 // benchCmd runs `workshop bench`: the figures of the issues, rerunnable.
-func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) error {
+func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "receiver" {
 		return benchReceiver(ctx, args[1:], stdout)
 	}
@@ -25,29 +25,22 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) 
 	conns := fs.Int("connections", 64, "connections of the closed-loop runs")
 	stepPool := fs.Int("step-pool", 60000, "fresh steps seeded before each round of patch_step (each is started once)")
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of each measured target run to FILE.<scenario>.<round> (seeding and the control are left out)")
 	if rest, err := parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q", rest[0])
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
-	}
 	exe, err := os.Executable() // started again as the slow webhook receiver
 	if err != nil {
 		return err
 	}
-	figures, err := bench.Run(ctx, bench.Config{DatabaseURL: *db, Scenarios: list(*scenarios), Rounds: *rounds,
-		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: []string{exe, "bench", "receiver"}}, stdout)
+	cfg := bench.Config{DatabaseURL: *db, Scenarios: list(*scenarios), Rounds: *rounds,
+		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: []string{exe, "bench", "receiver"}}
+	if *cpuProfile != "" {
+		cfg.Profile = cpuProfiler(*cpuProfile, stderr)
+	}
+	figures, err := bench.Run(ctx, cfg, stdout)
 	if err != nil {
 		return err
 	}
@@ -60,6 +53,28 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout io.Writer) 
 	}
 	defer f.Close()
 	return bench.WriteJSON(f, figures)
+}
+
+// cpuProfiler profiles each measured run into a file of its own; a
+// profile that cannot be written is reported and the run goes on.
+func cpuProfiler(path string, stderr io.Writer) func(run string) func() {
+	return func(run string) func() {
+		f, err := os.Create(path + "." + run)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "cpuprofile %s: %v\n", run, err)
+			if f != nil {
+				f.Close()
+			}
+			return func() {}
+		}
+		return func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}
+	}
 }
 
 // benchReceiver runs `workshop bench receiver --delay D`: the slow webhook

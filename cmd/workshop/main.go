@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "admin":
 		err = admin(ctx, args[1:], getenv, stdout)
 	case "bench":
-		err = benchCmd(ctx, args[1:], getenv, stdout)
+		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 	case "help", "-h", "--help":

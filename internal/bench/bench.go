@@ -42,6 +42,19 @@ type Config struct {
 	// ReceiverCommand starts a webhook receiver process (ServeReceiver)
 	// when run with --delay D: the slow-receiver scenario needs it.
 	ReceiverCommand []string
+	// Profile, when set, is called as each measured run of a scenario's
+	// target starts (run names it, e.g. "create_job.2") and returns what
+	// ends the profile: seeding and the control stay out of it.
+	Profile func(run string) (stop func())
+}
+
+// profiled runs f inside cfg.Profile, when there is one.
+func (cfg Config) profiled(run string, f func() error) error {
+	if cfg.Profile == nil {
+		return f()
+	}
+	defer cfg.Profile(run)()
+	return f()
 }
 
 // Figure is one scenario's result over the rounds.
@@ -83,7 +96,11 @@ type env struct {
 	keys              atomic.Int64 // numbers them within the run
 	stepPool          int
 	clock             func() time.Time
+	scenario          string // the one being measured, for profile names
 }
+
+// runName names a measured round of the scenario: "create_job.1" is the first.
+func (e *env) runName(round int) string { return e.scenario + "." + strconv.Itoa(round+1) }
 
 // Run measures the scenarios and writes a table to w; it returns the
 // figures. Each scenario runs on a fresh environment (its own SQLite file,
@@ -120,6 +137,7 @@ func runOne(ctx context.Context, cfg Config, name string, w io.Writer) (Figure, 
 		return Figure{}, err
 	}
 	defer cleanup()
+	e.scenario = name
 	sc := scenarios[name]
 	fmt.Fprintf(w, "running %s on %s (%d rounds)...\n", name, e.store.Dialect(), cfg.Rounds)
 	f, err := sc.run(ctx, e, cfg)

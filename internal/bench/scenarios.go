@@ -72,10 +72,10 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 		return sc.prepare(ctx, e)
 	}
 	if sc.rate > 0 {
-		return sc.runOpenLoop(ctx, req, cfg)
+		return sc.runOpenLoop(ctx, e, req, cfg)
 	}
 	f := Figure{Kind: "ratio"}
-	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(int) (float64, error) {
+	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(i int) (float64, error) {
 		req, err := next()
 		if err != nil {
 			return 0, err
@@ -84,7 +84,11 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 		if err != nil {
 			return 0, err
 		}
-		t, err := closed(cfg).Run(ctx, req)
+		var t loadgen.Result
+		err = cfg.profiled(e.runName(i), func() (err error) {
+			t, err = closed(cfg).Run(ctx, req)
+			return err
+		})
 		if err != nil {
 			return 0, err
 		}
@@ -100,10 +104,14 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	return f, err
 }
 
-func (sc scenario) runOpenLoop(ctx context.Context, req loadgen.Request, cfg Config) (Figure, error) {
+func (sc scenario) runOpenLoop(ctx context.Context, e *env, req loadgen.Request, cfg Config) (Figure, error) {
 	f := Figure{Kind: "latency"}
-	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(int) (float64, error) {
-		t, err := loadgen.OpenLoop{Rate: sc.rate, Duration: cfg.Duration, Warmup: cfg.Warmup, MaxInFlight: 1024}.Run(ctx, req)
+	median, lo, hi, err := loadgen.Rounds(cfg.Rounds, func(i int) (float64, error) {
+		var t loadgen.Result
+		err := cfg.profiled(e.runName(i), func() (err error) {
+			t, err = loadgen.OpenLoop{Rate: sc.rate, Duration: cfg.Duration, Warmup: cfg.Warmup, MaxInFlight: 1024}.Run(ctx, req)
+			return err
+		})
 		if err != nil {
 			return 0, err
 		}
