@@ -16,7 +16,7 @@ func (s *Store) CreateJobsAsOneGroup(ctxs []context.Context, jobs []workshop.Job
 	for i, j := range jobs {
 		group[i] = newCreateReq(ctxs[i], j, false)
 	}
-	s.creates.write(group)
+	writeQueued(s, group, writeGroup)
 	out, together, errs = make([]JobCreate, len(jobs)), make([]bool, len(jobs)), make([]error, len(jobs))
 	for i, r := range group {
 		j, err := r.outcome()
@@ -25,6 +25,35 @@ func (s *Store) CreateJobsAsOneGroup(ctxs []context.Context, jobs []workshop.Job
 			continue
 		}
 		out[i], together[i], errs[i] = JobCreate{Job: j, Created: err == nil}, err == nil, err
+	}
+	return out, together, errs
+}
+
+// GroupPatch is one step patch of PatchStepsAsOneGroup.
+type GroupPatch struct {
+	V             Visibility
+	JobID, StepID string
+	Patch         StepPatch
+	Now           workshop.Micros
+}
+
+// PatchStepsAsOneGroup runs patches as PatchStep does, but as one group of
+// the patch queue. together tells which of them the group answered; the
+// others ran alone.
+func (s *Store) PatchStepsAsOneGroup(ctx context.Context, patches []GroupPatch) (out []workshop.Step, together []bool, errs []error) {
+	group := make([]*patchReq, len(patches))
+	for i, p := range patches {
+		group[i] = newPatchReq(ctx, p.V, p.JobID, p.StepID, p.Patch, p.Now)
+	}
+	writeQueued(s, group, writePatchGroup)
+	out, together, errs = make([]workshop.Step, len(patches)), make([]bool, len(patches)), make([]error, len(patches))
+	for i, r := range group {
+		if err := <-r.err; !errors.Is(err, errRunAlone) {
+			out[i], together[i], errs[i] = r.step, err == nil, err
+			continue
+		}
+		p := patches[i]
+		out[i], errs[i] = s.patchAlone(ctx, p.V, p.JobID, p.StepID, p.Patch, p.Now)
 	}
 	return out, together, errs
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -34,27 +33,22 @@ import (
 // text, prepared once per connection: the bound bounds them too.
 const maxCreateGroup = 64
 
-// errRunAlone tells CreateJob to write a create by itself.
-var errRunAlone = errors.New("store: create alone")
-
 type createQueue struct {
 	s *Store
 	q *groupQueue[*createReq]
 }
 
 type createReq struct {
-	ctx          context.Context
+	queued
 	job          workshop.Job
 	year         int // of the job's number
 	stampArrival bool
 	claim        *workshop.IdempotencyClaim
-	alone        bool // runs alone: the group leaves it out
-	err          chan error
 }
 
 func newCreateQueue(s *Store) *createQueue {
 	q := &createQueue{s: s}
-	q.q = newGroupQueue(maxCreateGroup, q.write)
+	q.q = newGroupQueue(maxCreateGroup, func(group []*createReq) { writeQueued(q.s, group, writeGroup) })
 	return q
 }
 
@@ -84,39 +78,11 @@ func (r *createReq) outcome() (workshop.Job, error) {
 }
 
 func newCreateReq(ctx context.Context, j workshop.Job, stampArrival bool) *createReq {
-	return &createReq{ctx: ctx, job: j, stampArrival: stampArrival, claim: activeClaim(ctx), err: make(chan error, 1)}
+	return &createReq{queued: newQueued(ctx), job: j, stampArrival: stampArrival, claim: activeClaim(ctx)}
 }
 
 // close stops the queue after the group in progress.
 func (q *createQueue) close() { q.q.close() }
-
-// write writes a group and answers each of its creates.
-func (q *createQueue) write(group []*createReq) {
-	live := group[:0]
-	for _, r := range group {
-		if err := r.ctx.Err(); err != nil {
-			r.err <- err // gave up before it ran: nothing written
-			continue
-		}
-		live = append(live, r)
-	}
-	if len(live) == 0 {
-		return
-	}
-	// A group of one is written here too: were it sent back to run alone,
-	// the queue would never be busy long enough for a group to form.
-	err := q.s.run(context.Background(), func(c conn) error { return writeGroup(c, live) })
-	for _, r := range live {
-		switch {
-		case err != nil:
-			r.err <- errRunAlone
-		case r.alone:
-			r.err <- errRunAlone
-		default:
-			r.err <- nil
-		}
-	}
-}
 
 // writeGroup writes the creates of a group that are not to run alone,
 // each as CreateJob's one-create path would.
@@ -188,24 +154,8 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 			ids = append(ids, r.job.LocationID)
 		}
 	}
-	rows, err := c.query(ctx, locationForWrite+`IN `+valueRows(1, len(ids))+c.s.shareLock(), ids...)
+	locs, err := locationsForWrite(ctx, c, ids)
 	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	type location struct {
-		workshop.Location
-		state string
-	}
-	locs := map[string]location{}
-	for rows.Next() {
-		var l location
-		if err := rows.Scan(&l.ID, &l.OrgID, &l.Timezone, &l.state); err != nil {
-			return err
-		}
-		locs[l.ID] = l
-	}
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	externalKeys, claimKeys := map[[3]string]bool{}, map[[2]string]bool{}
@@ -233,6 +183,34 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 		}
 	}
 	return nil
+}
+
+// lockedLocation is a location read for a write, with its day state.
+type lockedLocation struct {
+	workshop.Location
+	state string
+}
+
+// locationsForWrite reads the locations of ids (distinct) as openLocation
+// does, share-locked on PostgreSQL, by id.
+func locationsForWrite(ctx context.Context, c conn, ids []any) (map[string]lockedLocation, error) {
+	locs := make(map[string]lockedLocation, len(ids))
+	if len(ids) == 0 {
+		return locs, nil
+	}
+	rows, err := c.query(ctx, locationForWrite+`IN `+valueRows(1, len(ids))+c.s.shareLock(), ids...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l lockedLocation
+		if err := rows.Scan(&l.ID, &l.OrgID, &l.Timezone, &l.state); err != nil {
+			return nil, err
+		}
+		locs[l.ID] = l
+	}
+	return locs, rows.Err()
 }
 
 // numberGroup gives each create the next number of its location's year,

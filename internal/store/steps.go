@@ -12,6 +12,17 @@ import (
 const stepColumns = `id, job_id, org_id, location_id, label, phase, scheduling_mode, estimated_duration, tech_ids, bay_id,
 	status, started_at, completed_at, created_at, updated_at`
 
+// stepInsert inserts steps rows of stepWidth values each, stepArgs's.
+const (
+	stepInsert = `INSERT INTO steps (` + stepColumns + `) VALUES `
+	stepWidth  = 15
+)
+
+func stepArgs(args []any, st workshop.Step) []any {
+	return append(args, st.ID, st.JobID, st.OrgID, st.LocationID, st.Label, st.Phase, st.SchedulingMode, st.EstimatedDuration,
+		jsonText(st.TechIDs), st.BayID, st.Status, nullMicros(st.StartedAt), nullMicros(st.CompletedAt), st.CreatedAt, st.UpdatedAt)
+}
+
 func scanStep(sc scanner) (workshop.Step, error) {
 	var st workshop.Step
 	var bay sql.NullString
@@ -41,53 +52,86 @@ func (s *Store) jobWrite(ctx context.Context, c conn, v Visibility, id string) (
 	return j, err
 }
 
-// rederive follows a change of a job's steps: it moves the job's
-// steps version on (which the readers' step caches are checked against)
-// and recomputes the job's status; when that changed, the job is updated
-// and job.updated recorded too.
+// rederive follows a change of a job's steps: it moves the job's steps
+// version on (which the readers' step caches are checked against) and
+// recomputes the job's status; when that changed, the job is updated and
+// job.updated recorded too.
 func rederive(ctx context.Context, c conn, j *workshop.Job, now workshop.Micros) error {
-	if _, err := c.exec(ctx, `INSERT INTO job_steps_versions (job_id, version) VALUES (?, 1)
-		ON CONFLICT (job_id) DO UPDATE SET version = job_steps_versions.version + 1`, j.ID); err != nil {
+	counts, err := refreshSteps(ctx, c, []any{j.ID})
+	if err != nil || !deriveStatus(j, counts[j.ID], now) {
 		return err
 	}
-	var counts workshop.StepCounts
-	rows, err := c.query(ctx, `SELECT status, COUNT(*) FROM steps WHERE job_id = ? GROUP BY status`, j.ID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var status string
-		var n int
-		if err := rows.Scan(&status, &n); err != nil {
-			return err
-		}
-		switch status {
-		case workshop.StepPending:
-			counts.Pending = n
-		case workshop.StepInProgress:
-			counts.InProgress = n
-		case workshop.StepCompleted:
-			counts.Completed = n
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	status := workshop.DeriveJobStatus(j.DeliveredAt != nil, j.CancelledAt != nil, j.ArrivalTime != nil, counts)
-	if status == j.Status {
-		return nil
-	}
-	j.Status, j.UpdatedAt = status, workshop.NextMicros(now.Time(), j.UpdatedAt)
-	if err := recordStatus(ctx, c, *j); err != nil {
-		return err
-	}
-	// Only the status and the time change: an UPDATE naming no other column
-	// leaves the indexes on them (the job number's among them) untouched.
-	if _, err := c.exec(ctx, `UPDATE jobs SET status = ?, updated_at = ? WHERE id = ?`, j.Status, j.UpdatedAt, j.ID); err != nil {
+	if err := writeStatuses(ctx, c, []workshop.Job{*j}); err != nil {
 		return err
 	}
 	return recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobUpdated, j.UpdatedAt, jobRow(*j))
+}
+
+// refreshSteps moves on the steps version of each job (ids, distinct) and
+// counts its steps by status.
+func refreshSteps(ctx context.Context, c conn, ids []any) (map[string]workshop.StepCounts, error) {
+	versions := make([]any, 0, 2*len(ids))
+	for _, id := range ids {
+		versions = append(versions, id, 1)
+	}
+	if _, err := c.exec(ctx, `INSERT INTO job_steps_versions (job_id, version) VALUES `+valueRows(len(ids), 2)+`
+		ON CONFLICT (job_id) DO UPDATE SET version = job_steps_versions.version + 1`, versions...); err != nil {
+		return nil, err
+	}
+	rows, err := c.query(ctx, `SELECT job_id, status, COUNT(*) FROM steps WHERE job_id IN `+valueRows(1, len(ids))+`
+		GROUP BY job_id, status`, ids...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	counts := make(map[string]workshop.StepCounts, len(ids))
+	for rows.Next() {
+		var jobID, status string
+		var n int
+		if err := rows.Scan(&jobID, &status, &n); err != nil {
+			return nil, err
+		}
+		cs := counts[jobID]
+		switch status {
+		case workshop.StepPending:
+			cs.Pending = n
+		case workshop.StepInProgress:
+			cs.InProgress = n
+		case workshop.StepCompleted:
+			cs.Completed = n
+		}
+		counts[jobID] = cs
+	}
+	return counts, rows.Err()
+}
+
+// deriveStatus sets the job's status its steps give, with a later
+// updatedAt, and tells whether it changed.
+func deriveStatus(j *workshop.Job, counts workshop.StepCounts, now workshop.Micros) bool {
+	status := workshop.DeriveJobStatus(j.DeliveredAt != nil, j.CancelledAt != nil, j.ArrivalTime != nil, counts)
+	if status == j.Status {
+		return false
+	}
+	j.Status, j.UpdatedAt = status, workshop.NextMicros(now.Time(), j.UpdatedAt)
+	return true
+}
+
+// writeStatuses writes the jobs' derived statuses and their history. The
+// jobs are written by an upsert of their rows that sets only the status and
+// the time: one statement for any number of jobs, and, naming no other
+// column, it leaves the indexes on them (the job number's among them)
+// untouched.
+func writeStatuses(ctx context.Context, c conn, jobs []workshop.Job) error {
+	rows, history := make([]any, 0, len(jobs)*jobWidth), make([]any, 0, len(jobs)*statusWidth)
+	for _, j := range jobs {
+		rows, history = jobArgs(rows, j), statusArgs(history, j)
+	}
+	if _, err := c.exec(ctx, statusInsert+valueRows(len(jobs), statusWidth), history...); err != nil {
+		return err
+	}
+	_, err := c.exec(ctx, jobInsert+valueRows(len(jobs), jobWidth)+`
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`, rows...)
+	return err
 }
 
 // updateJob writes a job's row, and its status history when the status
@@ -123,9 +167,7 @@ func (s *Store) CreateStep(ctx context.Context, v Visibility, st workshop.Step) 
 			return st, terminalError(j, "its steps cannot change")
 		}
 		st.OrgID, st.LocationID = j.OrgID, j.LocationID
-		if _, err := c.exec(ctx, `INSERT INTO steps (`+stepColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			st.ID, st.JobID, st.OrgID, st.LocationID, st.Label, st.Phase, st.SchedulingMode, st.EstimatedDuration,
-			jsonText(st.TechIDs), st.BayID, st.Status, nullMicros(st.StartedAt), nullMicros(st.CompletedAt), st.CreatedAt, st.UpdatedAt); err != nil {
+		if _, err := c.exec(ctx, stepInsert+valueRows(1, stepWidth), stepArgs(nil, st)...); err != nil {
 			return st, err
 		}
 		if err := recordEvent(ctx, c, st.OrgID, st.LocationID, workshop.EventStepCreated, st.CreatedAt, stepRow(st)); err != nil {
@@ -151,8 +193,18 @@ type StepPatch struct {
 // status machine, assignment checks (same location, bay not in
 // maintenance, technicians' work-in-progress limits), the job's derived
 // status and the events, in one transaction. A patch that changes nothing
-// keeps updatedAt and records nothing.
+// keeps updatedAt and records nothing. Concurrent patches are written in
+// groups (stepgroup.go).
 func (s *Store) PatchStep(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) (workshop.Step, error) {
+	if st, err := s.patches.patch(ctx, v, jobID, stepID, p, now); !errors.Is(err, errRunAlone) {
+		return st, err
+	}
+	return s.patchAlone(ctx, v, jobID, stepID, p, now)
+}
+
+// patchAlone is PatchStep in a write of its own: the path with every rule
+// and message, which a group of patches leaves the unusual ones to.
+func (s *Store) patchAlone(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) (workshop.Step, error) {
 	return write(ctx, s, func(c conn) (workshop.Step, error) {
 		j, err := s.jobWrite(ctx, c, v, jobID)
 		if err != nil {
@@ -176,10 +228,7 @@ func (s *Store) PatchStep(ctx context.Context, v Visibility, jobID, stepID strin
 			return st, err
 		}
 		next.UpdatedAt = workshop.NextMicros(now.Time(), st.UpdatedAt)
-		if _, err := c.exec(ctx, `UPDATE steps SET label = ?, phase = ?, scheduling_mode = ?, estimated_duration = ?, tech_ids = ?,
-			bay_id = ?, status = ?, started_at = ?, completed_at = ?, updated_at = ? WHERE id = ?`,
-			next.Label, next.Phase, next.SchedulingMode, next.EstimatedDuration, jsonText(next.TechIDs), next.BayID, next.Status,
-			nullMicros(next.StartedAt), nullMicros(next.CompletedAt), next.UpdatedAt, next.ID); err != nil {
+		if err := writeSteps(ctx, c, []workshop.Step{next}); err != nil {
 			return st, err
 		}
 		if !slices.Equal(st.TechIDs, next.TechIDs) {
@@ -187,15 +236,34 @@ func (s *Store) PatchStep(ctx context.Context, v Visibility, jobID, stepID strin
 				return st, err
 			}
 		}
-		event := workshop.EventStepUpdated
-		if next.Status == workshop.StepCompleted && st.Status != workshop.StepCompleted {
-			event = workshop.EventStepCompleted
-		}
-		if err := recordEvent(ctx, c, next.OrgID, next.LocationID, event, next.UpdatedAt, stepRow(next)); err != nil {
+		if err := recordEvent(ctx, c, next.OrgID, next.LocationID, stepEvent(st, next), next.UpdatedAt, stepRow(next)); err != nil {
 			return st, err
 		}
 		return next, rederive(ctx, c, &j, next.UpdatedAt)
 	})
+}
+
+// writeSteps writes changed steps, in one upsert of their rows whatever
+// their number.
+func writeSteps(ctx context.Context, c conn, steps []workshop.Step) error {
+	args := make([]any, 0, len(steps)*stepWidth)
+	for _, st := range steps {
+		args = stepArgs(args, st)
+	}
+	_, err := c.exec(ctx, stepInsert+valueRows(len(steps), stepWidth)+`
+		ON CONFLICT (id) DO UPDATE SET label = excluded.label, phase = excluded.phase, scheduling_mode = excluded.scheduling_mode,
+		estimated_duration = excluded.estimated_duration, tech_ids = excluded.tech_ids, bay_id = excluded.bay_id,
+		status = excluded.status, started_at = excluded.started_at, completed_at = excluded.completed_at,
+		updated_at = excluded.updated_at`, args...)
+	return err
+}
+
+// stepEvent is the event of a step's change from prev to next.
+func stepEvent(prev, next workshop.Step) string {
+	if next.Status == workshop.StepCompleted && prev.Status != workshop.StepCompleted {
+		return workshop.EventStepCompleted
+	}
+	return workshop.EventStepUpdated
 }
 
 // applyStepPatch returns the step as the patch would leave it, or the

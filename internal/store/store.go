@@ -45,6 +45,7 @@ type Store struct {
 	readStmts, writeStmts *stmtCache   // SQLite only
 	batcher               *batcher     // SQLite only: group commit of writes
 	creates               *createQueue // concurrent job creates, written in groups (jobgroup.go)
+	patches               *patchQueue  // concurrent step patches, written in groups (stepgroup.go)
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 
@@ -79,7 +80,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.creates = newCreateQueue(s)
+	s.creates, s.patches = newCreateQueue(s), newPatchQueue(s)
 	return s, nil
 }
 
@@ -87,6 +88,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 func (s *Store) Close() error {
 	if s.creates != nil {
 		s.creates.close()
+		s.patches.close()
 	}
 	if s.batcher != nil {
 		s.batcher.close()
