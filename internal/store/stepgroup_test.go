@@ -154,8 +154,9 @@ func TestPatchStepGroupWritesPlainPatchesTogether(t *testing.T) {
 	})
 }
 
-// Concurrent patches, several to one job at once, leave every job with
-// the status its steps give, its history and events in step with it.
+// Concurrent patches, several to one job at once and from two processes,
+// leave every job with the status its steps give, its history and events
+// in step with it.
 func TestConcurrentStepPatchesKeepJobsDerived(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
@@ -170,12 +171,13 @@ func TestConcurrentStepPatchesKeepJobsDerived(t *testing.T) {
 			}
 		}
 		e.events(t)
+		processes := []*store.Store{e.st, storetest.Open(t, db.URL, store.WithClock(e.clk.Now))}
 		var wg sync.WaitGroup
-		for _, st := range steps {
+		for i, st := range steps {
 			wg.Go(func() {
 				for _, status := range []string{workshop.StepInProgress, workshop.StepCompleted} {
 					var err error
-					if st, err = e.st.PatchStep(t.Context(), e.v, st.JobID, st.ID, store.StepPatch{UpdatedAt: st.UpdatedAt, Status: &status}, e.now()); err != nil {
+					if st, err = processes[i%2].PatchStep(t.Context(), e.v, st.JobID, st.ID, store.StepPatch{UpdatedAt: st.UpdatedAt, Status: &status}, e.now()); err != nil {
 						t.Errorf("PatchStep(%s, %s): %v", st.ID, status, err)
 						return
 					}
