@@ -33,11 +33,6 @@ import (
 // text, prepared once per connection: the bound bounds them too.
 const maxCreateGroup = 64
 
-type createQueue struct {
-	s *Store
-	q *groupQueue[*createReq]
-}
-
 type createReq struct {
 	queued
 	job          workshop.Job
@@ -46,20 +41,18 @@ type createReq struct {
 	claim        *workshop.IdempotencyClaim
 }
 
-func newCreateQueue(s *Store) *createQueue {
-	q := &createQueue{s: s}
-	q.q = newGroupQueue(maxCreateGroup, func(group []*createReq) { writeQueued(q.s, group, writeGroup) })
-	return q
+func newCreateQueue(s *Store) *groupQueue[*createReq] {
+	return newGroupQueue(maxCreateGroup, func(group []*createReq) { writeQueued(s, group, writeGroup) })
 }
 
-// create writes j in the next group and returns it as stored; errRunAlone
-// when the caller is to write it alone.
-func (q *createQueue) create(ctx context.Context, j workshop.Job, stampArrival bool) (workshop.Job, error) {
+// createInGroup writes j in the create queue's next group and returns it as
+// stored; errRunAlone when the caller is to write it alone.
+func (s *Store) createInGroup(ctx context.Context, j workshop.Job, stampArrival bool) (workshop.Job, error) {
 	if j.JobNumber != "" {
 		return j, errRunAlone
 	}
 	r := newCreateReq(ctx, j, stampArrival)
-	if err := q.q.send(ctx, r); err != nil {
+	if err := s.creates.send(ctx, r); err != nil {
 		return j, err
 	}
 	return r.outcome()
@@ -80,9 +73,6 @@ func (r *createReq) outcome() (workshop.Job, error) {
 func newCreateReq(ctx context.Context, j workshop.Job, stampArrival bool) *createReq {
 	return &createReq{queued: newQueued(ctx), job: j, stampArrival: stampArrival, claim: activeClaim(ctx)}
 }
-
-// close stops the queue after the group in progress.
-func (q *createQueue) close() { q.q.close() }
 
 // writeGroup writes the creates of a group that are not to run alone,
 // each as CreateJob's one-create path would.
@@ -148,11 +138,9 @@ func writeGroup(c conn, group []*createReq) error {
 // openLocation does) and settles each create in its location, or marks it
 // to run alone.
 func settleGroup(ctx context.Context, c conn, group []*createReq) error {
-	ids := make([]any, 0, len(group))
+	ids := make([]string, 0, len(group))
 	for _, r := range group {
-		if !slices.Contains(ids, any(r.job.LocationID)) {
-			ids = append(ids, r.job.LocationID)
-		}
+		ids = append(ids, r.job.LocationID)
 	}
 	locs, err := locationsForWrite(ctx, c, ids)
 	if err != nil {
@@ -191,14 +179,20 @@ type lockedLocation struct {
 	state string
 }
 
-// locationsForWrite reads the locations of ids (distinct) as openLocation
-// does, share-locked on PostgreSQL, by id.
-func locationsForWrite(ctx context.Context, c conn, ids []any) (map[string]lockedLocation, error) {
+// locationsForWrite reads the locations of ids (repeats allowed) as
+// openLocation does, share-locked on PostgreSQL, by id.
+func locationsForWrite(ctx context.Context, c conn, ids []string) (map[string]lockedLocation, error) {
 	locs := make(map[string]lockedLocation, len(ids))
-	if len(ids) == 0 {
+	distinct := make([]any, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(distinct, any(id)) {
+			distinct = append(distinct, id)
+		}
+	}
+	if len(distinct) == 0 {
 		return locs, nil
 	}
-	rows, err := c.query(ctx, locationForWrite+`IN `+valueRows(1, len(ids))+c.s.shareLock(), ids...)
+	rows, err := c.query(ctx, locationForWrite+`IN `+valueRows(1, len(distinct))+c.s.shareLock(), distinct...)
 	if err != nil {
 		return nil, err
 	}

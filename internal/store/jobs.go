@@ -151,7 +151,7 @@ func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool
 			return JobCreate{Job: existing}, err
 		}
 	}
-	if created, err := s.creates.create(ctx, j, stampArrival); !errors.Is(err, errRunAlone) {
+	if created, err := s.createInGroup(ctx, j, stampArrival); !errors.Is(err, errRunAlone) {
 		return JobCreate{Job: created, Created: err == nil}, err
 	}
 	return s.createAlone(ctx, j, stampArrival)

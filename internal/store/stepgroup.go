@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"slices"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -36,11 +35,6 @@ import (
 // per connection.
 const maxPatchGroup = 64
 
-type patchQueue struct {
-	s *Store
-	q *groupQueue[*patchReq]
-}
-
 type patchReq struct {
 	queued
 	v             Visibility
@@ -51,20 +45,18 @@ type patchReq struct {
 	prev, step    workshop.Step // the step before and after
 }
 
-func newPatchQueue(s *Store) *patchQueue {
-	q := &patchQueue{s: s}
-	q.q = newGroupQueue(maxPatchGroup, func(group []*patchReq) { writeQueued(q.s, group, writePatchGroup) })
-	return q
+func newPatchQueue(s *Store) *groupQueue[*patchReq] {
+	return newGroupQueue(maxPatchGroup, func(group []*patchReq) { writeQueued(s, group, writePatchGroup) })
 }
 
-// patch writes p in the next group and returns the step as it left it;
-// errRunAlone when the caller is to write it alone.
-func (q *patchQueue) patch(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) (workshop.Step, error) {
+// patchInGroup writes p in the patch queue's next group and returns the
+// step as it left it; errRunAlone when the caller is to write it alone.
+func (s *Store) patchInGroup(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) (workshop.Step, error) {
 	r := newPatchReq(ctx, v, jobID, stepID, p, now)
 	if r.alone {
 		return r.step, errRunAlone
 	}
-	if err := q.q.send(ctx, r); err != nil {
+	if err := s.patches.send(ctx, r); err != nil {
 		return r.step, err
 	}
 	return r.step, <-r.err
@@ -77,9 +69,6 @@ func newPatchReq(ctx context.Context, v Visibility, jobID, stepID string, p Step
 	r.alone = p.TechIDs != nil || activeClaim(ctx) != nil
 	return r
 }
-
-// close stops the queue after the group in progress.
-func (q *patchQueue) close() { q.q.close() }
 
 // writePatchGroup writes the patches of a group that are not to run alone,
 // each as the one-patch path would.
@@ -155,11 +144,9 @@ func settlePatches(ctx context.Context, c conn, group []*patchReq) error {
 	if err != nil {
 		return err
 	}
-	var locIDs []any
+	locIDs := make([]string, 0, len(jobs))
 	for _, j := range jobs {
-		if !slices.Contains(locIDs, any(j.LocationID)) {
-			locIDs = append(locIDs, j.LocationID)
-		}
+		locIDs = append(locIDs, j.LocationID)
 	}
 	locs, err := locationsForWrite(ctx, c, locIDs)
 	if err != nil {
@@ -179,7 +166,7 @@ func settlePatches(ctx context.Context, c conn, group []*patchReq) error {
 		p := r.patch
 		r.alone = !foundJob || !r.v.sees(j.OrgID, j.LocationID) ||
 			writable(r.v, j.LocationID, l.Location, l.state, foundLoc) != nil ||
-			!foundStep || st.JobID != r.jobID || j.Terminal() || st.UpdatedAt != p.UpdatedAt ||
+			!foundStep || st.JobID != r.jobID || j.Terminal() || checkVersion("step", st.UpdatedAt, p.UpdatedAt) != nil ||
 			(len(st.TechIDs) > 0 && p.Status != nil && *p.Status != st.Status)
 		if r.alone {
 			continue

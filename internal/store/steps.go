@@ -196,7 +196,7 @@ type StepPatch struct {
 // keeps updatedAt and records nothing. Concurrent patches are written in
 // groups (stepgroup.go).
 func (s *Store) PatchStep(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) (workshop.Step, error) {
-	if st, err := s.patches.patch(ctx, v, jobID, stepID, p, now); !errors.Is(err, errRunAlone) {
+	if st, err := s.patchInGroup(ctx, v, jobID, stepID, p, now); !errors.Is(err, errRunAlone) {
 		return st, err
 	}
 	return s.patchAlone(ctx, v, jobID, stepID, p, now)

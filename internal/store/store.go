@@ -42,10 +42,10 @@ type Store struct {
 
 	rebound sync.Map // query with ? -> query with $n (PostgreSQL)
 
-	readStmts, writeStmts *stmtCache   // SQLite only
-	batcher               *batcher     // SQLite only: group commit of writes
-	creates               *createQueue // concurrent job creates, written in groups (jobgroup.go)
-	patches               *patchQueue  // concurrent step patches, written in groups (stepgroup.go)
+	readStmts, writeStmts *stmtCache              // SQLite only
+	batcher               *batcher                // SQLite only: group commit of writes
+	creates               *groupQueue[*createReq] // concurrent job creates, written in groups (jobgroup.go)
+	patches               *groupQueue[*patchReq]  // concurrent step patches, written in groups (stepgroup.go)
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 
