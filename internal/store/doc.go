@@ -14,5 +14,6 @@
 // outbox row of its event and the Idempotency-Key record it completes.
 // SQLite runs in WAL mode with one writer connection whose transactions
 // begin IMMEDIATE (no lock upgrades, so no SQLITE_BUSY deadlocks) and a
-// separate pool of read-only connections.
+// separate pool of read-only connections; a commit syncs the log to disk
+// (synchronous FULL), as PostgreSQL's does.
 package store

@@ -57,3 +57,10 @@ func (s *Store) PatchStepsAsOneGroup(ctx context.Context, patches []GroupPatch) 
 	}
 	return out, together, errs
 }
+
+// WriterPragma reads a pragma on the SQLite writer connection.
+func (s *Store) WriterPragma(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.writer.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
+	return v, err
+}

@@ -119,7 +119,11 @@ func (s *Store) openSQLite(ctx context.Context, path string) error {
 	if path == "" {
 		return errors.New("sqlite:// needs a path (or :memory:)")
 	}
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	// synchronous(FULL): a commit returns once its log frames are on disk,
+	// so a job or event that was answered survives a power cut, not only
+	// the process's crash (NORMAL). Writes commit in groups (see batcher),
+	// so the sync is paid once a group.
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)"
 	if path == ":memory:" {
 		// A private in-memory database lives in one connection, so reads and
 		// writes share it (tests only).

@@ -738,3 +738,16 @@ func TestDayClose(t *testing.T) {
 		wantCode(t, err, workshop.CodeNotFound)
 	})
 }
+
+// TestSQLiteCommitsAreDurable checks the writer's settings that make an
+// answered write survive a power cut: the write-ahead log, synced at every
+// commit (synchronous FULL is 2).
+func TestSQLiteCommitsAreDurable(t *testing.T) {
+	t.Parallel()
+	st := storetest.Open(t, "sqlite://"+filepath.Join(t.TempDir(), "durable.db"))
+	for pragma, want := range map[string]string{"journal_mode": "wal", "synchronous": "2"} {
+		if got, err := st.WriterPragma(t.Context(), pragma); err != nil || got != want {
+			t.Errorf("PRAGMA %s = %q, %v, want %q", pragma, got, err, want)
+		}
+	}
+}
