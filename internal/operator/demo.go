@@ -33,8 +33,8 @@ type DemoOut struct {
 
 // Demo seeds the demo organisation when the database has none (in one
 // transaction, so several processes starting with --demo at once are
-// safe) and a working day in it (demoday.go), then mints an org key, a key for the Berlin location and an MCP
-// token.
+// safe) and a working day in it (demoday.go), then mints an org key, a key
+// for the Berlin location and an MCP token.
 func (o *Operator) Demo(ctx context.Context) (DemoOut, error) {
 	seed := o.demoSeed()
 	out := DemoOut{OrgID: DemoOrgID, LocationIDs: []string{demoBerlinID, demoNewYorkID}, OwnerID: demoOwnerID}

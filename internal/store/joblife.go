@@ -159,3 +159,20 @@ func checkCancelTags(ctx context.Context, c conn, locationID string, tags []stri
 	}
 	return v.Err()
 }
+
+// updateJob writes a job's row, and its status history when the status
+// changed (prevStatus is the status it had).
+func updateJob(ctx context.Context, c conn, j workshop.Job, prevStatus string) error {
+	if j.Status != prevStatus {
+		if err := recordStatus(ctx, c, j); err != nil {
+			return err
+		}
+	}
+	_, err := c.exec(ctx, `UPDATE jobs SET job_number = ?, vehicle_plate = ?, vehicle_make = ?, vehicle_model = ?, promise_time = ?,
+		promise_time_us = ?, priority = ?, source = ?, arrival_time = ?, status = ?, delivered_at = ?, cancelled_at = ?,
+		cancel_reason_tags = ?, updated_at = ? WHERE id = ?`,
+		j.JobNumber, j.VehiclePlate, j.VehicleMake, j.VehicleModel, offsetText(j.PromiseTime), offsetMicros(j.PromiseTime),
+		j.Priority, j.Source, offsetText(j.ArrivalTime), j.Status, nullMicros(j.DeliveredAt), nullMicros(j.CancelledAt),
+		reasonsText(j.CancelReasons), j.UpdatedAt, j.ID)
+	return err
+}

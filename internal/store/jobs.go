@@ -101,9 +101,10 @@ func (s *Store) shareLock() string {
 }
 
 // openLocation reads a location for a job or step write: a locationId
-// validation error unless the caller sees it, day_close_in_progress while its day is mid-close. On
-// PostgreSQL the row is share-locked, so a day close that starts waits for
-// the writes in flight, and writes after it see it.
+// validation error unless the caller sees it, day_close_in_progress while
+// its day is mid-close. On PostgreSQL the row is share-locked, so a day
+// close that starts waits for the writes in flight, and writes after it
+// see it.
 func openLocation(ctx context.Context, c conn, v Visibility, locationID string) (workshop.Location, error) {
 	var l workshop.Location
 	var state string
