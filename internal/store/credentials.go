@@ -45,29 +45,41 @@ type CredentialGrant struct {
 }
 
 // CredentialByHash finds a credential by the SHA-256 of its secret, with
-// its user's current role and its organisation's current plan. What a
-// credential cannot change (its id, kind, owner, scope, expiry) is
-// remembered per process by hash; its revocation, its user's role and its
-// organisation's plan are read on every call, so a revocation made by any
-// process takes effect on the next request everywhere, and a deleted
-// credential is not found.
+// its user's current role and its organisation's current plan. A process
+// remembers the grants it read, by hash, with the auth epoch they were read
+// at; every change to a credential, user or organisation moves the epoch
+// (triggers, migration 00008), and a remembered grant is served only while
+// a read of the epoch begun after this call finds it unmoved. So a
+// revocation, or a change of role or plan, made by any process takes effect
+// on the next request everywhere, and a deleted credential is not found.
 func (s *Store) CredentialByHash(ctx context.Context, hash string) (CredentialGrant, error) {
-	g, ok := s.grants.get(hash)
-	if !ok {
-		return s.credentialByHash(ctx, hash)
+	epoch, err := s.authEpoch(ctx)
+	if err != nil {
+		return CredentialGrant{}, err
 	}
-	var revoked sql.NullInt64
-	err := s.read().queryRow(ctx, `SELECT c.revoked_at, u.role, o.plan_tier
-		FROM credentials c JOIN users u ON u.id = c.user_id JOIN orgs o ON o.id = c.org_id
-		WHERE c.id = ?`, g.ID).Scan(&revoked, &g.Role, &g.PlanTier)
-	g.RevokedAt = microsPtr(revoked)
-	return g, notFoundOr(err, "key")
+	if g, ok := s.grants.get(hash); ok && g.epoch == epoch {
+		return g.CredentialGrant, nil
+	}
+	g, err := s.credentialByHash(ctx, hash)
+	if err != nil {
+		return g, err
+	}
+	// Read after the epoch: should the epoch move in between, the grant is
+	// newer than its epoch says and is only read again once more.
+	s.grants.put(hash, epochGrant{CredentialGrant: g, epoch: epoch})
+	return g, nil
+}
+
+// epochGrant is a remembered grant and the auth epoch it was read at.
+type epochGrant struct {
+	CredentialGrant
+	epoch int64
 }
 
 // grantCacheSize bounds the credentials remembered by hash.
 const grantCacheSize = 4096
 
-// credentialByHash reads the whole credential and remembers it.
+// credentialByHash reads the whole credential.
 func (s *Store) credentialByHash(ctx context.Context, hash string) (CredentialGrant, error) {
 	var g CredentialGrant
 	var loc, integ sql.NullString
@@ -83,7 +95,6 @@ func (s *Store) credentialByHash(ctx context.Context, hash string) (CredentialGr
 	}
 	g.LocationID, g.IntegrationID = loc.String, integ.String
 	g.ExpiresAt, g.RevokedAt = microsPtr(expires), microsPtr(revoked)
-	g.Scopes = slices.Clip(g.Scopes) // shared by every caller: an append copies
-	s.grants.put(hash, g)
+	g.Scopes = slices.Clip(g.Scopes) // remembered and shared by every caller: an append copies
 	return g, nil
 }

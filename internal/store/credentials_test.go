@@ -1,7 +1,11 @@
 package store_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/workshop-platform/workshop/internal/store"
@@ -56,6 +60,105 @@ func TestCredentialReadsSeeChangesOfAnotherProcess(t *testing.T) {
 		}
 		if g := read("revoked by the other process"); g.RevokedAt == nil || *g.RevokedAt != revokedAt {
 			t.Fatalf("revoked by the other process: revokedAt %v, want %v", g.RevokedAt, revokedAt)
+		}
+	})
+}
+
+// A remembered grant is served while the auth epoch is unmoved, and
+// triggers move it, so even a change made by hand, past the store, is seen
+// by the next read: a user's role, a credential's revocation, and the
+// deletion of the credential.
+func TestCredentialReadsSeeChangesMadeByHand(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := t.Context()
+		e := newEnv(t, db)
+		raw := storetest.RawDB(t, db.URL)
+		exec := func(query string, args ...any) {
+			t.Helper()
+			if db.Name == "postgres" {
+				query = strings.ReplaceAll(query, "?", "$1")
+			}
+			if _, err := raw.ExecContext(ctx, query, args...); err != nil {
+				t.Fatalf("%s: %v", query, err)
+			}
+		}
+		secret := "wsk_" + workshop.NewID("test")
+		key, err := e.st.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindAPIKey,
+			OrgID: e.org.ID, UserID: e.user.ID, LocationID: e.loc.ID, SecretHash: workshop.HashSecret(secret),
+			Scopes: workshop.AllScopes, CreatedAt: at(0)})
+		if err != nil {
+			t.Fatalf("CreateCredential: %v", err)
+		}
+		read := func() (store.CredentialGrant, error) { return e.st.CredentialByHash(ctx, workshop.HashSecret(secret)) }
+		for range 2 { // the second read is served from memory
+			if g, err := read(); err != nil || g.Role != workshop.RoleOwner {
+				t.Fatalf("new key: role %s, error %v; want owner, nil", g.Role, err)
+			}
+		}
+
+		exec(`UPDATE users SET role = 'technician' WHERE id = ?`, e.user.ID)
+		if g, err := read(); err != nil || g.Role != workshop.RoleTechnician {
+			t.Fatalf("role changed by hand: role %s, error %v; want technician, nil", g.Role, err)
+		}
+
+		exec(`UPDATE credentials SET revoked_at = 1 WHERE id = ?`, key.ID)
+		if g, err := read(); err != nil || g.RevokedAt == nil || *g.RevokedAt != 1 {
+			t.Fatalf("revoked by hand: revokedAt %v, error %v; want 1, nil", g.RevokedAt, err)
+		}
+
+		exec(`DELETE FROM credentials WHERE id = ?`, key.ID)
+		if g, err := read(); workshop.ErrorCode(err) != workshop.CodeNotFound {
+			t.Fatalf("deleted by hand: got %s, error %v; want not found", g.ID, err)
+		}
+	})
+}
+
+// Concurrent requests share reads of the auth epoch; a read answers only
+// the requests that arrived before it began, so every request that begins
+// after a revocation returned sees it.
+func TestCredentialReadsAfterARevocationSeeIt(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := t.Context()
+		e := newEnv(t, db)
+		other := storetest.Open(t, db.URL, store.WithClock(e.clk.Now))
+		secret := "wsk_" + workshop.NewID("test")
+		key, err := e.st.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindAPIKey,
+			OrgID: e.org.ID, UserID: e.user.ID, SecretHash: workshop.HashSecret(secret), Scopes: workshop.AllScopes, CreatedAt: at(0)})
+		if err != nil {
+			t.Fatalf("CreateCredential: %v", err)
+		}
+		var revoked atomic.Bool
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Go(func() {
+				for after := 0; after < 50; {
+					wasRevoked := revoked.Load()
+					g, err := e.st.CredentialByHash(ctx, workshop.HashSecret(secret))
+					if err != nil {
+						errs <- err
+						return
+					}
+					if wasRevoked {
+						after++
+						if g.RevokedAt == nil {
+							errs <- fmt.Errorf("a read begun after the revocation returned found the key not revoked")
+							return
+						}
+					}
+				}
+			})
+		}
+		if _, err := other.RevokeCredential(ctx, key.ID); err != nil {
+			t.Fatalf("RevokeCredential in the other process: %v", err)
+		}
+		revoked.Store(true)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
 		}
 	})
 }

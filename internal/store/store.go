@@ -49,9 +49,10 @@ type Store struct {
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 
-	steps    *stepCache                     // jobs' steps by steps version (stepcache.go)
-	settings *settingsCache                 // parsed workshop settings by their text (settingscache.go)
-	grants   *memo[string, CredentialGrant] // credentials by secret hash, what cannot change (credentials.go)
+	steps    *stepCache                // jobs' steps by steps version (stepcache.go)
+	settings *settingsCache            // parsed workshop settings by their text (settingscache.go)
+	grants   *memo[string, epochGrant] // credentials by secret hash, with the auth epoch read at (credentials.go)
+	epochs   epochReads                // reads of the auth epoch, one for all waiting (authepoch.go)
 }
 
 // Option adjusts a Store.
@@ -63,7 +64,7 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // Open connects to the database named by a URL (sqlite://PATH or
 // postgres://...) and migrates its schema.
 func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, steps: newStepCache(), settings: newSettingsCache(), grants: newMemo[string, CredentialGrant](grantCacheSize)}
+	s := &Store{now: time.Now, steps: newStepCache(), settings: newSettingsCache(), grants: newMemo[string, epochGrant](grantCacheSize)}
 	for _, o := range opts {
 		o(s)
 	}
