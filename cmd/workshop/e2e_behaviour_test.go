@@ -22,6 +22,14 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
+// idempotentCreate is a POST that TestIdempotency repeats: its body, a
+// body that fails validation (field refused), another valid body, and how
+// many of what it creates the organisation has.
+type idempotentCreate struct {
+	path, body, refused, field, other string
+	count                             func(t *testing.T, base, key string) int
+}
+
 // integrationCount is how many integrations the key's organisation has.
 func integrationCount(t *testing.T, base, key string) int {
 	t.Helper()
@@ -33,116 +41,162 @@ func integrationCount(t *testing.T, base, key string) int {
 	return len(r.JSON200.Data)
 }
 
+// jobCount is how many jobs the key's organisation has.
+func jobCount(t *testing.T, base, key string) int {
+	t.Helper()
+	limit := 200
+	r, err := apitest.Client(t, base, key).ListJobsWithResponse(t.Context(), &oapi.ListJobsParams{Limit: &limit})
+	if err != nil || r.JSON200 == nil {
+		t.Fatalf("ListJobs: %v, status %d, body %s", err, r.StatusCode(), r.Body)
+	}
+	return len(r.JSON200.Data)
+}
+
+// TestIdempotency runs the Idempotency-Key rules on an operation whose key
+// is looked up before it runs (create an integration) and on one whose key
+// is looked up after it ran (create a job, see httpapi's keyInWrite).
 func TestIdempotency(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		w := newWorld(t, db.URL)
 		srv := startServer(t, db.URL)
-		post := func(t *testing.T, key, idem, body string) *apitest.Response {
+		post := func(t *testing.T, key, path, idem, body string) *apitest.Response {
 			t.Helper()
-			return apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/v1/platform/integrations", Key: key,
+			return apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: path, Key: key,
 				Body: body, Header: http.Header{"Idempotency-Key": {idem}}})
 		}
-		const body = `{"name":"Autoline DMS","systemType":"dms"}`
-
-		t.Run("a repeat is replayed", func(t *testing.T) {
-			o := w.org("Replay", workshop.PlanPro, 1)
-			first := post(t, o.Key.Key, "create-1", body)
-			if first.Status != 201 || first.Header.Get("Idempotent-Replayed") != "" {
-				t.Fatalf("first: got %d, Idempotent-Replayed %q; want 201 without it; body %s", first.Status, first.Header.Get("Idempotent-Replayed"), first.Body)
-			}
-			again := post(t, o.Key.Key, "create-1", body)
-			if again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" {
-				t.Errorf("repeat: got %d, Idempotent-Replayed %q; want 201, true", again.Status, again.Header.Get("Idempotent-Replayed"))
-			}
-			if !bytes.Equal(again.Body, first.Body) {
-				t.Errorf("repeat body:\n got %s\nwant %s", again.Body, first.Body)
-			}
-			if again.Header.Get("X-Request-Id") == first.Header.Get("X-Request-Id") {
-				t.Errorf("a replay has its own request id; both are %s", first.Header.Get("X-Request-Id"))
-			}
-			if n := integrationCount(t, srv.URL, o.Key.Key); n != 1 {
-				t.Errorf("integrations: got %d, want 1", n)
-			}
-		})
-		t.Run("the key with another body is idempotency_key_reused", func(t *testing.T) {
-			o := w.org("Reuse", workshop.PlanPro, 1)
-			if r := post(t, o.Key.Key, "create-1", body); r.Status != 201 {
-				t.Fatalf("first: got %d; body %s", r.Status, r.Body)
-			}
-			r := post(t, o.Key.Key, "create-1", `{"name":"Another","systemType":"erp"}`)
-			wantProblem(t, r, 422, "idempotency_key_reused", "")
-			if n := integrationCount(t, srv.URL, o.Key.Key); n != 1 {
-				t.Errorf("integrations: got %d, want 1", n)
-			}
-		})
-		t.Run("a refused request does not use the key up", func(t *testing.T) {
-			o := w.org("Refused", workshop.PlanPro, 1)
-			wantProblem(t, post(t, o.Key.Key, "create-1", `{"name":"x","systemType":"bogus"}`), 422, "validation_failed", "systemType")
-			if r := post(t, o.Key.Key, "create-1", body); r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "" {
-				t.Errorf("after a refusal: got %d, Idempotent-Replayed %q; want a fresh 201", r.Status, r.Header.Get("Idempotent-Replayed"))
-			}
-		})
-		t.Run("keys are per organisation", func(t *testing.T) {
-			a, b := w.org("Org A", workshop.PlanPro, 1), w.org("Org B", workshop.PlanPro, 1)
-			ra, rb := post(t, a.Key.Key, "shared-key", body), post(t, b.Key.Key, "shared-key", body)
-			if ra.Status != 201 || rb.Status != 201 || rb.Header.Get("Idempotent-Replayed") != "" {
-				t.Fatalf("got %d and %d (replayed %q), want two fresh 201s", ra.Status, rb.Status, rb.Header.Get("Idempotent-Replayed"))
-			}
-			var ia, ib oapi.Integration
-			ra.Decode(t, &ia)
-			rb.Decode(t, &ib)
-			if ia.Id == ib.Id {
-				t.Errorf("both organisations got integration %s", ia.Id)
-			}
-			if na, nb := integrationCount(t, srv.URL, a.Key.Key), integrationCount(t, srv.URL, b.Key.Key); na != 1 || nb != 1 {
-				t.Errorf("integrations: got %d and %d, want 1 each", na, nb)
-			}
-		})
-		t.Run("a key over 255 characters is invalid_parameter", func(t *testing.T) {
-			o := w.org("Long key", workshop.PlanPro, 1)
-			req := apitest.Request{Method: "POST", Path: "/v1/platform/integrations", Key: o.Key.Key, Body: `{"name":"x","systemType":"bogus"}`,
-				Header: http.Header{"Idempotency-Key": {strings.Repeat("k", 256)}}}
-			skipIfKnownBug(t, srv.URL, req, bugParamRangeAs422, func(r *apitest.Response) bool {
-				return r.Status == 422 && r.Problem().Code == "validation_failed" && r.Problem().Field == nil
-			})
-			wantProblem(t, apitest.Call(t, srv.URL, req), 400, "invalid_parameter", "Idempotency-Key")
-		})
-		t.Run("concurrent repeats create once", func(t *testing.T) {
-			o := w.org("Concurrent", workshop.PlanPro, 1)
-			const n = 10
-			var wg sync.WaitGroup
-			resps := make([]*apitest.Response, n)
-			errs := make([]error, n)
-			start := make(chan struct{})
-			for i := range n {
-				wg.Go(func() {
-					<-start
-					resps[i], errs[i] = apitest.Send(t, srv.URL, apitest.Request{Method: "POST", Path: "/v1/platform/integrations",
-						Key: o.Key.Key, Body: body, Header: http.Header{"Idempotency-Key": {"race"}}})
-				})
-			}
-			close(start)
-			wg.Wait()
-			var created []byte
-			for i, r := range resps {
-				if errs[i] != nil {
-					t.Errorf("request %d: %v", i, errs[i])
-					continue
+		for name, c := range map[string]func(o *testOrg) idempotentCreate{
+			"integration": func(*testOrg) idempotentCreate {
+				return idempotentCreate{path: "/v1/platform/integrations", body: `{"name":"Autoline DMS","systemType":"dms"}`,
+					refused: `{"name":"x","systemType":"bogus"}`, field: "systemType", other: `{"name":"Another","systemType":"erp"}`,
+					count: integrationCount}
+			},
+			"job": func(o *testOrg) idempotentCreate {
+				job := func(plate, priority string) string {
+					return fmt.Sprintf(`{"locationId":%q,"vehiclePlate":%q,"priority":%q}`, o.Locations[0].ID, plate, priority)
 				}
-				switch {
-				case r.Status == 201:
-					if created != nil && !bytes.Equal(created, r.Body) {
-						t.Errorf("request %d: 201 body differs:\n got %s\nwant %s", i, r.Body, created)
+				return idempotentCreate{path: "/v1/scheduler/jobs", body: job("B-AB 1", "normal"), refused: job("B-AB 1", "bogus"),
+					field: "priority", other: job("B-CD 2", "normal"), count: jobCount}
+			},
+		} {
+			t.Run(name, func(t *testing.T) {
+				t.Run("a repeat is replayed", func(t *testing.T) {
+					o := w.org("Replay "+name, workshop.PlanPro, 1)
+					c := c(o)
+					first := post(t, o.Key.Key, c.path, "create-1", c.body)
+					if first.Status != 201 || first.Header.Get("Idempotent-Replayed") != "" {
+						t.Fatalf("first: got %d, Idempotent-Replayed %q; want 201 without it; body %s", first.Status, first.Header.Get("Idempotent-Replayed"), first.Body)
 					}
-					created = r.Body
-				case r.Status == 409 && r.Problem().Code == "idempotency_in_progress":
-				default:
-					t.Errorf("request %d: got %d %s, want 201 or 409 idempotency_in_progress", i, r.Status, r.Body)
-				}
+					again := post(t, o.Key.Key, c.path, "create-1", c.body)
+					if again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" {
+						t.Errorf("repeat: got %d, Idempotent-Replayed %q; want 201, true", again.Status, again.Header.Get("Idempotent-Replayed"))
+					}
+					if !bytes.Equal(again.Body, first.Body) {
+						t.Errorf("repeat body:\n got %s\nwant %s", again.Body, first.Body)
+					}
+					if again.Header.Get("X-Request-Id") == first.Header.Get("X-Request-Id") {
+						t.Errorf("a replay has its own request id; both are %s", first.Header.Get("X-Request-Id"))
+					}
+					if n := c.count(t, srv.URL, o.Key.Key); n != 1 {
+						t.Errorf("created: got %d, want 1", n)
+					}
+				})
+				t.Run("the key with another body is idempotency_key_reused", func(t *testing.T) {
+					o := w.org("Reuse "+name, workshop.PlanPro, 1)
+					c := c(o)
+					if r := post(t, o.Key.Key, c.path, "create-1", c.body); r.Status != 201 {
+						t.Fatalf("first: got %d; body %s", r.Status, r.Body)
+					}
+					wantProblem(t, post(t, o.Key.Key, c.path, "create-1", c.other), 422, "idempotency_key_reused", "")
+					if n := c.count(t, srv.URL, o.Key.Key); n != 1 {
+						t.Errorf("created: got %d, want 1", n)
+					}
+				})
+				t.Run("a refused request does not use the key up", func(t *testing.T) {
+					o := w.org("Refused "+name, workshop.PlanPro, 1)
+					c := c(o)
+					wantProblem(t, post(t, o.Key.Key, c.path, "create-1", c.refused), 422, "validation_failed", c.field)
+					if r := post(t, o.Key.Key, c.path, "create-1", c.body); r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "" {
+						t.Errorf("after a refusal: got %d, Idempotent-Replayed %q; want a fresh 201", r.Status, r.Header.Get("Idempotent-Replayed"))
+					}
+				})
+				t.Run("keys are per organisation", func(t *testing.T) {
+					a, b := w.org("Org A "+name, workshop.PlanPro, 1), w.org("Org B "+name, workshop.PlanPro, 1)
+					ra, rb := post(t, a.Key.Key, c(a).path, "shared-key", c(a).body), post(t, b.Key.Key, c(b).path, "shared-key", c(b).body)
+					if ra.Status != 201 || rb.Status != 201 || rb.Header.Get("Idempotent-Replayed") != "" {
+						t.Fatalf("got %d and %d (replayed %q), want two fresh 201s", ra.Status, rb.Status, rb.Header.Get("Idempotent-Replayed"))
+					}
+					var ia, ib struct {
+						ID string `json:"id"`
+					}
+					ra.Decode(t, &ia)
+					rb.Decode(t, &ib)
+					if ia.ID == ib.ID {
+						t.Errorf("both organisations got %s", ia.ID)
+					}
+					if na, nb := c(a).count(t, srv.URL, a.Key.Key), c(b).count(t, srv.URL, b.Key.Key); na != 1 || nb != 1 {
+						t.Errorf("created: got %d and %d, want 1 each", na, nb)
+					}
+				})
+				t.Run("concurrent repeats create once", func(t *testing.T) {
+					o := w.org("Concurrent "+name, workshop.PlanPro, 1)
+					c := c(o)
+					const n = 10
+					var wg sync.WaitGroup
+					resps := make([]*apitest.Response, n)
+					errs := make([]error, n)
+					start := make(chan struct{})
+					for i := range n {
+						wg.Go(func() {
+							<-start
+							resps[i], errs[i] = apitest.Send(t, srv.URL, apitest.Request{Method: "POST", Path: c.path,
+								Key: o.Key.Key, Body: c.body, Header: http.Header{"Idempotency-Key": {"race"}}})
+						})
+					}
+					close(start)
+					wg.Wait()
+					var created []byte
+					for i, r := range resps {
+						if errs[i] != nil {
+							t.Errorf("request %d: %v", i, errs[i])
+							continue
+						}
+						switch {
+						case r.Status == 201:
+							if created != nil && !bytes.Equal(created, r.Body) {
+								t.Errorf("request %d: 201 body differs:\n got %s\nwant %s", i, r.Body, created)
+							}
+							created = r.Body
+						case r.Status == 409 && r.Problem().Code == "idempotency_in_progress":
+						default:
+							t.Errorf("request %d: got %d %s, want 201 or 409 idempotency_in_progress", i, r.Status, r.Body)
+						}
+					}
+					if n := c.count(t, srv.URL, o.Key.Key); n != 1 {
+						t.Errorf("created: got %d, want exactly 1", n)
+					}
+				})
+			})
+		}
+		// Looked up after the operation ran, the key still wins over what
+		// running it again would answer now.
+		t.Run("a repeat that would now fail is replayed", func(t *testing.T) {
+			o := w.org("Replay after a change", workshop.PlanPro, 1)
+			job := w.job(o.ID, o.Locations[0].ID)
+			steps := "/v1/scheduler/jobs/" + job.ID + "/steps"
+			first := post(t, o.Key.Key, steps, "step-1", `{"label":"Oil change","estimatedDuration":30}`)
+			if first.Status != 201 {
+				t.Fatalf("first: got %d; body %s", first.Status, first.Body)
 			}
-			if c := integrationCount(t, srv.URL, o.Key.Key); c != 1 {
-				t.Errorf("integrations: got %d, want exactly 1", c)
+			if r := post(t, o.Key.Key, "/v1/scheduler/jobs/"+job.ID+"/cancel", "cancel-1", `{"reasonTags":["customer_declined"]}`); r.Status != 200 {
+				t.Fatalf("cancel: got %d; body %s", r.Status, r.Body)
+			}
+			again := post(t, o.Key.Key, steps, "step-1", `{"label":"Oil change","estimatedDuration":30}`)
+			if again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, first.Body) {
+				t.Errorf("repeat: got %d, Idempotent-Replayed %q, body %s; want the first 201 replayed", again.Status, again.Header.Get("Idempotent-Replayed"), again.Body)
+			}
+			if r := post(t, o.Key.Key, steps, "step-2", `{"label":"Oil change","estimatedDuration":30}`); r.Status < 400 {
+				t.Errorf("a new step on the cancelled job: got %d, want it refused; body %s", r.Status, r.Body)
 			}
 		})
 	})

@@ -27,16 +27,21 @@ func fingerprint(method, path string, body []byte) string {
 // concurrent request with the same key finds the key taken when it tries,
 // and answers with the first one's response. Refusals and failures store
 // nothing, so the request can be retried with the same key.
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, key string, body []byte, next http.Handler) {
+//
+// The stored response is looked up before the request runs, except for
+// the operations of keyInWrite: for them the same lookup after they ran
+// finds what it would have found before, and a first request pays none.
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operation, key string, body []byte, next http.Handler) {
 	ctx := r.Context()
 	p := principalOf(ctx)
 	claim := &workshop.IdempotencyClaim{OrgID: p.OrgID, Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-	if s.replay(w, r, claim) {
+	lookAfter := keyInWrite[op.id]
+	if !lookAfter && s.replay(w, r, claim) {
 		return
 	}
 	bw := &bufferedWriter{header: http.Header{}}
 	next.ServeHTTP(bw, r.WithContext(workshop.WithIdempotencyClaim(ctx, claim)))
-	if claim.Raced && s.replay(w, r, claim) {
+	if (claim.Raced || lookAfter && !claim.Completed) && s.replay(w, r, claim) {
 		return
 	}
 	bw.flush(w)
@@ -46,6 +51,14 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, key string, 
 		}
 	}
 }
+
+// keyInWrite are the operations whose every write is the one that stores
+// their Idempotency-Key (storeResponseInTx), so that they can run before
+// the key is looked up. Run again under a stored key, such an operation
+// either writes, and then finds the key taken and is undone (claim.Raced),
+// or writes nothing (it failed, or found nothing to change): either way
+// the key is looked up before anything is answered, and its response wins.
+var keyInWrite = map[string]bool{"createJob": true, "createStep": true, "deliverJob": true, "cancelJob": true}
 
 // replay answers from the key's stored response, if there is one.
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, claim *workshop.IdempotencyClaim) bool {

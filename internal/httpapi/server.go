@@ -181,7 +181,7 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		r.Body.Close()
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
-			s.idempotent(w, r, key, body, next)
+			s.idempotent(w, r, op, key, body, next)
 			return
 		}
 		next.ServeHTTP(w, r)

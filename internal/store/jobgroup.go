@@ -146,7 +146,11 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 	if err != nil {
 		return err
 	}
-	externalKeys, claimKeys := map[[3]string]bool{}, map[[2]string]bool{}
+	externalKeys := map[[3]string]bool{}
+	claimKeys, err := storedClaims(ctx, c, group) // a retry's key: it runs alone, to be undone and replayed
+	if err != nil {
+		return err
+	}
 	for _, r := range group {
 		l, found := locs[r.job.LocationID]
 		if writable(Visibility{OrgID: r.job.OrgID}, r.job.LocationID, l.Location, l.state, found) != nil {
@@ -171,6 +175,38 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 		}
 	}
 	return nil
+}
+
+// storedClaims are the Idempotency-Keys of the group's creates that are
+// stored and within retention. A create under one is a retry whose first
+// request was answered (the API looks the key up only after creates, see
+// httpapi's keyInWrite): left in the group, its key would fail the group's
+// write and send every create of the group to run alone.
+func storedClaims(ctx context.Context, c conn, group []*createReq) (map[[2]string]bool, error) {
+	stored := map[[2]string]bool{}
+	var args []any
+	for _, r := range group {
+		if r.claim != nil {
+			args = append(args, r.claim.OrgID, r.claim.Key)
+		}
+	}
+	if len(args) == 0 {
+		return stored, nil
+	}
+	rows, err := c.query(ctx, `SELECT org_id, idem_key FROM idempotency_keys WHERE (org_id, idem_key) IN (VALUES `+
+		valueRows(len(args)/2, 2)+`) AND created_at >= ?`, append(args, claimCutoff(c.s.now()))...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k [2]string
+		if err := rows.Scan(&k[0], &k[1]); err != nil {
+			return nil, err
+		}
+		stored[k] = true
+	}
+	return stored, rows.Err()
 }
 
 // lockedLocation is a location read for a write, with its day state.

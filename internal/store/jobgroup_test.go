@@ -113,51 +113,61 @@ func TestCreateJobGroupWritesPlainCreatesTogether(t *testing.T) {
 }
 
 // When a statement of a group fails, the group leaves nothing and every
-// create runs alone: a number taken explicitly is skipped, a key another
-// request stored is refused, and the rest are made.
+// create runs alone: a number taken explicitly is skipped, and the rest
+// are made.
 func TestCreateJobGroupThatFailsRunsEachAlone(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newJobEnv(t, db)
+		e.createJob(t, e.loc.ID, withNumber("RO-2026-0002"))
+		e.events(t)
+
+		jobs, created, together, errs := createAsOneGroup(t, e, []groupCreate{{job: e.newJob(e.loc.ID)}, {job: e.newJob(e.loc.ID)}, {job: e.newJob(e.loc.ID)}})
+		if slices.Contains(together, true) {
+			t.Errorf("written by the group = %v, want none", together)
+		}
+		for i, want := range []string{"RO-2026-0001", "RO-2026-0003", "RO-2026-0004"} {
+			if errs[i] != nil || !created[i] || jobs[i].JobNumber != want {
+				t.Errorf("create %d = %s created %v, %v, want %s", i, jobs[i].JobNumber, created[i], errs[i], want)
+			}
+		}
+		e.wantEvents(t, "after the group", workshop.EventJobCreated, workshop.EventJobCreated, workshop.EventJobCreated)
+	})
+}
+
+// A create under an Idempotency-Key that is stored already is a retry of an
+// answered request: it runs alone, is refused (the API replays the stored
+// response) and takes no number, and the rest of its group is written by
+// the group.
+func TestCreateJobGroupLeavesARetryAlone(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
-		e.createJob(t, e.loc.ID, withNumber("RO-2026-0002"))
-		other := e.location(t, "Hamburg", "Europe/Berlin")
 		stored := claimFor(e.org.ID, "stored")
 		if err := e.st.SaveIdempotentResponse(ctx, stored, 200, []byte("{}\n")); err != nil {
 			t.Fatal(err)
 		}
 		e.events(t)
 
-		for _, tc := range []struct {
-			name        string
-			creates     []groupCreate
-			wantNumbers []string // "" for a refused create
-		}{
-			{"a number taken explicitly", []groupCreate{{job: e.newJob(e.loc.ID)}, {job: e.newJob(e.loc.ID)}, {job: e.newJob(e.loc.ID)}},
-				[]string{"RO-2026-0001", "RO-2026-0003", "RO-2026-0004"}},
-			{"an Idempotency-Key stored before", []groupCreate{{job: e.newJob(other.ID)}, {job: e.newJob(other.ID), claim: claimFor(e.org.ID, "stored")}},
-				[]string{"RO-2026-0001", ""}},
-		} {
-			jobs, created, together, errs := createAsOneGroup(t, e, tc.creates)
-			if slices.Contains(together, true) {
-				t.Errorf("%s: written by the group = %v, want none", tc.name, together)
-			}
-			var names []string
-			for i, want := range tc.wantNumbers {
-				if want == "" {
-					wantCode(t, errs[i], workshop.CodeIdempotencyInProgress)
-					continue
-				}
-				names = append(names, workshop.EventJobCreated)
-				if errs[i] != nil || !created[i] || jobs[i].JobNumber != want {
-					t.Errorf("%s: create %d = %s created %v, %v, want %s", tc.name, i, jobs[i].JobNumber, created[i], errs[i], want)
-				}
-			}
-			e.wantEvents(t, tc.name, names...)
+		retry := claimFor(e.org.ID, "stored")
+		jobs, created, together, errs := createAsOneGroup(t, e, []groupCreate{
+			{job: e.newJob(e.loc.ID), claim: claimFor(e.org.ID, "fresh")}, {job: e.newJob(e.loc.ID), claim: retry}, {job: e.newJob(e.loc.ID)}})
+		if want := []bool{true, false, true}; !slices.Equal(together, want) {
+			t.Errorf("written by the group = %v, want %v", together, want)
 		}
-		// The refused create took no number.
-		if j := e.createJob(t, other.ID); j.JobNumber != "RO-2026-0002" {
-			t.Errorf("next number = %s, want RO-2026-0002", j.JobNumber)
+		wantCode(t, errs[1], workshop.CodeIdempotencyInProgress)
+		if !retry.Raced || created[1] {
+			t.Errorf("retry: raced %v, created %v; want raced, not created", retry.Raced, created[1])
+		}
+		for i, want := range map[int]string{0: "RO-2026-0001", 2: "RO-2026-0002"} {
+			if errs[i] != nil || !created[i] || jobs[i].JobNumber != want {
+				t.Errorf("create %d = %s created %v, %v, want %s", i, jobs[i].JobNumber, created[i], errs[i], want)
+			}
+		}
+		e.wantEvents(t, "after the group", workshop.EventJobCreated, workshop.EventJobCreated)
+		if j := e.createJob(t, e.loc.ID); j.JobNumber != "RO-2026-0003" {
+			t.Errorf("next number = %s, want RO-2026-0003", j.JobNumber)
 		}
 	})
 }
