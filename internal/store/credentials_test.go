@@ -13,21 +13,29 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
+// newKey stores an API key of e's user pinned to e's location, and returns
+// it with its secret.
+func newKey(t *testing.T, e env) (workshop.Credential, string) {
+	t.Helper()
+	secret := "wsk_" + workshop.NewID("test")
+	key, err := e.st.CreateCredential(t.Context(), workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindAPIKey,
+		OrgID: e.org.ID, UserID: e.user.ID, LocationID: e.loc.ID, SecretHash: workshop.HashSecret(secret),
+		Scopes: workshop.AllScopes, CreatedAt: at(0)})
+	if err != nil {
+		t.Fatalf("CreateCredential: %v", err)
+	}
+	return key, secret
+}
+
 // A credential is remembered by hash per process, so this checks that what
-// can change about it is still read from the database every time.
+// can change about it, changed by another process, is seen by the next read.
 func TestCredentialReadsSeeChangesOfAnotherProcess(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newEnv(t, db)
 		other := storetest.Open(t, db.URL, store.WithClock(e.clk.Now))
-		secret := "wsk_" + workshop.NewID("test")
-		key, err := e.st.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindAPIKey,
-			OrgID: e.org.ID, UserID: e.user.ID, LocationID: e.loc.ID, SecretHash: workshop.HashSecret(secret),
-			Scopes: workshop.AllScopes, CreatedAt: at(0)})
-		if err != nil {
-			t.Fatalf("CreateCredential: %v", err)
-		}
+		key, secret := newKey(t, e)
 		read := func(step string) store.CredentialGrant {
 			t.Helper()
 			var first store.CredentialGrant
@@ -83,13 +91,7 @@ func TestCredentialReadsSeeChangesMadeByHand(t *testing.T) {
 				t.Fatalf("%s: %v", query, err)
 			}
 		}
-		secret := "wsk_" + workshop.NewID("test")
-		key, err := e.st.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindAPIKey,
-			OrgID: e.org.ID, UserID: e.user.ID, LocationID: e.loc.ID, SecretHash: workshop.HashSecret(secret),
-			Scopes: workshop.AllScopes, CreatedAt: at(0)})
-		if err != nil {
-			t.Fatalf("CreateCredential: %v", err)
-		}
+		key, secret := newKey(t, e)
 		read := func() (store.CredentialGrant, error) { return e.st.CredentialByHash(ctx, workshop.HashSecret(secret)) }
 		for range 2 { // the second read is served from memory
 			if g, err := read(); err != nil || g.Role != workshop.RoleOwner {
@@ -123,12 +125,7 @@ func TestCredentialReadsAfterARevocationSeeIt(t *testing.T) {
 		ctx := t.Context()
 		e := newEnv(t, db)
 		other := storetest.Open(t, db.URL, store.WithClock(e.clk.Now))
-		secret := "wsk_" + workshop.NewID("test")
-		key, err := e.st.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindAPIKey,
-			OrgID: e.org.ID, UserID: e.user.ID, SecretHash: workshop.HashSecret(secret), Scopes: workshop.AllScopes, CreatedAt: at(0)})
-		if err != nil {
-			t.Fatalf("CreateCredential: %v", err)
-		}
+		key, secret := newKey(t, e)
 		var revoked atomic.Bool
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
