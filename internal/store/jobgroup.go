@@ -147,7 +147,9 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 		return err
 	}
 	externalKeys := map[[3]string]bool{}
-	claimKeys, err := storedClaims(ctx, c, group) // a retry's key: it runs alone, to be undone and replayed
+	// Keys stored before (a retry's: it runs alone, to be undone and
+	// replayed) and keys taken by an earlier create of the group.
+	takenKeys, err := storedClaims(ctx, c, group)
 	if err != nil {
 		return err
 	}
@@ -164,8 +166,8 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 		}
 		if r.claim != nil {
 			k := [2]string{r.claim.OrgID, r.claim.Key}
-			r.alone = r.alone || claimKeys[k]
-			claimKeys[k] = true
+			r.alone = r.alone || takenKeys[k]
+			takenKeys[k] = true
 		}
 		if r.alone {
 			continue
@@ -228,7 +230,7 @@ func locationsForWrite(ctx context.Context, c conn, ids []string) (map[string]lo
 	if len(distinct) == 0 {
 		return locs, nil
 	}
-	rows, err := c.query(ctx, locationForWrite+`IN `+valueRows(1, len(distinct))+c.s.shareLock(), distinct...)
+	rows, err := c.query(ctx, locationForWrite+`IN (`+placeholders(len(distinct))+`)`+c.s.shareLock(), distinct...)
 	if err != nil {
 		return nil, err
 	}
@@ -278,24 +280,4 @@ func numberGroup(ctx context.Context, c conn, group []*createReq) error {
 		}
 	}
 	return nil
-}
-
-// valueRows is the VALUES list of n rows of width placeholders.
-func valueRows(n, width int) string {
-	var b strings.Builder
-	b.Grow(n * (width*3 + 2))
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		for k := range width {
-			if k > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteByte('?')
-		}
-		b.WriteByte(')')
-	}
-	return b.String()
 }

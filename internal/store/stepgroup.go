@@ -192,7 +192,7 @@ func lockedByID[T any](ctx context.Context, c conn, query string, ids []any, sca
 	if len(ids) == 0 {
 		return byID, nil
 	}
-	rows, err := c.query(ctx, query+` WHERE id IN `+valueRows(1, len(ids))+` ORDER BY id`+c.s.forUpdate(), ids...)
+	rows, err := c.query(ctx, query+` WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id`+c.s.forUpdate(), ids...)
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func refreshSteps(ctx context.Context, c conn, ids []any) (map[string]workshop.S
 		ON CONFLICT (job_id) DO UPDATE SET version = job_steps_versions.version + 1`, versions...); err != nil {
 		return nil, err
 	}
-	rows, err := c.query(ctx, `SELECT job_id, status, COUNT(*) FROM steps WHERE job_id IN `+valueRows(1, len(ids))+`
+	rows, err := c.query(ctx, `SELECT job_id, status, COUNT(*) FROM steps WHERE job_id IN (`+placeholders(len(ids))+`)
 		GROUP BY job_id, status`, ids...)
 	if err != nil {
 		return nil, err

@@ -289,10 +289,6 @@ func insertDeliveries(ctx context.Context, c conn, rows []newDelivery, clock tim
 	return nil
 }
 
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
 // Claim asks for deliveries to attempt now.
 type Claim struct {
 	Token       string        // identifies this claim's lease: only its holder records the result
