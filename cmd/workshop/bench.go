@@ -23,7 +23,7 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.
 	duration := fs.Duration("duration", 5*time.Second, "measured time per run")
 	warmup := fs.Duration("warmup", time.Second, "unmeasured time before each run")
 	conns := fs.Int("connections", 64, "connections of the closed-loop runs")
-	stepPool := fs.Int("step-pool", 60000, "fresh steps seeded before each round of patch_step (each is started once)")
+	stepPool := fs.Int("step-pool", 120000, "fresh steps seeded before each round of patch_step (each is started once; a round uses warmup+duration times its rate)")
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of each measured target run to FILE.<scenario>.<round> (seeding and the control are left out)")
 	if rest, err := parse(fs, args); err != nil {

@@ -73,14 +73,16 @@ type seeded struct {
 }
 
 // seedJobs makes n arrived jobs with steps pending steps each, through the
-// store (setup is not measured), 8 at a time.
+// store (setup is not measured), 64 at a time so that their writes share
+// commits.
 func (e *env) seedJobs(ctx context.Context, n, steps int) ([]seeded, error) {
+	const seeders = 64
 	out := make([]seeded, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	errs := make(chan error, 8)
+	errs := make(chan error, seeders)
 	v := store.Visibility{OrgID: e.orgID}
-	for range 8 {
+	for range seeders {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
