@@ -22,7 +22,10 @@ import (
 
 // mpServe runs a real server (its own store pool: to the database, another
 // process) on databaseURL and returns its base URL; it is stopped, and must
-// stop cleanly, when the test ends.
+// stop cleanly, when the test ends. Its shutdown grace is apitest's 10 s, not
+// less: net/http's Shutdown waits up to 5 s for a connection that has not
+// sent a request yet, which a client leaves behind when it dials for a
+// request that another connection then served (20 concurrent creates do).
 func mpServe(t *testing.T, databaseURL string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -31,7 +34,7 @@ func mpServe(t *testing.T, databaseURL string) string {
 	go func() {
 		done <- serveWith(ctx, serveConfig{database: databaseURL, addr: "127.0.0.1:0", onListen: func(a string) { addrc <- a },
 			retryDelays: []time.Duration{time.Second}, webhookTimeout: time.Second, arrivalSkew: 5 * time.Minute,
-			shutdownGrace: time.Second}, io.Discard, io.Discard)
+			shutdownGrace: 10 * time.Second}, io.Discard, io.Discard)
 	}()
 	var addr string
 	select {
