@@ -191,8 +191,11 @@ func TestOpenLoopRate(t *testing.T) {
 	if res.Requests < 150 || res.Requests > 250 {
 		t.Errorf("Requests = %d, want about 200", res.Requests)
 	}
-	if res.Errors != 0 || res.Missed != 0 || res.Statuses[200] != res.Requests {
-		t.Errorf("got %+v, want only 200s, nothing missed", res)
+	// Each of the window's 200 scheduled requests is answered or missed. A
+	// busy machine may wake the scheduler after the window for the last few,
+	// so how many are missed is timing, not asserted.
+	if res.Errors != 0 || res.Statuses[200] != res.Requests || res.Requests+res.Missed != 200 {
+		t.Errorf("got %+v, want only 200s, answered + missed = 200", res)
 	}
 	if res.Throughput < 150 || res.Throughput > 250 {
 		t.Errorf("Throughput = %v, want about 200/s", res.Throughput)
