@@ -13,8 +13,8 @@ const maxBatch = 256
 // time, and most of a small write's cost is its commit (writing the WAL
 // frames of every page it touched); writes that arrive while a group is
 // being committed wait and are committed together in the next, each in its
-// own savepoint so that one failing is rolled back alone. A write returns
-// only after its group is committed.
+// own savepoint (when there are several) so that one failing is rolled back
+// alone. A write returns only after its group is committed.
 type batcher struct {
 	s *Store
 	q *groupQueue[*writeReq]
@@ -69,7 +69,7 @@ func (b *batcher) commit(group []*writeReq) {
 	// of creates is one), and the savepoint's two statements, prepared
 	// anew each time, were 2-3 % of the writer's time at 3,000 creates/s.
 	savepoints := len(group) > 1
-	exec := func(ctx context.Context, stmt string) error {
+	savepoint := func(ctx context.Context, stmt string) error {
 		if !savepoints {
 			return nil
 		}
@@ -83,13 +83,13 @@ func (b *batcher) commit(group []*writeReq) {
 			continue
 		}
 		ctx := context.WithoutCancel(r.ctx)
-		if err := exec(ctx, "SAVEPOINT w"); err != nil {
+		if err := savepoint(ctx, "SAVEPOINT w"); err != nil {
 			fail(err)
 			return
 		}
 		c := conn{s: s, ex: tx, stmts: s.writeStmts, tx: tx, ev: &txEvents{}}
 		if errs[i] = r.op(c); errs[i] != nil {
-			if err := exec(ctx, "ROLLBACK TO w"); err != nil {
+			if err := savepoint(ctx, "ROLLBACK TO w"); err != nil {
 				fail(err)
 				return
 			}
@@ -97,7 +97,7 @@ func (b *batcher) commit(group []*writeReq) {
 			events += c.ev.n
 			ok = true
 		}
-		if err := exec(ctx, "RELEASE w"); err != nil {
+		if err := savepoint(ctx, "RELEASE w"); err != nil {
 			fail(err)
 			return
 		}
