@@ -155,7 +155,7 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 	}
 	for _, r := range group {
 		l, found := locs[r.job.LocationID]
-		if writable(Visibility{OrgID: r.job.OrgID}, r.job.LocationID, l.Location, l.state, found) != nil {
+		if writable(Visibility{OrgID: r.job.OrgID}, r.job.LocationID, l, found) != nil {
 			r.alone = true // the one-create path answers with the error
 			continue
 		}
@@ -209,40 +209,6 @@ func storedClaims(ctx context.Context, c conn, group []*createReq) (map[[2]strin
 		stored[k] = true
 	}
 	return stored, rows.Err()
-}
-
-// lockedLocation is a location read for a write, with its day state.
-type lockedLocation struct {
-	workshop.Location
-	state string
-}
-
-// locationsForWrite reads the locations of ids (repeats allowed) as
-// openLocation does, share-locked on PostgreSQL, by id.
-func locationsForWrite(ctx context.Context, c conn, ids []string) (map[string]lockedLocation, error) {
-	locs := make(map[string]lockedLocation, len(ids))
-	distinct := make([]any, 0, len(ids))
-	for _, id := range ids {
-		if !slices.Contains(distinct, any(id)) {
-			distinct = append(distinct, id)
-		}
-	}
-	if len(distinct) == 0 {
-		return locs, nil
-	}
-	rows, err := c.query(ctx, locationForWrite+`IN (`+placeholders(len(distinct))+`)`+c.s.shareLock(), distinct...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var l lockedLocation
-		if err := rows.Scan(&l.ID, &l.OrgID, &l.Timezone, &l.state); err != nil {
-			return nil, err
-		}
-		locs[l.ID] = l
-	}
-	return locs, rows.Err()
 }
 
 // numberGroup gives each create the next number of its location's year,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -106,26 +107,56 @@ func (s *Store) shareLock() string {
 // close that starts waits for the writes in flight, and writes after it
 // see it.
 func openLocation(ctx context.Context, c conn, v Visibility, locationID string) (workshop.Location, error) {
-	var l workshop.Location
-	var state string
-	err := c.queryRow(ctx, locationForWrite+`= ?`+c.s.shareLock(), locationID).Scan(&l.ID, &l.OrgID, &l.Timezone, &state)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return l, err
+	locs, err := locationsForWrite(ctx, c, []string{locationID})
+	if err != nil {
+		return workshop.Location{}, err
 	}
-	return l, writable(v, locationID, l, state, err == nil)
+	l, found := locs[locationID]
+	return l.Location, writable(v, locationID, l, found)
 }
 
-// locationForWrite reads what a write needs of locations (id, org, zone,
-// day state); the condition on id follows.
-const locationForWrite = `SELECT id, org_id, timezone, day_state FROM locations WHERE id `
+// lockedLocation is a location read for a write, with its day state.
+type lockedLocation struct {
+	workshop.Location
+	state string
+}
+
+// locationsForWrite reads the locations of ids (repeats allowed) for a
+// write, share-locked on PostgreSQL, by id.
+func locationsForWrite(ctx context.Context, c conn, ids []string) (map[string]lockedLocation, error) {
+	locs := make(map[string]lockedLocation, len(ids))
+	distinct := make([]any, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(distinct, any(id)) {
+			distinct = append(distinct, id)
+		}
+	}
+	if len(distinct) == 0 {
+		return locs, nil
+	}
+	rows, err := c.query(ctx, `SELECT id, org_id, timezone, day_state FROM locations WHERE id IN (`+placeholders(len(distinct))+`)`+
+		c.s.shareLock(), distinct...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l lockedLocation
+		if err := rows.Scan(&l.ID, &l.OrgID, &l.Timezone, &l.state); err != nil {
+			return nil, err
+		}
+		locs[l.ID] = l
+	}
+	return locs, rows.Err()
+}
 
 // writable is openLocation's verdict on the location read for id (found:
-// there was one) with its day state.
-func writable(v Visibility, id string, l workshop.Location, state string, found bool) error {
+// there was one).
+func writable(v Visibility, id string, l lockedLocation, found bool) error {
 	if !found || !v.sees(l.OrgID, l.ID) {
 		return workshop.Invalid("locationId", "No location %s is visible to this key.", id)
 	}
-	if state == workshop.DayClosing {
+	if l.state == workshop.DayClosing {
 		return workshop.Errorf(workshop.CodeDayCloseInProgress, "The day of location %s is being closed; job and step writes resume when the close finishes.", l.ID)
 	}
 	return nil

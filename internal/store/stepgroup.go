@@ -165,7 +165,7 @@ func settlePatches(ctx context.Context, c conn, group []*patchReq) error {
 		st, foundStep := steps[r.stepID]
 		p := r.patch
 		r.alone = !foundJob || !r.v.sees(j.OrgID, j.LocationID) ||
-			writable(r.v, j.LocationID, l.Location, l.state, foundLoc) != nil ||
+			writable(r.v, j.LocationID, l, foundLoc) != nil ||
 			!foundStep || st.JobID != r.jobID || j.Terminal() || checkVersion("step", st.UpdatedAt, p.UpdatedAt) != nil ||
 			(len(st.TechIDs) > 0 && p.Status != nil && *p.Status != st.Status)
 		if r.alone {
