@@ -1,0 +1,96 @@
+package workshop
+
+import (
+	"slices"
+	"time"
+)
+
+// workClock is a calendar's working time tabulated for a plan's span: the
+// working periods as Unix microseconds with the work before each, so that
+// the planner's many NextOpen and AddWork questions are binary searches
+// instead of a walk through local dates. It is the calendar's own periods
+// (the job detail's working time), laid out once; a question outside the
+// span is the calendar's.
+type workClock struct {
+	cal        Calendar
+	from, to   int64   // the span tabulated
+	start, end []int64 // the periods in it, in order
+	before     []int64 // the work in the span before each period
+	always     bool    // the calendar has no working time: all time works
+}
+
+func newWorkClock(cal Calendar, from, to time.Time) *workClock {
+	w := &workClock{cal: cal, from: from.UnixMicro(), to: to.UnixMicro()}
+	var work int64
+	for iv := range cal.compile().periodsFrom(from) {
+		s, e := iv.Start.UnixMicro(), iv.End.UnixMicro()
+		if s >= w.to {
+			break
+		}
+		s = max(s, w.from)
+		w.start, w.end, w.before = append(w.start, s), append(w.end, e), append(w.before, work)
+		work += e - s
+	}
+	w.always = len(w.start) == 0 && cal.NextOpen(from).Equal(from) && cal.AddWork(from, time.Hour).Equal(from.Add(time.Hour))
+	if n := len(w.end); n > 0 {
+		w.to = min(w.to, w.end[n-1]) // past the last period tabulated, ask the calendar
+	}
+	return w
+}
+
+func (w *workClock) covers(t int64) bool { return w.always || (t >= w.from && t < w.to) }
+
+// nextOpen is t if it is working time, else the next period's start.
+func (w *workClock) nextOpen(t int64) int64 {
+	if w.always {
+		return t
+	}
+	if !w.covers(t) {
+		return w.cal.NextOpen(time.UnixMicro(t)).UnixMicro()
+	}
+	i := w.period(t)
+	if i < len(w.start) && t < w.start[i] {
+		return w.start[i]
+	}
+	return t
+}
+
+// period is the index of the period t is in or, between periods, the next.
+func (w *workClock) period(t int64) int {
+	i, _ := slices.BinarySearch(w.end, t+1) // the first period ending after t
+	return i
+}
+
+// addWork is when d of working time from t has passed; work that fills a
+// period exactly ends at its end.
+func (w *workClock) addWork(t, d int64) int64 {
+	if d <= 0 {
+		return t
+	}
+	if w.always {
+		return t + d
+	}
+	if !w.covers(t) {
+		return w.cal.AddWork(time.UnixMicro(t), time.Duration(d)*time.Microsecond).UnixMicro()
+	}
+	i := w.period(t)
+	if i >= len(w.start) {
+		return w.cal.AddWork(time.UnixMicro(t), time.Duration(d)*time.Microsecond).UnixMicro()
+	}
+	// Work done by the end of the period holding (or following) t, counted
+	// from the span's start, then the period where the target falls.
+	t = max(t, w.start[i])
+	target := w.before[i] + (t - w.start[i]) + d
+	k, _ := slices.BinarySearchFunc(w.before, target, func(b, x int64) int {
+		if b < x {
+			return -1
+		}
+		return 1
+	})
+	// k is the first period with before >= target: the target is in k-1.
+	k--
+	if k >= len(w.start) || w.before[k]+(w.end[k]-w.start[k]) < target {
+		return w.cal.AddWork(time.UnixMicro(t), time.Duration(d)*time.Microsecond).UnixMicro()
+	}
+	return w.start[k] + (target - w.before[k])
+}

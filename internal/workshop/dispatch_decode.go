@@ -1,0 +1,334 @@
+package workshop
+
+import (
+	"slices"
+	"time"
+)
+
+// The planner works in Unix microseconds (int64) on a tabulated clock
+// (dispatch_clock.go): a plan asks thousands of "when is this free" and
+// "when does this end" questions, and integers answer them cheaply. Times
+// are turned back into the location's zone only when the plan is written.
+
+// problem is a plan's input prepared once for many decodes.
+type problem struct {
+	in      DispatchInput
+	cal     Calendar
+	clock   *workClock
+	start   int64 // the plan's start
+	horizon int64 // nothing is placed to end after it
+	buffer  int64 // the bay buffer
+	jobs    []pjob
+	techs   []DispatchTech
+	bays    []DispatchBay
+	// fixed are the busy times every decode starts from: the steps in
+	// progress, on their technicians and bays.
+	fixedTech map[string]*timeline
+	fixedBay  map[string]*timeline
+	// placements counts the steps decodes have placed: the search's budget.
+	placements int
+}
+
+// pjob is a job prepared: when its work may start, its steps to place in
+// precedence order, and what it already has.
+type pjob struct {
+	job      DispatchJob
+	weight   int
+	earliest int64   // no step of it starts before
+	steps    []pstep // not completed, in the input's order
+	doneEnd  int64   // the last end of its completed and in-progress steps (0: none)
+}
+
+// pstep is a step to place (pending) or placed already (in progress).
+type pstep struct {
+	DispatchStep
+	jobID      string
+	dur        int64
+	inProgress bool
+	start, end int64 // in progress: its times
+	// after are the indexes (in the job's steps) of the steps it waits for;
+	// afterEnd is the latest end of its completed predecessors.
+	after    []int
+	afterEnd int64
+	techs    []string // qualified technicians, when it has none assigned
+	bays     []string // suitable bays, when it has none assigned and the location has bays
+}
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func (p *problem) timeOf(t int64) time.Time { return time.UnixMicro(t).In(p.cal.zone()) }
+
+func newProblem(in DispatchInput) *problem {
+	p := &problem{in: in, cal: in.Calendar, techs: in.Techs, bays: in.Bays, buffer: int64(in.BayBuffer / time.Microsecond),
+		fixedTech: map[string]*timeline{}, fixedBay: map[string]*timeline{}}
+	start := DispatchStart(in)
+	from := start
+	for _, j := range in.Jobs {
+		for _, s := range j.Steps {
+			if s.Status == StepInProgress && s.StartedAt != nil && s.StartedAt.Before(from) {
+				from = *s.StartedAt
+			}
+		}
+	}
+	p.clock = newWorkClock(in.Calendar, from, start.Add(DispatchHorizon+3*24*time.Hour))
+	p.start, p.horizon = micros(start), micros(start.Add(DispatchHorizon))
+	for _, j := range in.Jobs {
+		p.jobs = append(p.jobs, p.prepare(j))
+	}
+	for _, pj := range p.jobs {
+		for _, s := range pj.steps {
+			if s.inProgress {
+				p.take(p.fixedTech, p.fixedBay, s.TechIDs, s.BayID, s.start, s.end, s.jobID)
+			}
+		}
+	}
+	return p
+}
+
+// prepare finds a job's earliest start, its steps to place and their
+// precedence: every step of a lower phase; in a phase, a sequential step
+// also waits for the sequential steps before it.
+func (p *problem) prepare(j DispatchJob) pjob {
+	pj := pjob{job: j, weight: PriorityWeight(j.Priority), earliest: p.start}
+	switch {
+	case j.ArrivalTime != nil:
+		pj.earliest = max(pj.earliest, micros(*j.ArrivalTime))
+	case j.PromiseTime != nil:
+		y, m, d := j.PromiseTime.In(p.cal.zone()).Date()
+		pj.earliest = max(pj.earliest, micros(p.cal.NextOpen(time.Date(y, m, d, 0, 0, 0, 0, p.cal.zone()))))
+	default:
+		pj.earliest = max(pj.earliest, micros(p.cal.NextOpen(p.in.Date)))
+	}
+	done := map[string]int64{} // completed steps' ends
+	for _, s := range j.Steps {
+		if s.Status == StepCompleted {
+			end := p.start
+			if s.CompletedAt != nil {
+				end = micros(*s.CompletedAt)
+			}
+			done[s.ID] = end
+			pj.doneEnd = max(pj.doneEnd, end)
+		}
+	}
+	placed := map[string]int{} // index in pj.steps
+	for si, s := range j.Steps {
+		if s.Status == StepCompleted {
+			continue
+		}
+		ps := pstep{DispatchStep: s, jobID: j.ID, dur: int64(s.Duration / time.Microsecond), inProgress: s.Status == StepInProgress}
+		for _, q := range j.Steps[:si] {
+			if q.Phase >= s.Phase && (q.Phase != s.Phase || s.Mode == "parallel" || q.Mode == "parallel") {
+				continue
+			}
+			if end, ok := done[q.ID]; ok {
+				ps.afterEnd = max(ps.afterEnd, end)
+			} else {
+				ps.after = append(ps.after, placed[q.ID])
+			}
+		}
+		if ps.inProgress {
+			ps.start = p.start
+			if s.StartedAt != nil {
+				ps.start = micros(*s.StartedAt)
+			}
+			ps.end = max(p.clock.addWork(ps.start, ps.dur), p.start) // still running: not before now
+			pj.doneEnd = max(pj.doneEnd, ps.end)
+		} else {
+			ps.techs, ps.bays = p.candidates(s)
+		}
+		placed[s.ID] = len(pj.steps)
+		pj.steps = append(pj.steps, ps)
+	}
+	return pj
+}
+
+// candidates are the technicians and bays the planner may give a pending
+// step: only for what it does not have assigned.
+func (p *problem) candidates(s DispatchStep) (techs, bays []string) {
+	if len(s.TechIDs) == 0 {
+		for _, t := range p.techs {
+			if !t.Unavailable && hasAll(t.Skills, s.RequiredSkills) {
+				techs = append(techs, t.ID)
+			}
+		}
+	}
+	if s.BayID == "" && len(p.bays) > 0 {
+		for _, b := range p.bays {
+			if !b.Maintenance && (len(b.Services) == 0 || s.ServiceCode == "" || slices.Contains(b.Services, s.ServiceCode)) {
+				bays = append(bays, b.ID)
+			}
+		}
+	}
+	return techs, bays
+}
+
+func hasAll(have, need []string) bool {
+	for _, n := range need {
+		if !slices.Contains(have, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// placement is where a decode put a step; reason is set when it could not.
+type placement struct {
+	techs      []string
+	bay        string
+	start, end int64
+	reason     string
+}
+
+// decoded is one plan: each job's placements (by its steps' index) and the
+// objective.
+type decoded struct {
+	order  []int
+	places [][]placement
+	score  score
+}
+
+// score is the objective, compared in order.
+type score struct {
+	unplaced     int
+	weightedLate int
+	last         int64
+}
+
+func (a score) better(b score) bool {
+	if a.unplaced != b.unplaced {
+		return a.unplaced < b.unplaced
+	}
+	if a.weightedLate != b.weightedLate {
+		return a.weightedLate < b.weightedLate
+	}
+	return a.last < b.last
+}
+
+// decode places the jobs' steps job by job in order.
+func (p *problem) decode(order []int) decoded { return p.decodeFrom(order, decoded{}, 0) }
+
+// decodeFrom decodes order reusing base's placements of the jobs before
+// position from, which base decoded in the same order.
+func (p *problem) decodeFrom(order []int, base decoded, from int) decoded {
+	d := decoded{order: order, places: make([][]placement, len(p.jobs))}
+	tech, bay := cloneTimelines(p.fixedTech), cloneTimelines(p.fixedBay)
+	for pos, ji := range order {
+		pj := &p.jobs[ji]
+		if pos < from {
+			d.places[ji] = base.places[ji]
+			for si, s := range pj.steps {
+				if pl := base.places[ji][si]; !s.inProgress && pl.reason == "" {
+					p.take(tech, bay, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
+				}
+			}
+			continue
+		}
+		d.places[ji] = p.placeJob(pj, tech, bay)
+	}
+	d.score = p.scoreOf(d)
+	return d
+}
+
+// placeJob places a job's pending steps in precedence order; a step
+// waiting for an unplaced one is unplaced for the same reason.
+func (p *problem) placeJob(pj *pjob, tech, bay map[string]*timeline) []placement {
+	places := make([]placement, len(pj.steps))
+	for si, s := range pj.steps {
+		if s.inProgress {
+			places[si] = placement{techs: s.TechIDs, bay: s.BayID, start: s.start, end: s.end}
+			continue
+		}
+		release := max(pj.earliest, s.afterEnd)
+		blocked := ""
+		for _, k := range s.after {
+			if places[k].reason != "" {
+				blocked = places[k].reason
+				break
+			}
+			release = max(release, places[k].end)
+		}
+		if blocked != "" {
+			places[si] = placement{reason: blocked}
+			continue
+		}
+		p.placements++
+		places[si] = p.place(s, release, tech, bay)
+		if pl := places[si]; pl.reason == "" {
+			p.take(tech, bay, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
+		}
+	}
+	return places
+}
+
+// outlook is a job's promise under a decode.
+func (p *problem) outlook(pj *pjob, places []placement) JobOutlook {
+	o := JobOutlook{JobID: pj.job.ID, PromiseTime: pj.job.PromiseTime}
+	end := pj.doneEnd
+	for _, pl := range places {
+		if pl.reason != "" {
+			o.AtRisk = true
+			return o
+		}
+		end = max(end, pl.end)
+	}
+	if end == 0 {
+		end = p.start
+	}
+	t := p.timeOf(end)
+	o.ProjectedCompletion = &t
+	o.LateMinutes = lateMinutes(pj.job.PromiseTime, t)
+	o.AtRisk = o.LateMinutes > 0
+	return o
+}
+
+func (p *problem) scoreOf(d decoded) score {
+	var s score
+	for ji := range p.jobs {
+		pj := &p.jobs[ji]
+		end := pj.doneEnd
+		unplaced := false
+		for _, pl := range d.places[ji] {
+			if pl.reason != "" {
+				s.unplaced++
+				unplaced = true
+			}
+			end = max(end, pl.end)
+		}
+		if unplaced {
+			continue
+		}
+		if pj.job.PromiseTime != nil {
+			if late := end - micros(*pj.job.PromiseTime); late > 0 {
+				s.weightedLate += int((late+int64(time.Minute/time.Microsecond)-1)/int64(time.Minute/time.Microsecond)) * pj.weight
+			}
+		}
+		s.last = max(s.last, end)
+	}
+	return s
+}
+
+// dispatch presents a decode as the plan.
+func (p *problem) dispatch(d decoded) Dispatch {
+	out := Dispatch{Start: p.timeOf(p.start), Steps: []PlannedStep{}, Unplaced: []UnplacedStep{}, Jobs: []JobOutlook{}}
+	for ji := range p.jobs {
+		pj := &p.jobs[ji]
+		o := p.outlook(pj, d.places[ji])
+		out.Jobs = append(out.Jobs, o)
+		if o.AtRisk {
+			out.Totals.LateJobs++
+		}
+		out.Totals.WeightedLateMinutes += o.LateMinutes * pj.weight
+		for si, s := range pj.steps {
+			pl := d.places[ji][si]
+			if pl.reason != "" {
+				out.Unplaced = append(out.Unplaced, UnplacedStep{StepID: s.ID, JobID: pj.job.ID, Reason: pl.reason})
+				continue
+			}
+			out.Steps = append(out.Steps, PlannedStep{StepID: s.ID, JobID: pj.job.ID, TechIDs: slices.Clone(pl.techs), BayID: pl.bay,
+				Start: p.timeOf(pl.start), End: p.timeOf(pl.end), Pinned: s.inProgress || len(s.TechIDs) > 0 || s.BayID != ""})
+		}
+	}
+	slices.SortStableFunc(out.Steps, func(a, b PlannedStep) int { return a.Start.Compare(b.Start) })
+	out.Totals.PlacedSteps, out.Totals.UnplacedSteps = len(out.Steps), len(out.Unplaced)
+	return out
+}

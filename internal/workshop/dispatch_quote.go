@@ -1,0 +1,79 @@
+package workshop
+
+import "time"
+
+// QuoteStep is a service of a job an advisor is quoting.
+type QuoteStep struct {
+	ServiceCode    string
+	Duration       time.Duration
+	RequiredSkills []string
+}
+
+// QuotedStep is where a quoted step would go.
+type QuotedStep struct {
+	ServiceCode string
+	TechIDs     []string
+	BayID       string
+	Start, End  time.Time
+}
+
+// Quote is when a new job could be done.
+type Quote struct {
+	EarliestCompletion *time.Time // nil when a step cannot be placed
+	Steps              []QuotedStep
+	Unplaced           string // the reason of the first step that cannot be placed
+}
+
+// QuoteAvailability says when a new job with steps (one sequential step
+// each, in order) could be done if it arrived at from, without moving any
+// work of plan: its placed steps keep their technicians, bays and times,
+// and each new step goes to the qualified technician and suitable bay that
+// let it end earliest after the one before.
+func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []QuoteStep) Quote {
+	p := newProblem(in)
+	tech, bay := cloneTimelines(p.fixedTech), cloneTimelines(p.fixedBay)
+	fixed := p.stepsInProgress() // in the timelines already
+	for _, s := range plan.Steps {
+		if !fixed[s.StepID] {
+			p.take(tech, bay, s.TechIDs, s.BayID, micros(s.Start), micros(s.End), s.JobID)
+		}
+	}
+	q := Quote{Steps: []QuotedStep{}}
+	release := max(p.start, micros(from))
+	const job = "quote" // a job of its own: the bay buffer applies to the others
+	for _, qs := range steps {
+		s := pstep{DispatchStep: DispatchStep{ServiceCode: qs.ServiceCode, Duration: qs.Duration, RequiredSkills: qs.RequiredSkills,
+			Status: StepPending}, jobID: job, dur: int64(qs.Duration / time.Microsecond)}
+		s.techs, s.bays = p.candidates(s.DispatchStep)
+		pl := p.place(s, release, tech, bay)
+		if pl.reason != "" {
+			q.Unplaced = pl.reason
+			return q
+		}
+		p.take(tech, bay, pl.techs, pl.bay, pl.start, pl.end, job)
+		q.Steps = append(q.Steps, QuotedStep{ServiceCode: qs.ServiceCode, TechIDs: pl.techs, BayID: pl.bay,
+			Start: p.timeOf(pl.start), End: p.timeOf(pl.end)})
+		release = pl.end
+	}
+	if n := len(q.Steps); n > 0 {
+		end := q.Steps[n-1].End
+		q.EarliestCompletion = &end
+	} else {
+		start := p.timeOf(p.clock.nextOpen(release))
+		q.EarliestCompletion = &start
+	}
+	return q
+}
+
+// stepsInProgress are the ids of the input's steps in progress.
+func (p *problem) stepsInProgress() map[string]bool {
+	ids := map[string]bool{}
+	for _, pj := range p.jobs {
+		for _, s := range pj.steps {
+			if s.inProgress {
+				ids[s.ID] = true
+			}
+		}
+	}
+	return ids
+}

@@ -1,0 +1,163 @@
+package workshop
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// search decodes the starting orders and improves the best by moving late
+// jobs forward, until the steps it has placed reach budget (0: the default;
+// negative: first come first served alone). A move re-decodes only from
+// the position the job moved to: the jobs before it are placed as they
+// were. Everything follows from the input in a fixed order: the same input
+// gives the same plan.
+func (p *problem) search(budget int) decoded {
+	if budget < 0 {
+		return p.decode(p.firstComeFirstServed())
+	}
+	if budget == 0 {
+		budget = DefaultDispatchBudget
+	}
+	var best decoded
+	for i, order := range [][]int{p.earliestDueDate(), p.firstComeFirstServed(), p.leastSlack(), p.priorityFirst()} {
+		if d := p.decode(order); i == 0 || d.score.better(best.score) {
+			best = d
+		}
+	}
+	for p.placements < budget {
+		improved := false
+		for _, ji := range p.lateJobs(best) {
+			pos := slices.Index(best.order, ji)
+			for _, to := range forward(pos) {
+				if p.placements >= budget {
+					return best
+				}
+				if d := p.decodeFrom(moved(best.order, pos, to), best, to); d.score.better(best.score) {
+					best, improved = d, true
+					break
+				}
+			}
+			if improved {
+				break
+			}
+		}
+		if !improved {
+			return best
+		}
+	}
+	return best
+}
+
+// forward are the positions a job at pos is tried at: halfway, a quarter
+// of the way and all the way to the front, and one step up.
+func forward(pos int) []int {
+	var out []int
+	for _, to := range []int{pos - 1, pos / 2, pos / 4, 0} {
+		if to >= 0 && to < pos && !slices.Contains(out, to) {
+			out = append(out, to)
+		}
+	}
+	return out
+}
+
+// moved is order with the job at from moved to position to.
+func moved(order []int, from, to int) []int {
+	out := slices.Clone(order)
+	ji := out[from]
+	out = slices.Delete(out, from, from+1)
+	return slices.Insert(out, to, ji)
+}
+
+// lateJobs are the jobs late or unplaced under d, the worst (unplaced,
+// then most weighted late minutes) first.
+func (p *problem) lateJobs(d decoded) []int {
+	type late struct {
+		job      int
+		unplaced bool
+		weighted int
+	}
+	var list []late
+	for ji := range p.jobs {
+		o := p.outlook(&p.jobs[ji], d.places[ji])
+		if o.AtRisk {
+			list = append(list, late{job: ji, unplaced: o.ProjectedCompletion == nil, weighted: o.LateMinutes * p.jobs[ji].weight})
+		}
+	}
+	slices.SortStableFunc(list, func(a, b late) int {
+		if a.unplaced != b.unplaced {
+			if a.unplaced {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.weighted, a.weighted)
+	})
+	out := make([]int, len(list))
+	for i, l := range list {
+		out[i] = l.job
+	}
+	return out
+}
+
+// orderBy is the jobs sorted by key, then by creation and id.
+func (p *problem) orderBy(key func(pj *pjob) float64) []int {
+	order := make([]int, len(p.jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ja, jb := &p.jobs[a], &p.jobs[b]
+		if c := cmp.Compare(key(ja), key(jb)); c != 0 {
+			return c
+		}
+		if c := ja.job.CreatedAt.Compare(jb.job.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(ja.job.ID, jb.job.ID)
+	})
+	return order
+}
+
+// dueMinutes is a job's promise in minutes after the plan's start; a job
+// without a promise is due after every promise (the horizon).
+func (p *problem) dueMinutes(pj *pjob) float64 {
+	if pj.job.PromiseTime == nil {
+		return DispatchHorizon.Minutes()
+	}
+	return float64(micros(*pj.job.PromiseTime)-p.start) / float64(time.Minute/time.Microsecond)
+}
+
+// earliestDueDate: by promise, the weightier first among equals.
+func (p *problem) earliestDueDate() []int {
+	return p.orderBy(func(pj *pjob) float64 { return p.dueMinutes(pj) - float64(pj.weight)/100 })
+}
+
+// firstComeFirstServed: by arrival (creation for a booking).
+func (p *problem) firstComeFirstServed() []int {
+	return p.orderBy(func(pj *pjob) float64 {
+		at := pj.job.CreatedAt
+		if pj.job.ArrivalTime != nil {
+			at = *pj.job.ArrivalTime
+		}
+		return float64(micros(at) - p.start)
+	})
+}
+
+// leastSlack: by the time left after the job's own work, per weight.
+func (p *problem) leastSlack() []int {
+	return p.orderBy(func(pj *pjob) float64 {
+		var work time.Duration
+		for _, s := range pj.steps {
+			if !s.inProgress {
+				work += s.Duration
+			}
+		}
+		return (p.dueMinutes(pj) - work.Minutes()) / float64(pj.weight)
+	})
+}
+
+// priorityFirst: the weightiest jobs first, by promise among equals.
+func (p *problem) priorityFirst() []int {
+	return p.orderBy(func(pj *pjob) float64 { return -float64(pj.weight)*1e7 + p.dueMinutes(pj) })
+}

@@ -1,0 +1,135 @@
+package dispatchgen_test
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+	"github.com/workshop-platform/workshop/internal/workshop/dispatchcheck"
+	"github.com/workshop-platform/workshop/internal/workshop/dispatchgen"
+)
+
+// planAndCheck plans in, fails t on any broken rule, and returns the plan.
+func planAndCheck(t testing.TB, what string, in workshop.DispatchInput) workshop.Dispatch {
+	t.Helper()
+	d := workshop.PlanDispatch(in)
+	for _, err := range dispatchcheck.Check(in, d) {
+		t.Errorf("%s: %v", what, err)
+	}
+	return d
+}
+
+// TestGeneratedDays: plans of generated days of every class are feasible,
+// never worse than first come first served, and the same when planned
+// again.
+func TestGeneratedDays(t *testing.T) {
+	t.Parallel()
+	seeds := 60
+	if testing.Short() {
+		seeds = 15
+	}
+	for _, c := range dispatchgen.Classes {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			for seed := range uint64(seeds) {
+				in := dispatchgen.Generate(seed, c)
+				what := fmt.Sprintf("seed %d", seed)
+				d := planAndCheck(t, what, in)
+				fcfs := dispatchgen.FirstComeFirstServed(in)
+				for _, err := range dispatchcheck.Check(in, fcfs) {
+					t.Errorf("%s, first come first served: %v", what, err)
+				}
+				if worse(d, fcfs) {
+					t.Errorf("%s: plan unplaced %d weighted late %d, worse than first come first served's %d, %d", what,
+						d.Totals.UnplacedSteps, d.Totals.WeightedLateMinutes, fcfs.Totals.UnplacedSteps, fcfs.Totals.WeightedLateMinutes)
+				}
+				if lb := dispatchgen.LowerBound(in); d.Totals.UnplacedSteps == 0 && d.Totals.WeightedLateMinutes < lb {
+					t.Errorf("%s: weighted late %d below the lower bound %d: the bound or the plan is wrong", what, d.Totals.WeightedLateMinutes, lb)
+				}
+				if again := workshop.PlanDispatch(in); !reflect.DeepEqual(again, d) {
+					t.Errorf("%s: planned twice, two plans", what)
+				}
+			}
+		})
+	}
+}
+
+func worse(a, b workshop.Dispatch) bool {
+	if a.Totals.UnplacedSteps != b.Totals.UnplacedSteps {
+		return a.Totals.UnplacedSteps > b.Totals.UnplacedSteps
+	}
+	return a.Totals.WeightedLateMinutes > b.Totals.WeightedLateMinutes
+}
+
+// FuzzPlanDispatch: random workshops from the generator's seed and knobs:
+// no panic, no broken rule, never worse than first come first served.
+func FuzzPlanDispatch(f *testing.F) {
+	for i := range uint64(8) {
+		f.Add(i, uint8(i), uint8(3*i), false)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, jobs, techs uint8, tight bool) {
+		c := dispatchgen.Class{Name: "fuzz", Jobs: [2]int{1, 1 + int(jobs%40)}, Steps: [2]int{1, 6}, Techs: [2]int{1, 1 + int(techs%12)},
+			Bays: [2]int{1 + int(seed%3), 1 + int(seed%9)}, Tight: tight, InProgress: 0.3, Booked: 0.3, Assign: 0.15}
+		in := dispatchgen.Generate(seed, c)
+		in.Budget = 40
+		d := planAndCheck(t, fmt.Sprintf("seed %d", seed), in)
+		if fcfs := dispatchgen.FirstComeFirstServed(in); worse(d, fcfs) {
+			t.Errorf("worse than first come first served: %+v vs %+v", d.Totals, fcfs.Totals)
+		}
+	})
+}
+
+// TestPlanQualityReport prints, per class, the plan's weighted late
+// minutes against first come first served and the lower bound, and the
+// plan times (WORKSHOP_PLAN_REPORT=1 go test -run TestPlanQualityReport -v
+// ./internal/workshop/dispatchgen). It measures; it asserts nothing of time.
+func TestPlanQualityReport(t *testing.T) {
+	if os.Getenv("WORKSHOP_PLAN_REPORT") == "" {
+		t.Skip("a report, not a test: set WORKSHOP_PLAN_REPORT=1 to print it")
+	}
+	const instances = 40
+	classes := append(slices.Clone(dispatchgen.Classes), dispatchgen.Contract80x4)
+	fmt.Printf("%-12s %10s %10s %10s %12s %10s %10s %10s %s\n", "class", "plan", "fcfs", "bound", "below fcfs", "p50 ms", "p99 ms", "max ms", "worse than fcfs")
+	for _, c := range classes {
+		var plan, fcfs, bound, worseN int
+		var times []time.Duration
+		for seed := range uint64(instances) {
+			in := dispatchgen.Generate(1000+seed, c)
+			began := time.Now()
+			d := workshop.PlanDispatch(in)
+			times = append(times, time.Since(began))
+			f := dispatchgen.FirstComeFirstServed(in)
+			plan, fcfs, bound = plan+d.Totals.WeightedLateMinutes, fcfs+f.Totals.WeightedLateMinutes, bound+dispatchgen.LowerBound(in)
+			if worse(d, f) {
+				worseN++
+			}
+		}
+		slices.Sort(times)
+		below := 0.0
+		if fcfs > 0 {
+			below = 100 * float64(fcfs-plan) / float64(fcfs)
+		}
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		fmt.Printf("%-12s %10d %10d %10d %11.1f%% %10.1f %10.1f %10.1f %d\n", c.Name, plan/instances, fcfs/instances, bound/instances, below,
+			ms(times[len(times)/2]), ms(times[len(times)*99/100]), ms(times[len(times)-1]), worseN)
+	}
+}
+
+// BenchmarkPlanDispatch80x4 is the plan time of the contract's size: 80
+// open jobs of 4 steps, 20 technicians, 12 bays (target p99 < 200 ms; see
+// TestPlanQualityReport for the distribution over instances).
+func BenchmarkPlanDispatch80x4(b *testing.B) {
+	ins := make([]workshop.DispatchInput, 16)
+	for i := range ins {
+		ins[i] = dispatchgen.Generate(uint64(i), dispatchgen.Contract80x4)
+	}
+	i := 0
+	for b.Loop() {
+		workshop.PlanDispatch(ins[i%len(ins)])
+		i++
+	}
+}
