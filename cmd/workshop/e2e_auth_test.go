@@ -54,6 +54,9 @@ var operationRules = map[string]opRule{
 	"getBay":          {scope: "bays:read"},
 	"patchBay":        {scope: "bays:write"},
 	"getBoard":        {scope: "board:read"},
+	"getPlan":         {scope: "board:read"},
+	"getAvailability": {scope: "board:read"},
+	"applyPlan":       {scope: "jobs:write"},
 
 	"getJobDetail":        {scope: "jobs:read"},
 	"listAttendance":      {scope: "attendance:read"},
@@ -156,6 +159,15 @@ var requestOverrides = map[string]func(t *testing.T, m *matrix, o *testOrg, loc 
 		}
 		req.body["techId"] = id
 		delete(req.body, "at")
+	},
+	// A service of the location's catalog.
+	"getAvailability": func(t *testing.T, m *matrix, o *testOrg, loc workshop.Location, req *matrixRequest) {
+		it := workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: o.ID, LocationID: loc.ID, ServiceCode: "MATRIX",
+			Name: "Matrix service", EstimatedDuration: 30, RequiredSkills: []string{}, IsActive: true}
+		if _, err := m.w.st.PutCatalogItem(context.Background(), it); err != nil {
+			t.Fatalf("put catalog item: %v", err)
+		}
+		req.query.Set("serviceCodes", "MATRIX")
 	},
 	// A subscribable event; a loopback url where nothing listens (the test
 	// server allows it), so that deliveries go nowhere.

@@ -27,8 +27,8 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-var mcpToolNames = []string{"get_board_summary", "get_job", "get_job_detail", "get_workshop_settings", "list_attendance",
-	"list_bays", "list_cancel_reason_tags", "list_catalog", "list_jobs", "list_technicians"}
+var mcpToolNames = []string{"get_availability", "get_board_summary", "get_job", "get_job_detail", "get_plan", "get_workshop_settings",
+	"list_attendance", "list_bays", "list_cancel_reason_tags", "list_catalog", "list_jobs", "list_technicians"}
 
 // bearer adds the Authorization header to every request; hosts, when set,
 // sends request i to hosts[i % len(hosts)] (several `serve` processes).

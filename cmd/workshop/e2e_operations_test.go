@@ -50,7 +50,7 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 		}
 		addStep := func(job oapi.Job, label string, phase int) oapi.Step {
 			t.Helper()
-			r, err := c.CreateStepWithResponse(ctx, job.Id, nil, oapi.StepCreate{Label: label, Phase: &phase, EstimatedDuration: 60})
+			r, err := c.CreateStepWithResponse(ctx, job.Id, nil, oapi.StepCreate{Label: &label, Phase: &phase, EstimatedDuration: ptr(60)})
 			if err != nil || r.JSON201 == nil {
 				t.Fatalf("create step: %v, %d %s", err, r.StatusCode(), r.Body)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/workshop-platform/workshop/internal/httpapi"
 	"github.com/workshop-platform/workshop/internal/mcpserver"
 	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/webhooks"
 )
@@ -93,8 +94,9 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	guard := &webhooks.Guard{AllowInsecure: c.webhookAllowInsecure}
+	plans := planning.New(st)
 	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg,
-		WebhookGuard: guard})
+		WebhookGuard: guard, Plans: plans})
 	if err != nil {
 		return err
 	}
@@ -112,6 +114,12 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	dispatcherDone := make(chan struct{})
 	go func() { defer close(dispatcherDone); _ = dispatcher.Run(dctx) }()
 	defer func() { stopDispatcher(); <-dispatcherDone }()
+	// The promise watch tells job.at_risk and job.on_track (its events go
+	// out through the dispatcher, which stops after it).
+	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	watchDone := make(chan struct{})
+	go func() { defer close(watchDone); planning.NewWatch(plans, st, log).Run(wctx) }()
+	defer func() { stopWatch(); <-watchDone }()
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err

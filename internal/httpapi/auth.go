@@ -116,6 +116,9 @@ var operationAccess = map[string]access{
 	"getBay":          {scope: "bays:read"},
 	"patchBay":        {scope: "bays:write"},
 	"getBoard":        {scope: "board:read"},
+	"getPlan":         {scope: "board:read"},
+	"getAvailability": {scope: "board:read"},
+	"applyPlan":       {scope: "jobs:write"},
 
 	"createWebhook":            {scope: "webhooks:write"},
 	"listWebhooks":             {scope: "webhooks:read"},

@@ -26,13 +26,41 @@ func (h *handlers) GetJobDetail(ctx context.Context, req oapi.GetJobDetailReques
 	if err != nil {
 		return nil, err
 	}
-	return appended{status: http.StatusOK, body: detailOf(in, zone, h.now()), size: detailSize}, nil
+	now := h.now()
+	var outlook *workshop.JobOutlook
+	if openForPlan(in.Job) {
+		plan, err := h.plans.Plan(ctx, in.Job.LocationID, "", now)
+		if err != nil {
+			return nil, err
+		}
+		if o, ok := plan.Outlook(in.Job.ID); ok {
+			outlook = &o
+		}
+	}
+	return appended{status: http.StatusOK, body: detailOf(in, zone, now, outlook), size: detailSize}, nil
+}
+
+// openForPlan tells whether a job is in its location's plan: not delivered
+// or cancelled, with a step not completed.
+func openForPlan(j workshop.Job) bool {
+	if j.Terminal() {
+		return false
+	}
+	for _, st := range j.Steps {
+		if st.Status != workshop.StepCompleted {
+			return true
+		}
+	}
+	return false
 }
 
 // detailOf lays the job out with the domain's scheduler and presents the
 // plan, the history and the promise. A delivered or cancelled job is seen
-// as of when it ended, so its projection no longer moves.
-func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time) oapi.JobDetail {
+// as of when it ended, so its projection no longer moves. A job in its
+// location's dispatch plan (outlook not nil) takes its promise from it, so
+// the plan and the detail never disagree: the projected completion (kept
+// from the job's own layout when a step is unplaced) and atRisk.
+func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time, outlook *workshop.JobOutlook) oapi.JobDetail {
 	j := in.Job
 	cal := workshop.NewCalendar(zone, in.Settings)
 	now = now.Truncate(time.Microsecond) // times shown have microseconds at most
@@ -68,7 +96,8 @@ func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time) oapi.
 		so := stepOf(st)
 		out.Steps = append(out.Steps, oapi.StepDetail{Id: so.Id, JobId: so.JobId, Label: so.Label, Phase: so.Phase,
 			SchedulingMode: so.SchedulingMode, EstimatedDuration: so.EstimatedDuration, TechIds: so.TechIds, BayId: so.BayId,
-			Status: so.Status, StartedAt: so.StartedAt, CompletedAt: so.CompletedAt, CreatedAt: so.CreatedAt, UpdatedAt: so.UpdatedAt,
+			ServiceCode: so.ServiceCode,
+			Status:      so.Status, StartedAt: so.StartedAt, CompletedAt: so.CompletedAt, CreatedAt: so.CreatedAt, UpdatedAt: so.UpdatedAt,
 			PlannedStart: w.PlannedStart, PlannedEnd: w.PlannedEnd, ActualStart: nullableOf(w.ActualStart), ActualEnd: nullableOf(w.ActualEnd),
 			ProjectedEnd: w.ProjectedEnd})
 		end := w.ProjectedEnd
@@ -83,12 +112,19 @@ func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time) oapi.
 	if out.Steps == nil {
 		out.Steps = []oapi.StepDetail{}
 	}
-	out.Promise.ProjectedCompletion = plan.ProjectedCompletion
+	projected := plan.ProjectedCompletion
+	if outlook != nil && outlook.ProjectedCompletion != nil {
+		projected = outlook.ProjectedCompletion.In(zone)
+	}
+	out.Promise.ProjectedCompletion = projected
 	out.Promise.PromiseTime = jo.PromiseTime
 	out.Promise.SlackMinutes = nullOf[int]()
 	if j.PromiseTime != nil {
-		p := workshop.PromiseOf(cal, j.PromiseTime.Time, plan.ProjectedCompletion, finished)
+		p := workshop.PromiseOf(cal, j.PromiseTime.Time, projected, finished)
 		out.Promise.AtRisk, out.Promise.SlackMinutes = p.AtRisk, nullable.NewNullableWithValue(p.SlackMinutes)
+	}
+	if outlook != nil {
+		out.Promise.AtRisk = outlook.AtRisk
 	}
 	out.Verification.VerifiedBy = nullOf[string]()
 	out.Verification.VerifiedAt = nullOf[oapi.NullableAuditTimestamp]()

@@ -6,6 +6,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/webhooks"
 )
 
@@ -18,6 +19,7 @@ type handlers struct {
 	arrivalSkew time.Duration
 	// webhookGuard checks webhook URLs (the SSRF guard); nil: the strict one.
 	webhookGuard *webhooks.Guard
+	plans        *planning.Service // the locations' plans (plan.go, detail.go)
 }
 
 var _ oapi.StrictServerInterface = (*handlers)(nil)

@@ -49,7 +49,8 @@ func jobOf(j workshop.Job) oapi.Job {
 
 func stepOf(st workshop.Step) oapi.Step {
 	return oapi.Step{Id: st.ID, JobId: st.JobID, Label: st.Label, Phase: st.Phase, SchedulingMode: oapi.SchedulingMode(st.SchedulingMode),
-		EstimatedDuration: st.EstimatedDuration, TechIds: nonNilList(st.TechIDs), BayId: nullableOf(st.BayID), Status: oapi.StepStatus(st.Status),
+		EstimatedDuration: st.EstimatedDuration, TechIds: nonNilList(st.TechIDs), BayId: nullableOf(st.BayID),
+		ServiceCode: nullableOf(st.ServiceCode), Status: oapi.StepStatus(st.Status),
 		StartedAt: nullableMicros(st.StartedAt), CompletedAt: nullableMicros(st.CompletedAt), CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
 }
 
@@ -332,13 +333,13 @@ func optionalNullable[T any](n nullable.Nullable[T]) **T {
 func (h *handlers) CreateStep(ctx context.Context, req oapi.CreateStepRequestObject) (oapi.CreateStepResponseObject, error) {
 	b := req.Body
 	now := workshop.MicrosOf(h.now())
-	st := workshop.Step{ID: workshop.NewID(workshop.PrefixStep), JobID: req.JobId, Label: b.Label, Phase: deref(b.Phase),
-		SchedulingMode: "sequential", EstimatedDuration: b.EstimatedDuration, TechIDs: []string{}, Status: workshop.StepPending,
-		CreatedAt: now, UpdatedAt: now}
+	st := workshop.Step{ID: workshop.NewID(workshop.PrefixStep), JobID: req.JobId, Label: deref(b.Label), Phase: deref(b.Phase),
+		SchedulingMode: "sequential", EstimatedDuration: deref(b.EstimatedDuration), TechIDs: []string{}, Status: workshop.StepPending,
+		ServiceCode: b.ServiceCode, CreatedAt: now, UpdatedAt: now}
 	if b.SchedulingMode != nil {
 		st.SchedulingMode = string(*b.SchedulingMode)
 	}
-	if strings.TrimSpace(st.Label) == "" {
+	if b.Label != nil && strings.TrimSpace(*b.Label) == "" {
 		return nil, workshop.Invalid("label", "label cannot be blank.")
 	}
 	storeResponseInTx(ctx, func(st workshop.Step) (int, any) { return http.StatusCreated, stepOf(st) })

@@ -23,6 +23,7 @@ import (
 
 	"github.com/workshop-platform/workshop/api"
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/webhooks"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -40,6 +41,7 @@ type Store interface {
 	WebhookStore
 	OperationsStore
 	DetailStore
+	PlanStore
 }
 
 // Config are the API's settings.
@@ -50,6 +52,9 @@ type Config struct {
 	Registry           *prometheus.Registry // the metrics registry served at /metrics
 	Now                func() time.Time
 	WebhookGuard       *webhooks.Guard // checks webhook URLs; nil: the strict guard
+	// Plans computes the locations' plans; nil: one of the API's own. The
+	// promise watch of the same process shares it, and so its plans.
+	Plans *planning.Service
 }
 
 // Server is the HTTP API.
@@ -66,6 +71,7 @@ type Server struct {
 	mounts            map[string]http.Handler
 	arrivalSkew       time.Duration
 	webhookGuard      *webhooks.Guard
+	plans             *planning.Service
 	v1Once            sync.Once
 	v1                http.Handler // the /v1 routes behind authentication: see routes
 }
@@ -92,11 +98,14 @@ func New(st Store, cfg Config) (*Server, error) {
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
 	}
+	if cfg.Plans == nil {
+		cfg.Plans = planning.New(st)
+	}
 	return &Server{
 		store: st, log: cfg.Logger, now: cfg.Now, registry: cfg.Registry, metrics: newMetrics(cfg.Registry),
 		limiter: newLimiter(cfg.RateLimitPerMinute, cfg.Now), ops: operationsOf(doc), openAPIJSON: docJSON,
 		validationOptions: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, webhookGuard: cfg.WebhookGuard,
+		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, webhookGuard: cfg.WebhookGuard, plans: cfg.Plans,
 	}, nil
 }
 
@@ -130,7 +139,7 @@ func (s *Server) routes() http.Handler {
 	s.v1Once.Do(func() {
 		v1 := http.NewServeMux()
 		oapi.HandlerWithOptions(
-			oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew, webhookGuard: s.webhookGuard}, nil, oapi.StrictHTTPServerOptions{
+			oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew, webhookGuard: s.webhookGuard, plans: s.plans}, nil, oapi.StrictHTTPServerOptions{
 				RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 					writeError(w, r, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be decoded: %v", err))
 				},

@@ -1,5 +1,5 @@
 // Package mcpserver is the read-only AI connection: a Model Context
-// Protocol server whose ten tools are the REST API's reads. Each tool runs
+// Protocol server whose twelve tools are the REST API's reads. Each tool runs
 // its REST read in-process (httpapi.Server.Read) as the token's user, so a
 // tool's result is the REST JSON byte for byte, with the same errors. It is
 // served over stateless Streamable HTTP at /mcp (any `serve` process can
@@ -52,7 +52,7 @@ const instructions = `Read-only access to a vehicle workshop's live operations, 
 	`No tool changes anything. Results are the JSON of the Workshop REST API. ` +
 	`Lists are paginated: pass nextCursor back as cursor. get_workshop_settings lists the locations (ids, time zones).`
 
-// New builds the MCP server with the ten tools on reader; caller tells who
+// New builds the MCP server with the twelve tools on reader; caller tells who
 // each call is made as.
 func New(reader Reader, caller Caller, opts Options) (*mcp.Server, error) {
 	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI)
@@ -316,6 +316,16 @@ func (t *tool) request(raw json.RawMessage) (string, url.Values, *mcp.CallToolRe
 			s = x.String()
 		case bool:
 			s = strconv.FormatBool(x)
+		case []any:
+			if p.typ != "array" {
+				return "", nil, toolError(fmt.Sprintf("%s must be a single %s value.", name, orString(p.typ)),
+					string(workshop.CodeInvalidParameter), name, "")
+			}
+			items, ok := commaList(x)
+			if !ok {
+				return "", nil, toolError(fmt.Sprintf("%s must be a list of strings.", name), string(workshop.CodeInvalidParameter), name, "")
+			}
+			s = items
 		default:
 			return "", nil, toolError(fmt.Sprintf("%s must be a single %s value.", name, orString(p.typ)),
 				string(workshop.CodeInvalidParameter), name, "")
@@ -332,6 +342,20 @@ func (t *tool) request(raw json.RawMessage) (string, url.Values, *mcp.CallToolRe
 		}
 	}
 	return path, query, nil
+}
+
+// commaList is a list argument as the REST read takes it (style form, not
+// exploded: a,b,c); only strings without commas can be said so.
+func commaList(items []any) (string, bool) {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok || strings.Contains(s, ",") {
+			return "", false
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, ","), true
 }
 
 func orString(typ string) string {

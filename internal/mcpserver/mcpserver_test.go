@@ -83,9 +83,9 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 }
 
 var wantTools = []string{"list_jobs", "get_job", "get_job_detail", "get_board_summary", "list_cancel_reason_tags",
-	"list_technicians", "list_bays", "list_catalog", "get_workshop_settings", "list_attendance"}
+	"list_technicians", "list_bays", "list_catalog", "get_workshop_settings", "list_attendance", "get_plan", "get_availability"}
 
-// TestToolsAreTheRESTReads: exactly the ten tools, read-only, each with the
+// TestToolsAreTheRESTReads: exactly the twelve tools, read-only, each with the
 // parameters of its REST GET as its input schema and the GET's 200 body as
 // its output schema.
 func TestToolsAreTheRESTReads(t *testing.T) {
@@ -200,6 +200,11 @@ func TestArguments(t *testing.T) {
 		{"get_board_summary", map[string]any{"locationId": "loc_1"}, "/v1/scheduler/board?locationId=loc_1", ""},
 		{"list_attendance", map[string]any{"from": "2026-11-01", "to": "2026-11-30", "techId": "tec_1"},
 			"/v1/scheduler/attendance?from=2026-11-01&techId=tec_1&to=2026-11-30", ""},
+		{"get_plan", map[string]any{"locationId": "loc_1", "date": "2026-11-24"}, "/v1/scheduler/plan?date=2026-11-24&locationId=loc_1", ""},
+		{"get_availability", map[string]any{"locationId": "loc_1", "serviceCodes": []string{"OIL", "BRAKES"}},
+			"/v1/scheduler/availability?locationId=loc_1&serviceCodes=OIL%2CBRAKES", ""},
+		{"get_availability", map[string]any{"locationId": "loc_1", "serviceCodes": []any{"OIL", 3}}, "",
+			"serviceCodes must be a list of strings. (code invalid_parameter, field serviceCodes)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool, func(t *testing.T) {

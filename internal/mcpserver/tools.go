@@ -17,7 +17,7 @@ const pagination = " Pages hold `limit` records (default 50, at most 200); pass 
 // findLocations tells an assistant where location ids come from.
 const findLocations = " Location ids (loc_...) are in get_workshop_settings (one entry per location, with its time zone) and on every job, technician and bay."
 
-// tools are the ten read-only tools (tools/list gives them by name).
+// tools are the twelve read-only tools (tools/list gives them by name).
 var tools = []toolSpec{
 	{
 		name: "list_jobs", operationID: "listJobs", title: "List jobs",
@@ -67,6 +67,23 @@ var tools = []toolSpec{
 		description: "List the service catalog, oldest first: each standard service's code, name, estimated duration in " +
 			"minutes, required skills and whether it is active. Filter by locationId." + pagination +
 			" The JSON of GET /v1/scheduler/catalog.",
+	},
+	{
+		name: "get_plan", operationID: "getPlan", title: "Get a location's dispatch plan", locationRequired: true,
+		description: "Get a location's dispatch plan: which technician and bay does each open step when, from now (or the " +
+			"opening of date, YYYY-MM-DD) over up to 14 days, respecting working hours, breaks, skills, bay services, " +
+			"maintenance, phases and the bay buffer. Lists the planned steps (pinned: already assigned or in progress), the " +
+			"steps that cannot be placed with their reason, and per job the projected completion, whether it is at risk and " +
+			"by how many minutes it is late for its promise; totals at the end. locationId is required." + findLocations +
+			" The JSON of GET /v1/scheduler/plan.",
+	},
+	{
+		name: "get_availability", operationID: "getAvailability", title: "Quote when a new job could be done", locationRequired: true,
+		description: "Quote when a new job with the given services (serviceCodes: catalog service codes, done one after " +
+			"another in that order) could be finished if the vehicle arrived at from (RFC 3339; now by default), without " +
+			"moving planned work: the earliest completion to offer as the promise time, and each step's technician, bay and " +
+			"times. Service codes are in list_catalog. locationId is required." + findLocations +
+			" The JSON of GET /v1/scheduler/availability.",
 	},
 	{
 		name: "get_workshop_settings", operationID: "getWorkshopSettings", title: "Get workshop settings",

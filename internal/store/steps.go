@@ -10,26 +10,27 @@ import (
 )
 
 const stepColumns = `id, job_id, org_id, location_id, label, phase, scheduling_mode, estimated_duration, tech_ids, bay_id,
-	status, started_at, completed_at, created_at, updated_at`
+	status, started_at, completed_at, created_at, updated_at, service_code`
 
 // stepInsert inserts steps rows of stepWidth values each, stepArgs's.
 const (
 	stepInsert = `INSERT INTO steps (` + stepColumns + `) VALUES `
-	stepWidth  = 15
+	stepWidth  = 16
 )
 
 func stepArgs(args []any, st workshop.Step) []any {
 	return append(args, st.ID, st.JobID, st.OrgID, st.LocationID, st.Label, st.Phase, st.SchedulingMode, st.EstimatedDuration,
-		jsonText(st.TechIDs), st.BayID, st.Status, nullMicros(st.StartedAt), nullMicros(st.CompletedAt), st.CreatedAt, st.UpdatedAt)
+		jsonText(st.TechIDs), st.BayID, st.Status, nullMicros(st.StartedAt), nullMicros(st.CompletedAt), st.CreatedAt, st.UpdatedAt,
+		st.ServiceCode)
 }
 
 func scanStep(sc scanner) (workshop.Step, error) {
 	var st workshop.Step
-	var bay sql.NullString
+	var bay, code sql.NullString
 	var started, completed sql.NullInt64
 	err := sc.Scan(&st.ID, &st.JobID, &st.OrgID, &st.LocationID, &st.Label, &st.Phase, &st.SchedulingMode, &st.EstimatedDuration,
-		jsonList[[]string]{&st.TechIDs}, &bay, &st.Status, &started, &completed, &st.CreatedAt, &st.UpdatedAt)
-	st.BayID, st.StartedAt, st.CompletedAt = strPtr(bay), microsPtr(started), microsPtr(completed)
+		jsonList[[]string]{&st.TechIDs}, &bay, &st.Status, &started, &completed, &st.CreatedAt, &st.UpdatedAt, &code)
+	st.BayID, st.StartedAt, st.CompletedAt, st.ServiceCode = strPtr(bay), microsPtr(started), microsPtr(completed), strPtr(code)
 	return st, err
 }
 
@@ -148,6 +149,13 @@ func (s *Store) CreateStep(ctx context.Context, v Visibility, st workshop.Step) 
 		}
 		if j.Terminal() {
 			return st, terminalError(j, "its steps cannot change")
+		}
+		item, err := stepCatalogItem(ctx, c, j.LocationID, st.ServiceCode)
+		if err != nil {
+			return st, err
+		}
+		if st, err = workshop.CompleteStep(st, item); err != nil {
+			return st, err
 		}
 		st.OrgID, st.LocationID = j.OrgID, j.LocationID
 		if _, err := c.exec(ctx, stepInsert+valueRows(1, stepWidth), stepArgs(nil, st)...); err != nil {

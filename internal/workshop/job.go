@@ -49,6 +49,9 @@ type Step struct {
 	CompletedAt       *Micros
 	CreatedAt         Micros
 	UpdatedAt         Micros
+	// ServiceCode names the catalog item the step was made from, whose
+	// required skills it needs (contract section 8); nil for free text.
+	ServiceCode *string
 }
 
 // Value sets (contract section 4).
@@ -165,11 +168,13 @@ const (
 	EventBayStatusChanged = "bay.status_changed"
 	EventTechClockedIn    = "tech.clocked_in"
 	EventTechClockedOut   = "tech.clocked_out"
+	EventJobAtRisk        = "job.at_risk"
+	EventJobOnTrack       = "job.on_track"
 )
 
 // EventNames is the subscribable set.
 var EventNames = []string{EventJobCreated, EventJobUpdated, EventJobDelivered, EventJobCancelled, EventStepCreated,
-	EventStepUpdated, EventStepCompleted, EventBayStatusChanged, EventTechClockedIn, EventTechClockedOut}
+	EventStepUpdated, EventStepCompleted, EventBayStatusChanged, EventTechClockedIn, EventTechClockedOut, EventJobAtRisk, EventJobOnTrack}
 
 // ValidEvent tells whether name is subscribable.
 func ValidEvent(name string) bool { return slices.Contains(EventNames, name) }

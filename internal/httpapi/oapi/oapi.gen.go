@@ -104,9 +104,11 @@ func (e DeliveryStatus) Valid() bool {
 // Defines values for EventName.
 const (
 	BayStatusChanged EventName = "bay.status_changed"
+	JobAtRisk        EventName = "job.at_risk"
 	JobCancelled     EventName = "job.cancelled"
 	JobCreated       EventName = "job.created"
 	JobDelivered     EventName = "job.delivered"
+	JobOnTrack       EventName = "job.on_track"
 	JobUpdated       EventName = "job.updated"
 	StepCompleted    EventName = "step.completed"
 	StepCreated      EventName = "step.created"
@@ -120,11 +122,15 @@ func (e EventName) Valid() bool {
 	switch e {
 	case BayStatusChanged:
 		return true
+	case JobAtRisk:
+		return true
 	case JobCancelled:
 		return true
 	case JobCreated:
 		return true
 	case JobDelivered:
+		return true
+	case JobOnTrack:
 		return true
 	case JobUpdated:
 		return true
@@ -530,6 +536,27 @@ func (e TechnicianPatchStatus) Valid() bool {
 	}
 }
 
+// Defines values for UnplacedReason.
+const (
+	BeyondHorizon         UnplacedReason = "beyond_horizon"
+	NoQualifiedTechnician UnplacedReason = "no_qualified_technician"
+	NoSuitableBay         UnplacedReason = "no_suitable_bay"
+)
+
+// Valid indicates whether the value is a known member of the UnplacedReason enum.
+func (e UnplacedReason) Valid() bool {
+	switch e {
+	case BeyondHorizon:
+		return true
+	case NoQualifiedTechnician:
+		return true
+	case NoSuitableBay:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Weekday.
 const (
 	Fri Weekday = "fri"
@@ -600,6 +627,29 @@ type AttendanceList struct {
 //
 // Example: 2026-11-21T10:15:30.123456Z
 type AuditTimestamp = workshop.Micros
+
+// Availability defines model for Availability.
+type Availability struct {
+	// EarliestCompletion When the last step would end; null when a step cannot be placed.
+	EarliestCompletion nullable.Nullable[time.Time] `json:"earliestCompletion"`
+
+	// From The arrival the quote assumes, with the location's offset.
+	From       time.Time `json:"from"`
+	LocationId string    `json:"locationId"`
+
+	// Reason Why a step cannot be placed; null when every step is.
+	Reason nullable.Nullable[UnplacedReason] `json:"reason"`
+	Steps  []AvailabilityStep                `json:"steps"`
+}
+
+// AvailabilityStep defines model for AvailabilityStep.
+type AvailabilityStep struct {
+	BayId        nullable.Nullable[string] `json:"bayId"`
+	PlannedEnd   time.Time                 `json:"plannedEnd"`
+	PlannedStart time.Time                 `json:"plannedStart"`
+	ServiceCode  string                    `json:"serviceCode"`
+	TechIds      []string                  `json:"techIds"`
+}
 
 // Bay defines model for Bay.
 type Bay struct {
@@ -1076,10 +1126,10 @@ type JobDetail struct {
 	// Priority Default normal.
 	Priority Priority `json:"priority"`
 	Promise  struct {
-		// AtRisk The projection is past the promise, or less than 30 working minutes before it while work remains.
+		// AtRisk For a job in the dispatch plan, the plan's atRisk (late, or a step unplaced): the detail and the plan never disagree. Otherwise the projection is past the promise, or less than 30 working minutes before it while work remains.
 		AtRisk bool `json:"atRisk"`
 
-		// ProjectedCompletion The last step's projected end (for a finished job, when it finished).
+		// ProjectedCompletion For a job in its location's dispatch plan (not delivered or cancelled, with a step not completed), the plan's projected completion (GET /v1/scheduler/plan; the job's own layout when a step is unplaced). Otherwise the last step's projected end (for a finished job, when it finished).
 		ProjectedCompletion time.Time                    `json:"projectedCompletion"`
 		PromiseTime         nullable.Nullable[time.Time] `json:"promiseTime"`
 
@@ -1264,8 +1314,75 @@ type OpeningHours struct {
 	Open string `json:"open"`
 }
 
+// Plan defines model for Plan.
+type Plan struct {
+	// Date The local date the plan was asked for.
+	Date openapi_types.Date `json:"date"`
+
+	// GeneratedAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	GeneratedAt AuditTimestamp `json:"generatedAt"`
+
+	// Jobs Every open job of the location, in the order they were created.
+	Jobs       []PlanJob `json:"jobs"`
+	LocationId string    `json:"locationId"`
+
+	// Steps Every step of the open jobs that is not completed and was placed, by planned start.
+	Steps    []PlannedStep  `json:"steps"`
+	Totals   PlanTotals     `json:"totals"`
+	Unplaced []UnplacedStep `json:"unplaced"`
+}
+
+// PlanApply defines model for PlanApply.
+type PlanApply struct {
+	// LocationId Required with an organisation key.
+	LocationId *string `json:"locationId,omitempty"`
+
+	// StepIds The steps to assign; every placed step of the plan when omitted.
+	StepIds *[]string `json:"stepIds,omitempty"`
+}
+
+// PlanJob defines model for PlanJob.
+type PlanJob struct {
+	// AtRisk lateMinutes > 0 or a step unplaced.
+	AtRisk bool   `json:"atRisk"`
+	JobId  string `json:"jobId"`
+
+	// LateMinutes Wall-clock minutes, rounded up, by which projectedCompletion passes promiseTime; 0 when on time, without a promise or unplaced.
+	LateMinutes int `json:"lateMinutes"`
+
+	// ProjectedCompletion The planned end of its last step (completed steps counted); null when a step is unplaced.
+	ProjectedCompletion nullable.Nullable[time.Time] `json:"projectedCompletion"`
+	PromiseTime         nullable.Nullable[time.Time] `json:"promiseTime"`
+}
+
 // PlanTier The organisation's plan.
 type PlanTier string
+
+// PlanTotals defines model for PlanTotals.
+type PlanTotals struct {
+	// LateJobs Jobs at risk.
+	LateJobs      int `json:"lateJobs"`
+	PlacedSteps   int `json:"placedSteps"`
+	UnplacedSteps int `json:"unplacedSteps"`
+
+	// WeightedLateMinutes The sum of lateMinutes times the priority's weight (low 1, normal 2, high 4, urgent 8).
+	WeightedLateMinutes int `json:"weightedLateMinutes"`
+}
+
+// PlannedStep defines model for PlannedStep.
+type PlannedStep struct {
+	BayId nullable.Nullable[string] `json:"bayId"`
+	JobId string                    `json:"jobId"`
+
+	// Pinned The step was in progress or already assigned: it keeps its technicians and bay. false: the planner chose them.
+	Pinned       bool      `json:"pinned"`
+	PlannedEnd   time.Time `json:"plannedEnd"`
+	PlannedStart time.Time `json:"plannedStart"`
+	StepId       string    `json:"stepId"`
+	TechIds      []string  `json:"techIds"`
+}
 
 // Priority Default normal.
 type Priority string
@@ -1356,6 +1473,9 @@ type Step struct {
 	// SchedulingMode Sequential steps of a phase run one after another, parallel ones side by side.
 	SchedulingMode SchedulingMode `json:"schedulingMode"`
 
+	// ServiceCode The catalog item the step was made from; its required skills are the step's. null for a free-text step.
+	ServiceCode nullable.Nullable[string] `json:"serviceCode"`
+
 	// StartedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
@@ -1369,15 +1489,20 @@ type Step struct {
 	UpdatedAt AuditTimestamp `json:"updatedAt"`
 }
 
-// StepCreate defines model for StepCreate.
+// StepCreate `label` and `estimatedDuration` are required unless `serviceCode` names a catalog item, which then supplies the ones omitted.
+//
+// Example: {"estimatedDuration":45,"label":"Replace front brake pads"}
 type StepCreate struct {
 	// EstimatedDuration Minutes, 1 to 10080 (a week).
-	EstimatedDuration int    `json:"estimatedDuration"`
-	Label             string `json:"label"`
-	Phase             *int   `json:"phase,omitempty"`
+	EstimatedDuration *int    `json:"estimatedDuration,omitempty"`
+	Label             *string `json:"label,omitempty"`
+	Phase             *int    `json:"phase,omitempty"`
 
 	// SchedulingMode Sequential steps of a phase run one after another, parallel ones side by side.
 	SchedulingMode *SchedulingMode `json:"schedulingMode,omitempty"`
+
+	// ServiceCode An active catalog item of the job's location (422 on `serviceCode` otherwise). The step needs the item's required skills.
+	ServiceCode *string `json:"serviceCode,omitempty"`
 }
 
 // StepDetail defines model for StepDetail.
@@ -1423,6 +1548,9 @@ type StepDetail struct {
 
 	// SchedulingMode Sequential steps of a phase run one after another, parallel ones side by side.
 	SchedulingMode SchedulingMode `json:"schedulingMode"`
+
+	// ServiceCode The catalog item the step was made from; its required skills are the step's. null for a free-text step.
+	ServiceCode nullable.Nullable[string] `json:"serviceCode"`
 
 	// StartedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt).
 	//
@@ -1517,6 +1645,18 @@ type TechnicianPatch struct {
 
 // TechnicianPatchStatus defines model for TechnicianPatch.Status.
 type TechnicianPatchStatus string
+
+// UnplacedReason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start.
+type UnplacedReason string
+
+// UnplacedStep defines model for UnplacedStep.
+type UnplacedStep struct {
+	JobId string `json:"jobId"`
+
+	// Reason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start.
+	Reason UnplacedReason `json:"reason"`
+	StepId string         `json:"stepId"`
+}
 
 // Webhook defines model for Webhook.
 type Webhook struct {
@@ -1764,6 +1904,18 @@ type ClockOutParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetAvailabilityParams defines parameters for GetAvailability.
+type GetAvailabilityParams struct {
+	// LocationId The location (implied for a location key).
+	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// ServiceCodes The services of the new job, comma-separated, in order (at most 50).
+	ServiceCodes []string `form:"serviceCodes" json:"serviceCodes"`
+
+	// From When the vehicle would arrive (RFC 3339); now by default.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+}
+
 // ListBaysParams defines parameters for ListBays.
 type ListBaysParams struct {
 	// LocationId Only this location's records (a location key may name only its own).
@@ -1863,6 +2015,21 @@ type PatchStepParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// GetPlanParams defines parameters for GetPlan.
+type GetPlanParams struct {
+	// LocationId The location (implied for a location key).
+	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// Date The local date the plan starts on (YYYY-MM-DD); today in the location's zone by default.
+	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
+}
+
+// ApplyPlanParams defines parameters for ApplyPlan.
+type ApplyPlanParams struct {
+	// IdempotencyKey Makes a retried POST safe; see the conventions above.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListTechniciansParams defines parameters for ListTechnicians.
 type ListTechniciansParams struct {
 	// LocationId Only this location's records (a location key may name only its own).
@@ -1921,6 +2088,9 @@ type CreateStepJSONRequestBody = StepCreate
 
 // PatchStepJSONRequestBody defines body for PatchStep for application/json ContentType.
 type PatchStepJSONRequestBody = StepPatch
+
+// ApplyPlanJSONRequestBody defines body for ApplyPlan for application/json ContentType.
+type ApplyPlanJSONRequestBody = PlanApply
 
 // PatchTechnicianJSONRequestBody defines body for PatchTechnician for application/json ContentType.
 type PatchTechnicianJSONRequestBody = TechnicianPatch
@@ -2231,6 +2401,19 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/scheduler/attendance/clock-out (the `ClockOut` operationId).
 	ClockOut(ctx context.Context, params *ClockOutParams, body ClockOutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetAvailability Quote when a new job could be done
+	//
+	// When a new job with these services (one sequential step each, in the order given) could be done if it arrived
+	// at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
+	// technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
+	// time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+	// `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
+	// inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Corresponds with GET /v1/scheduler/availability (the `GetAvailability` operationId).
+	GetAvailability(ctx context.Context, params *GetAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListBays List bays
 	//
 	// Bays visible to the key, oldest first. They are created and deleted in the workshop application only. Needs `bays:read`.
@@ -2466,6 +2649,50 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId} (the `PatchStep` operationId).
 	PatchStep(ctx context.Context, jobId JobId, stepId string, params *PatchStepParams, body PatchStepJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPlan Get a location's dispatch plan
+	//
+	// The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
+	// from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
+	// at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
+	// (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
+	// item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
+	// step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
+	// bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+	// the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
+	// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+	// A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
+	// or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
+	// other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+	//
+	// Corresponds with GET /v1/scheduler/plan (the `GetPlan` operationId).
+	GetPlan(ctx context.Context, params *GetPlanParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApplyPlanWithBody Write the plan's assignments into pending steps
+	//
+	// Writes the current plan's technicians and bay into those of `stepIds` (every step of the plan when omitted)
+	// that are still pending and unassigned, in one transaction, each with its `step.updated` event (and
+	// `job.updated` where a job changes). Steps no longer pending or unassigned, or not placed by the plan, are left
+	// alone. Blocked during a day close (409 `day_close_in_progress`) like any step write. Answers 200 with the plan
+	// after the change. `locationId` is required with an organisation key. Needs `jobs:write`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
+	ApplyPlanWithBody(ctx context.Context, params *ApplyPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApplyPlan Write the plan's assignments into pending steps
+	//
+	// Writes the current plan's technicians and bay into those of `stepIds` (every step of the plan when omitted)
+	// that are still pending and unassigned, in one transaction, each with its `step.updated` event (and
+	// `job.updated` where a job changes). Steps no longer pending or unassigned, or not placed by the plan, are left
+	// alone. Blocked during a day close (409 `day_close_in_progress`) like any step write. Answers 200 with the plan
+	// after the change. `locationId` is required with an organisation key. Needs `jobs:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
+	ApplyPlan(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTechnicians List technicians
 	//
@@ -2867,6 +3094,29 @@ func (c *Client) ClockOutWithBody(ctx context.Context, params *ClockOutParams, c
 // Corresponds with POST /v1/scheduler/attendance/clock-out (the `ClockOut` operationId).
 func (c *Client) ClockOut(ctx context.Context, params *ClockOutParams, body ClockOutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewClockOutRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAvailability Quote when a new job could be done
+//
+// When a new job with these services (one sequential step each, in the order given) could be done if it arrived
+// at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
+// technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
+// time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+// `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
+// inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Corresponds with GET /v1/scheduler/availability (the `GetAvailability` operationId).
+func (c *Client) GetAvailability(ctx context.Context, params *GetAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAvailabilityRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3333,6 +3583,80 @@ func (c *Client) PatchStepWithBody(ctx context.Context, jobId JobId, stepId stri
 // Corresponds with PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId} (the `PatchStep` operationId).
 func (c *Client) PatchStep(ctx context.Context, jobId JobId, stepId string, params *PatchStepParams, body PatchStepJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchStepRequest(c.Server, jobId, stepId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPlan Get a location's dispatch plan
+//
+// The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
+// from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
+// at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
+// (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
+// item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
+// step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
+// bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+// the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
+// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+// A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
+// or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
+// other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+//
+// Corresponds with GET /v1/scheduler/plan (the `GetPlan` operationId).
+func (c *Client) GetPlan(ctx context.Context, params *GetPlanParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPlanRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApplyPlanWithBody Write the plan's assignments into pending steps
+//
+// Writes the current plan's technicians and bay into those of `stepIds` (every step of the plan when omitted)
+// that are still pending and unassigned, in one transaction, each with its `step.updated` event (and
+// `job.updated` where a job changes). Steps no longer pending or unassigned, or not placed by the plan, are left
+// alone. Blocked during a day close (409 `day_close_in_progress`) like any step write. Answers 200 with the plan
+// after the change. `locationId` is required with an organisation key. Needs `jobs:write`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
+func (c *Client) ApplyPlanWithBody(ctx context.Context, params *ApplyPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApplyPlanRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApplyPlan Write the plan's assignments into pending steps
+//
+// Writes the current plan's technicians and bay into those of `stepIds` (every step of the plan when omitted)
+// that are still pending and unassigned, in one transaction, each with its `step.updated` event (and
+// `job.updated` where a job changes). Steps no longer pending or unassigned, or not placed by the plan, are left
+// alone. Blocked during a day close (409 `day_close_in_progress`) like any step write. Answers 200 with the plan
+// after the change. `locationId` is required with an organisation key. Needs `jobs:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
+func (c *Client) ApplyPlan(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApplyPlanRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4225,6 +4549,84 @@ func NewClockOutRequestWithBody(server string, params *ClockOutParams, contentTy
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewGetAvailabilityRequest constructs an http.Request for the GetAvailability method
+func NewGetAvailabilityRequest(server string, params *GetAvailabilityParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/availability")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LocationId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locationId", *params.LocationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceCodes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "serviceCodes", params.ServiceCodes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -5178,6 +5580,127 @@ func NewPatchStepRequestWithBody(server string, jobId JobId, stepId string, para
 	return req, nil
 }
 
+// NewGetPlanRequest constructs an http.Request for the GetPlan method
+func NewGetPlanRequest(server string, params *GetPlanParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/plan")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LocationId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locationId", *params.LocationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Date != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewApplyPlanRequest calls the generic ApplyPlan builder with application/json body
+func NewApplyPlanRequest(server string, params *ApplyPlanParams, body ApplyPlanJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewApplyPlanRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewApplyPlanRequestWithBody constructs an http.Request for the ApplyPlan method, with any body, and a specified content type
+func NewApplyPlanRequestWithBody(server string, params *ApplyPlanParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/plan/apply")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListTechniciansRequest constructs an http.Request for the ListTechnicians method
 func NewListTechniciansRequest(server string, params *ListTechniciansParams) (*http.Request, error) {
 	var err error
@@ -5613,6 +6136,21 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/scheduler/attendance/clock-out (the `ClockOut` operationId).
 	ClockOutWithResponse(ctx context.Context, params *ClockOutParams, body ClockOutJSONRequestBody, reqEditors ...RequestEditorFn) (*ClockOutResponse, error)
 
+	// GetAvailabilityWithResponse Quote when a new job could be done
+	//
+	// When a new job with these services (one sequential step each, in the order given) could be done if it arrived
+	// at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
+	// technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
+	// time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+	// `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
+	// inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/scheduler/availability (the `GetAvailability` operationId).
+	GetAvailabilityWithResponse(ctx context.Context, params *GetAvailabilityParams, reqEditors ...RequestEditorFn) (*GetAvailabilityResponse, error)
+
 	// ListBaysWithResponse List bays
 	//
 	// Bays visible to the key, oldest first. They are created and deleted in the workshop application only. Needs `bays:read`.
@@ -5866,6 +6404,52 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId} (the `PatchStep` operationId).
 	PatchStepWithResponse(ctx context.Context, jobId JobId, stepId string, params *PatchStepParams, body PatchStepJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchStepResponse, error)
+
+	// GetPlanWithResponse Get a location's dispatch plan
+	//
+	// The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
+	// from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
+	// at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
+	// (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
+	// item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
+	// step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
+	// bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+	// the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
+	// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+	// A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
+	// or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
+	// other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/scheduler/plan (the `GetPlan` operationId).
+	GetPlanWithResponse(ctx context.Context, params *GetPlanParams, reqEditors ...RequestEditorFn) (*GetPlanResponse, error)
+
+	// ApplyPlanWithBodyWithResponse Write the plan's assignments into pending steps
+	//
+	// Writes the current plan's technicians and bay into those of `stepIds` (every step of the plan when omitted)
+	// that are still pending and unassigned, in one transaction, each with its `step.updated` event (and
+	// `job.updated` where a job changes). Steps no longer pending or unassigned, or not placed by the plan, are left
+	// alone. Blocked during a day close (409 `day_close_in_progress`) like any step write. Answers 200 with the plan
+	// after the change. `locationId` is required with an organisation key. Needs `jobs:write`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
+	ApplyPlanWithBodyWithResponse(ctx context.Context, params *ApplyPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApplyPlanResponse, error)
+
+	// ApplyPlanWithResponse Write the plan's assignments into pending steps
+	//
+	// Writes the current plan's technicians and bay into those of `stepIds` (every step of the plan when omitted)
+	// that are still pending and unassigned, in one transaction, each with its `step.updated` event (and
+	// `job.updated` where a job changes). Steps no longer pending or unassigned, or not placed by the plan, are left
+	// alone. Blocked during a day close (409 `day_close_in_progress`) like any step write. Answers 200 with the plan
+	// after the change. `locationId` is required with an organisation key. Needs `jobs:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
+	ApplyPlanWithResponse(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplyPlanResponse, error)
 
 	// ListTechniciansWithResponse List technicians
 	//
@@ -7972,6 +8556,146 @@ func (r ClockOutResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ClockOutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAvailabilityResponse400Headers the declared response headers of an HTTP 400 response for GetAvailability
+type GetAvailabilityResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityResponse401Headers the declared response headers of an HTTP 401 response for GetAvailability
+type GetAvailabilityResponse401Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityResponse403Headers the declared response headers of an HTTP 403 response for GetAvailability
+type GetAvailabilityResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityResponse404Headers the declared response headers of an HTTP 404 response for GetAvailability
+type GetAvailabilityResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityResponse422Headers the declared response headers of an HTTP 422 response for GetAvailability
+type GetAvailabilityResponse422Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityResponse429Headers the declared response headers of an HTTP 429 response for GetAvailability
+type GetAvailabilityResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetAvailabilityResponse500Headers the declared response headers of an HTTP 500 response for GetAvailability
+type GetAvailabilityResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetAvailabilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Availability
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAvailabilityResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAvailabilityResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAvailabilityResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAvailabilityResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetAvailabilityResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAvailabilityResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAvailabilityResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAvailabilityResponse) GetJSON200() *Availability {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetAvailabilityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetAvailabilityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetAvailabilityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetAvailabilityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetAvailabilityResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetAvailabilityResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetAvailabilityResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAvailabilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAvailabilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAvailabilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAvailabilityResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10407,6 +11131,314 @@ func (r PatchStepResponse) ContentType() string {
 	return ""
 }
 
+// GetPlanResponse400Headers the declared response headers of an HTTP 400 response for GetPlan
+type GetPlanResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetPlanResponse401Headers the declared response headers of an HTTP 401 response for GetPlan
+type GetPlanResponse401Headers struct {
+	XRequestId *string
+}
+
+// GetPlanResponse403Headers the declared response headers of an HTTP 403 response for GetPlan
+type GetPlanResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetPlanResponse404Headers the declared response headers of an HTTP 404 response for GetPlan
+type GetPlanResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetPlanResponse429Headers the declared response headers of an HTTP 429 response for GetPlan
+type GetPlanResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetPlanResponse500Headers the declared response headers of an HTTP 500 response for GetPlan
+type GetPlanResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Plan
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetPlanResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetPlanResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPlanResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetPlanResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPlanResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetPlanResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPlanResponse) GetJSON200() *Plan {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetPlanResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetPlanResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetPlanResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetPlanResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetPlanResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetPlanResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPlanResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ApplyPlanResponse400Headers the declared response headers of an HTTP 400 response for ApplyPlan
+type ApplyPlanResponse400Headers struct {
+	XRequestId *string
+}
+
+// ApplyPlanResponse401Headers the declared response headers of an HTTP 401 response for ApplyPlan
+type ApplyPlanResponse401Headers struct {
+	XRequestId *string
+}
+
+// ApplyPlanResponse403Headers the declared response headers of an HTTP 403 response for ApplyPlan
+type ApplyPlanResponse403Headers struct {
+	XRequestId *string
+}
+
+// ApplyPlanResponse404Headers the declared response headers of an HTTP 404 response for ApplyPlan
+type ApplyPlanResponse404Headers struct {
+	XRequestId *string
+}
+
+// ApplyPlanResponse409Headers the declared response headers of an HTTP 409 response for ApplyPlan
+type ApplyPlanResponse409Headers struct {
+	XRequestId *string
+}
+
+// ApplyPlanResponse413Headers the declared response headers of an HTTP 413 response for ApplyPlan
+type ApplyPlanResponse413Headers struct {
+	XRequestId *string
+}
+
+// ApplyPlanResponse415Headers the declared response headers of an HTTP 415 response for ApplyPlan
+type ApplyPlanResponse415Headers struct {
+	XRequestId *string
+}
+
+// ApplyPlanResponse422Headers the declared response headers of an HTTP 422 response for ApplyPlan
+type ApplyPlanResponse422Headers struct {
+	XRequestId *string
+}
+
+// ApplyPlanResponse429Headers the declared response headers of an HTTP 429 response for ApplyPlan
+type ApplyPlanResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ApplyPlanResponse500Headers the declared response headers of an HTTP 500 response for ApplyPlan
+type ApplyPlanResponse500Headers struct {
+	XRequestId *string
+}
+
+type ApplyPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Plan
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ApplyPlanResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ApplyPlanResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ApplyPlanResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ApplyPlanResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ApplyPlanResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ApplyPlanResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ApplyPlanResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ApplyPlanResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ApplyPlanResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ApplyPlanResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ApplyPlanResponse) GetJSON200() *Plan {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ApplyPlanResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ApplyPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApplyPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApplyPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApplyPlanResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListTechniciansResponse400Headers the declared response headers of an HTTP 400 response for ListTechnicians
 type ListTechniciansResponse400Headers struct {
 	XRequestId *string
@@ -11277,6 +12309,27 @@ func (c *ClientWithResponses) ClockOutWithResponse(ctx context.Context, params *
 	return ParseClockOutResponse(rsp)
 }
 
+// GetAvailabilityWithResponse Quote when a new job could be done
+//
+// When a new job with these services (one sequential step each, in the order given) could be done if it arrived
+// at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
+// technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
+// time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+// `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
+// inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/scheduler/availability (the `GetAvailability` operationId).
+func (c *ClientWithResponses) GetAvailabilityWithResponse(ctx context.Context, params *GetAvailabilityParams, reqEditors ...RequestEditorFn) (*GetAvailabilityResponse, error) {
+	rsp, err := c.GetAvailability(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAvailabilityResponse(rsp)
+}
+
 // ListBaysWithResponse List bays
 //
 // Bays visible to the key, oldest first. They are created and deleted in the workshop application only. Needs `bays:read`.
@@ -11667,6 +12720,70 @@ func (c *ClientWithResponses) PatchStepWithResponse(ctx context.Context, jobId J
 		return nil, err
 	}
 	return ParsePatchStepResponse(rsp)
+}
+
+// GetPlanWithResponse Get a location's dispatch plan
+//
+// The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
+// from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
+// at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
+// (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
+// item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
+// step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
+// bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+// the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
+// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+// A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
+// or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
+// other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/scheduler/plan (the `GetPlan` operationId).
+func (c *ClientWithResponses) GetPlanWithResponse(ctx context.Context, params *GetPlanParams, reqEditors ...RequestEditorFn) (*GetPlanResponse, error) {
+	rsp, err := c.GetPlan(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPlanResponse(rsp)
+}
+
+// ApplyPlanWithBodyWithResponse Write the plan's assignments into pending steps
+//
+// Writes the current plan's technicians and bay into those of `stepIds` (every step of the plan when omitted)
+// that are still pending and unassigned, in one transaction, each with its `step.updated` event (and
+// `job.updated` where a job changes). Steps no longer pending or unassigned, or not placed by the plan, are left
+// alone. Blocked during a day close (409 `day_close_in_progress`) like any step write. Answers 200 with the plan
+// after the change. `locationId` is required with an organisation key. Needs `jobs:write`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
+func (c *ClientWithResponses) ApplyPlanWithBodyWithResponse(ctx context.Context, params *ApplyPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApplyPlanResponse, error) {
+	rsp, err := c.ApplyPlanWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApplyPlanResponse(rsp)
+}
+
+// ApplyPlanWithResponse Write the plan's assignments into pending steps
+//
+// Writes the current plan's technicians and bay into those of `stepIds` (every step of the plan when omitted)
+// that are still pending and unassigned, in one transaction, each with its `step.updated` event (and
+// `job.updated` where a job changes). Steps no longer pending or unassigned, or not placed by the plan, are left
+// alone. Blocked during a day close (409 `day_close_in_progress`) like any step write. Answers 200 with the plan
+// after the change. `locationId` is required with an organisation key. Needs `jobs:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
+func (c *ClientWithResponses) ApplyPlanWithResponse(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplyPlanResponse, error) {
+	rsp, err := c.ApplyPlan(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApplyPlanResponse(rsp)
 }
 
 // ListTechniciansWithResponse List technicians
@@ -14018,6 +15135,161 @@ func ParseClockOutResponse(rsp *http.Response) (*ClockOutResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ClockOutResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAvailabilityResponse parses an HTTP response from a GetAvailabilityWithResponse call
+func ParseGetAvailabilityResponse(rsp *http.Response) (*GetAvailabilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAvailabilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Availability
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetAvailabilityResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAvailabilityResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAvailabilityResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAvailabilityResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetAvailabilityResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAvailabilityResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAvailabilityResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16745,6 +18017,350 @@ func ParsePatchStepResponse(rsp *http.Response) (*PatchStepResponse, error) {
 	return response, nil
 }
 
+// ParseGetPlanResponse parses an HTTP response from a GetPlanWithResponse call
+func ParseGetPlanResponse(rsp *http.Response) (*GetPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Plan
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetPlanResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetPlanResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPlanResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetPlanResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPlanResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetPlanResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseApplyPlanResponse parses an HTTP response from a ApplyPlanWithResponse call
+func ParseApplyPlanResponse(rsp *http.Response) (*ApplyPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApplyPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Plan
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ApplyPlanResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ApplyPlanResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ApplyPlanResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ApplyPlanResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ApplyPlanResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ApplyPlanResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ApplyPlanResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers ApplyPlanResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ApplyPlanResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ApplyPlanResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListTechniciansResponse parses an HTTP response from a ListTechniciansWithResponse call
 func ParseListTechniciansResponse(rsp *http.Response) (*ListTechniciansResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17415,6 +19031,9 @@ type ServerInterface interface {
 	// ClockOut Clock a technician out
 	// (POST /v1/scheduler/attendance/clock-out)
 	ClockOut(w http.ResponseWriter, r *http.Request, params ClockOutParams)
+	// GetAvailability Quote when a new job could be done
+	// (GET /v1/scheduler/availability)
+	GetAvailability(w http.ResponseWriter, r *http.Request, params GetAvailabilityParams)
 	// ListBays List bays
 	// (GET /v1/scheduler/bays)
 	ListBays(w http.ResponseWriter, r *http.Request, params ListBaysParams)
@@ -17463,6 +19082,12 @@ type ServerInterface interface {
 	// PatchStep Update a step
 	// (PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId})
 	PatchStep(w http.ResponseWriter, r *http.Request, jobId JobId, stepId string, params PatchStepParams)
+	// GetPlan Get a location's dispatch plan
+	// (GET /v1/scheduler/plan)
+	GetPlan(w http.ResponseWriter, r *http.Request, params GetPlanParams)
+	// ApplyPlan Write the plan's assignments into pending steps
+	// (POST /v1/scheduler/plan/apply)
+	ApplyPlan(w http.ResponseWriter, r *http.Request, params ApplyPlanParams)
 	// ListTechnicians List technicians
 	// (GET /v1/scheduler/technicians)
 	ListTechnicians(w http.ResponseWriter, r *http.Request, params ListTechniciansParams)
@@ -18077,6 +19702,65 @@ func (siw *ServerInterfaceWrapper) ClockOut(w http.ResponseWriter, r *http.Reque
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.ClockOut(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetAvailability operation middleware
+func (siw *ServerInterfaceWrapper) GetAvailability(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAvailabilityParams
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", r.URL.Query(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "locationId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "locationId", Err: err})
+		}
+		return
+	}
+
+	// ------------- Required query parameter "serviceCodes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, true, "serviceCodes", r.URL.Query(), &params.ServiceCodes, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "serviceCodes"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "serviceCodes", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", r.URL.Query(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "from"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "from", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetAvailability(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -18822,6 +20506,93 @@ func (siw *ServerInterfaceWrapper) PatchStep(w http.ResponseWriter, r *http.Requ
 	handler.ServeHTTP(w, r)
 }
 
+// GetPlan operation middleware
+func (siw *ServerInterfaceWrapper) GetPlan(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetPlanParams
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", r.URL.Query(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "locationId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "locationId", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", r.URL.Query(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "date"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "date", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetPlan(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ApplyPlan operation middleware
+func (siw *ServerInterfaceWrapper) ApplyPlan(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ApplyPlanParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Idempotency-Key", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Idempotency-Key", Err: err})
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ApplyPlan(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // ListTechnicians operation middleware
 func (siw *ServerInterfaceWrapper) ListTechnicians(w http.ResponseWriter, r *http.Request) {
 
@@ -19112,6 +20883,9 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.GetBay)
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.PatchBay)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/board", wrapper.GetBoard)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/plan", wrapper.GetPlan)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/apply", wrapper.ApplyPlan)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/availability", wrapper.GetAvailability)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks", wrapper.ListWebhooks)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/platform/webhooks", wrapper.CreateWebhook)
 	m.HandleFunc(http.MethodDelete+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}", wrapper.DeleteWebhook)
@@ -21539,6 +23313,164 @@ type ClockOut500ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ClockOut500ApplicationProblemPlusJSONResponse) VisitClockOutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailabilityRequestObject struct {
+	Params GetAvailabilityParams
+}
+
+type GetAvailabilityResponseObject interface {
+	VisitGetAvailabilityResponse(w http.ResponseWriter) error
+}
+
+type GetAvailability200JSONResponse Availability
+
+func (response GetAvailability200JSONResponse) VisitGetAvailabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailability400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailability400ApplicationProblemPlusJSONResponse) VisitGetAvailabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailability401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailability401ApplicationProblemPlusJSONResponse) VisitGetAvailabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailability403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailability403ApplicationProblemPlusJSONResponse) VisitGetAvailabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailability404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailability404ApplicationProblemPlusJSONResponse) VisitGetAvailabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailability422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailability422ApplicationProblemPlusJSONResponse) VisitGetAvailabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailability429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailability429ApplicationProblemPlusJSONResponse) VisitGetAvailabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailability500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailability500ApplicationProblemPlusJSONResponse) VisitGetAvailabilityResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -24363,6 +26295,361 @@ func (response PatchStep500ApplicationProblemPlusJSONResponse) VisitPatchStepRes
 	return err
 }
 
+type GetPlanRequestObject struct {
+	Params GetPlanParams
+}
+
+type GetPlanResponseObject interface {
+	VisitGetPlanResponse(w http.ResponseWriter) error
+}
+
+type GetPlan200JSONResponse Plan
+
+func (response GetPlan200JSONResponse) VisitGetPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlan400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlan400ApplicationProblemPlusJSONResponse) VisitGetPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlan401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlan401ApplicationProblemPlusJSONResponse) VisitGetPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlan403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlan403ApplicationProblemPlusJSONResponse) VisitGetPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlan404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlan404ApplicationProblemPlusJSONResponse) VisitGetPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlan429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlan429ApplicationProblemPlusJSONResponse) VisitGetPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlan500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlan500ApplicationProblemPlusJSONResponse) VisitGetPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlanRequestObject struct {
+	Params ApplyPlanParams
+	Body   *ApplyPlanJSONRequestBody
+}
+
+type ApplyPlanResponseObject interface {
+	VisitApplyPlanResponse(w http.ResponseWriter) error
+}
+
+type ApplyPlan200JSONResponse Plan
+
+func (response ApplyPlan200JSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan400ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan401ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan403ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan404ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan409ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan413ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan415ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan422ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan429ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyPlan500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyPlan500ApplicationProblemPlusJSONResponse) VisitApplyPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTechniciansRequestObject struct {
 	Params ListTechniciansParams
 }
@@ -25044,6 +27331,9 @@ type StrictServerInterface interface {
 	// ClockOut Clock a technician out
 	// (POST /v1/scheduler/attendance/clock-out)
 	ClockOut(ctx context.Context, request ClockOutRequestObject) (ClockOutResponseObject, error)
+	// GetAvailability Quote when a new job could be done
+	// (GET /v1/scheduler/availability)
+	GetAvailability(ctx context.Context, request GetAvailabilityRequestObject) (GetAvailabilityResponseObject, error)
 	// ListBays List bays
 	// (GET /v1/scheduler/bays)
 	ListBays(ctx context.Context, request ListBaysRequestObject) (ListBaysResponseObject, error)
@@ -25092,6 +27382,12 @@ type StrictServerInterface interface {
 	// PatchStep Update a step
 	// (PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId})
 	PatchStep(ctx context.Context, request PatchStepRequestObject) (PatchStepResponseObject, error)
+	// GetPlan Get a location's dispatch plan
+	// (GET /v1/scheduler/plan)
+	GetPlan(ctx context.Context, request GetPlanRequestObject) (GetPlanResponseObject, error)
+	// ApplyPlan Write the plan's assignments into pending steps
+	// (POST /v1/scheduler/plan/apply)
+	ApplyPlan(ctx context.Context, request ApplyPlanRequestObject) (ApplyPlanResponseObject, error)
 	// ListTechnicians List technicians
 	// (GET /v1/scheduler/technicians)
 	ListTechnicians(ctx context.Context, request ListTechniciansRequestObject) (ListTechniciansResponseObject, error)
@@ -25569,6 +27865,32 @@ func (sh *strictHandler) ClockOut(w http.ResponseWriter, r *http.Request, params
 	}
 }
 
+// GetAvailability operation middleware
+func (sh *strictHandler) GetAvailability(w http.ResponseWriter, r *http.Request, params GetAvailabilityParams) {
+	var request GetAvailabilityRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAvailability(ctx, request.(GetAvailabilityRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAvailability")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetAvailabilityResponseObject); ok {
+		if err := validResponse.VisitGetAvailabilityResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // ListBays operation middleware
 func (sh *strictHandler) ListBays(w http.ResponseWriter, r *http.Request, params ListBaysParams) {
 	var request ListBaysRequestObject
@@ -26034,6 +28356,65 @@ func (sh *strictHandler) PatchStep(w http.ResponseWriter, r *http.Request, jobId
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(PatchStepResponseObject); ok {
 		if err := validResponse.VisitPatchStepResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetPlan operation middleware
+func (sh *strictHandler) GetPlan(w http.ResponseWriter, r *http.Request, params GetPlanParams) {
+	var request GetPlanRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPlan(ctx, request.(GetPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPlan")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetPlanResponseObject); ok {
+		if err := validResponse.VisitGetPlanResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ApplyPlan operation middleware
+func (sh *strictHandler) ApplyPlan(w http.ResponseWriter, r *http.Request, params ApplyPlanParams) {
+	var request ApplyPlanRequestObject
+
+	request.Params = params
+
+	var body ApplyPlanJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ApplyPlan(ctx, request.(ApplyPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApplyPlan")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ApplyPlanResponseObject); ok {
+		if err := validResponse.VisitApplyPlanResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -1,0 +1,190 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/planning"
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// PlanStore is what planning reads and applying a plan writes.
+type PlanStore interface {
+	planning.Store
+	AssignSteps(ctx context.Context, v store.Visibility, locationID string, version int64, as []store.StepAssignment,
+		now workshop.Micros) ([]workshop.Step, error)
+	CatalogItemsByCode(ctx context.Context, locationID string, codes []string) (map[string]workshop.CatalogItem, error)
+}
+
+func (h *handlers) GetPlan(ctx context.Context, req oapi.GetPlanRequestObject) (oapi.GetPlanResponseObject, error) {
+	loc, err := h.locationParam(ctx, principalOf(ctx), deref(req.Params.LocationId), true)
+	if err != nil {
+		return nil, err
+	}
+	var date string
+	if req.Params.Date != nil {
+		date = req.Params.Date.Format(time.DateOnly)
+	}
+	now := h.now()
+	p, err := h.plans.Plan(ctx, loc, date, now)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.GetPlan200JSONResponse(planOf(p, now)), nil
+}
+
+// applyTries bounds how often apply plans again when the location changed
+// between its plan and its write.
+const applyTries = 5
+
+func (h *handlers) ApplyPlan(ctx context.Context, req oapi.ApplyPlanRequestObject) (oapi.ApplyPlanResponseObject, error) {
+	p := principalOf(ctx)
+	loc, err := h.bodyLocation(ctx, p, deref(req.Body.LocationId))
+	if err != nil {
+		return nil, err
+	}
+	for range applyTries {
+		now := h.now()
+		plan, err := h.plans.Plan(ctx, loc, "", now)
+		if err != nil {
+			return nil, err
+		}
+		_, err = h.store.AssignSteps(ctx, visibility(p), loc, plan.Version, assignmentsOf(plan, req.Body.StepIds), workshop.MicrosOf(now))
+		if errors.Is(err, store.ErrPlanMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		after, err := h.plans.Plan(ctx, loc, "", now)
+		if err != nil {
+			return nil, err
+		}
+		return oapi.ApplyPlan200JSONResponse(planOf(after, now)), nil
+	}
+	return nil, workshop.Errorf(workshop.CodeStaleUpdatedAt, "The location's jobs, technicians or bays kept changing while the plan was applied; read the plan and try again.")
+}
+
+// assignmentsOf is what the plan chose for the steps it assigned (pinned
+// ones keep what they have), only those of stepIDs when given.
+func assignmentsOf(p *planning.Plan, stepIDs *[]string) []store.StepAssignment {
+	var as []store.StepAssignment
+	for _, s := range p.Dispatch.Steps {
+		if s.Pinned || (stepIDs != nil && !slices.Contains(*stepIDs, s.StepID)) {
+			continue
+		}
+		as = append(as, store.StepAssignment{StepID: s.StepID, TechIDs: s.TechIDs, BayID: s.BayID})
+	}
+	return as
+}
+
+func (h *handlers) GetAvailability(ctx context.Context, req oapi.GetAvailabilityRequestObject) (oapi.GetAvailabilityResponseObject, error) {
+	q := req.Params
+	loc, err := h.locationParam(ctx, principalOf(ctx), deref(q.LocationId), true)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := h.quoteSteps(ctx, loc, q.ServiceCodes)
+	if err != nil {
+		return nil, err
+	}
+	now := h.now()
+	plan, err := h.plans.Plan(ctx, loc, "", now)
+	if err != nil {
+		return nil, err
+	}
+	from := now
+	if q.From != nil {
+		from = *q.From
+	}
+	quote := workshop.QuoteAvailability(plan.FreshInput(), plan.Dispatch, from, steps)
+	out := oapi.Availability{LocationId: loc, From: from.In(plan.Zone).Truncate(time.Microsecond),
+		EarliestCompletion: nullableOf(quote.EarliestCompletion), Reason: nullOf[oapi.UnplacedReason](),
+		Steps: make([]oapi.AvailabilityStep, 0, len(quote.Steps))}
+	if quote.Unplaced != "" {
+		out.Reason = nullable.NewNullableWithValue(oapi.UnplacedReason(quote.Unplaced))
+	}
+	for _, s := range quote.Steps {
+		out.Steps = append(out.Steps, oapi.AvailabilityStep{ServiceCode: s.ServiceCode, TechIds: nonNilList(s.TechIDs),
+			BayId: optional(s.BayID), PlannedStart: s.Start, PlannedEnd: s.End})
+	}
+	return oapi.GetAvailability200JSONResponse(out), nil
+}
+
+// quoteSteps are the services of a quote from the location's catalog; an
+// unknown or inactive code is refused on serviceCodes.
+func (h *handlers) quoteSteps(ctx context.Context, loc string, codes []string) ([]workshop.QuoteStep, error) {
+	items, err := h.store.CatalogItemsByCode(ctx, loc, codes)
+	if err != nil {
+		return nil, err
+	}
+	var v workshop.Validation
+	steps := make([]workshop.QuoteStep, 0, len(codes))
+	for i, code := range codes {
+		it, ok := items[code]
+		if !ok || !it.IsActive {
+			v.AddCode("serviceCodes", "unknown_service_code", "serviceCodes[%d]: %q is not an active service of the location's catalog.", i, code)
+			continue
+		}
+		steps = append(steps, workshop.QuoteStep{ServiceCode: code, Duration: time.Duration(it.EstimatedDuration) * time.Minute,
+			RequiredSkills: it.RequiredSkills})
+	}
+	return steps, v.Err()
+}
+
+// bodyLocation is the location a write body names, resolved as every
+// write's: implied by a location key, required of an organisation key and
+// then one of its organisation's.
+func (h *handlers) bodyLocation(ctx context.Context, p *workshop.Principal, sent string) (string, error) {
+	loc, err := p.ResolveLocation(sent, true)
+	if err != nil || p.LocationID != "" {
+		return loc, err
+	}
+	if _, err := h.store.Location(ctx, p.OrgID, loc); err != nil {
+		var we *workshop.Error
+		if errors.As(err, &we) && we.Code == workshop.CodeNotFound {
+			return "", workshop.Invalid("locationId", "Location %s is not a location of this organisation.", loc)
+		}
+		return "", err
+	}
+	return loc, nil
+}
+
+// planOf presents a plan: planned times in the location's zone, generatedAt
+// an audit timestamp of now.
+func planOf(p *planning.Plan, now time.Time) oapi.Plan {
+	d := p.Dispatch
+	day, _ := time.Parse(time.DateOnly, p.Date)
+	out := oapi.Plan{LocationId: p.LocationID, Date: openapi_types.Date{Time: day}, GeneratedAt: workshop.MicrosOf(now),
+		Steps: make([]oapi.PlannedStep, 0, len(d.Steps)), Unplaced: make([]oapi.UnplacedStep, 0, len(d.Unplaced)),
+		Jobs: make([]oapi.PlanJob, 0, len(d.Jobs)),
+		Totals: oapi.PlanTotals{LateJobs: d.Totals.LateJobs, WeightedLateMinutes: d.Totals.WeightedLateMinutes,
+			PlacedSteps: d.Totals.PlacedSteps, UnplacedSteps: d.Totals.UnplacedSteps}}
+	for _, s := range d.Steps {
+		out.Steps = append(out.Steps, oapi.PlannedStep{StepId: s.StepID, JobId: s.JobID, TechIds: nonNilList(s.TechIDs),
+			BayId: optional(s.BayID), PlannedStart: s.Start.In(p.Zone), PlannedEnd: s.End.In(p.Zone), Pinned: s.Pinned})
+	}
+	for _, u := range d.Unplaced {
+		out.Unplaced = append(out.Unplaced, oapi.UnplacedStep{StepId: u.StepID, JobId: u.JobID, Reason: oapi.UnplacedReason(u.Reason)})
+	}
+	for _, j := range d.Jobs {
+		out.Jobs = append(out.Jobs, oapi.PlanJob{JobId: j.JobID, PromiseTime: nullableOf(j.PromiseTime),
+			ProjectedCompletion: nullableOf(inZone(j.ProjectedCompletion, p.Zone)), AtRisk: j.AtRisk, LateMinutes: j.LateMinutes})
+	}
+	return out
+}
+
+func inZone(t *time.Time, zone *time.Location) *time.Time {
+	if t == nil {
+		return nil
+	}
+	z := t.In(zone)
+	return &z
+}

@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// PlanData is everything a location's dispatch plan is computed from
+// (contract section 8), read in one snapshot.
+type PlanData struct {
+	// Version is the location's plan version when the snapshot was taken:
+	// the data is at least that new, so a plan cached under it is never
+	// older than its key (triggers move it, migration 00009).
+	Version  int64
+	Timezone string
+	Settings workshop.Settings
+	Techs    []workshop.Technician
+	Bays     []workshop.Bay
+	// Jobs are the open jobs: not delivered or cancelled, with a step not
+	// completed; each with every step, ordered by (phase, createdAt, id).
+	Jobs []workshop.Job
+	// Skills are the required skills of the location's catalog items by
+	// service code (inactive items too: a step made from an item keeps
+	// needing its skills after the item is retired).
+	Skills map[string][]string
+}
+
+// PlanVersion reads a location's plan version, the cheap check of whether a
+// plan computed before is still the plan.
+func (s *Store) PlanVersion(ctx context.Context, locationID string) (int64, error) {
+	var v int64
+	err := s.read().queryRow(ctx, `SELECT version FROM plan_versions WHERE location_id = ?`, locationID).Scan(&v)
+	return v, notFoundOr(err, "location")
+}
+
+// PlanData reads a location's plan data in one read transaction. It reads
+// the open jobs through the (location_id, status) index, so its cost grows
+// with the open work, not with the location's history.
+func (s *Store) PlanData(ctx context.Context, locationID string) (PlanData, error) {
+	var d PlanData
+	err := s.readTx(ctx, func(c conn) error {
+		var hours, breaks string
+		var buffer int
+		if err := c.queryRow(ctx, `SELECT p.version, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes
+			FROM plan_versions p JOIN locations l ON l.id = p.location_id JOIN workshop_settings w ON w.location_id = l.id
+			WHERE p.location_id = ?`, locationID).Scan(&d.Version, &d.Timezone, &hours, &breaks, &buffer); err != nil {
+			return notFoundOr(err, "location")
+		}
+		var err error
+		if d.Settings, err = s.settings.parse(hours, breaks, buffer); err != nil {
+			return err
+		}
+		if d.Techs, err = planTechnicians(ctx, c, locationID); err != nil {
+			return err
+		}
+		if d.Bays, err = planBays(ctx, c, locationID); err != nil {
+			return err
+		}
+		if d.Skills, err = planSkills(ctx, c, locationID); err != nil {
+			return err
+		}
+		d.Jobs, err = openJobs(ctx, c, locationID)
+		return err
+	})
+	return d, err
+}
+
+func planTechnicians(ctx context.Context, c conn, locationID string) ([]workshop.Technician, error) {
+	rows, err := c.query(ctx, `SELECT id, name, skills, status FROM technicians
+		WHERE location_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, locationID)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (workshop.Technician, error) {
+		t := workshop.Technician{LocationID: locationID}
+		return t, sc.Scan(&t.ID, &t.Name, jsonList[[]string]{&t.Skills}, &t.Status)
+	})
+}
+
+func planBays(ctx context.Context, c conn, locationID string) ([]workshop.Bay, error) {
+	rows, err := c.query(ctx, `SELECT id, name, services, status FROM bays
+		WHERE location_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, locationID)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (workshop.Bay, error) {
+		b := workshop.Bay{LocationID: locationID}
+		return b, sc.Scan(&b.ID, &b.Name, jsonList[[]string]{&b.Services}, &b.Status)
+	})
+}
+
+func planSkills(ctx context.Context, c conn, locationID string) (map[string][]string, error) {
+	rows, err := c.query(ctx, `SELECT service_code, required_skills FROM catalog_items WHERE location_id = ?`, locationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var code string
+		var skills []string
+		if err := rows.Scan(&code, jsonList[[]string]{&skills}); err != nil {
+			return nil, err
+		}
+		out[code] = skills
+	}
+	return out, rows.Err()
+}
+
+// openStatuses are the statuses of a job that may still have work to plan
+// (ready means every step is completed).
+var openStatuses = []any{workshop.JobBooked, workshop.JobArrived, workshop.JobInProgress, workshop.JobWaiting}
+
+// openJobs reads the location's open jobs with their steps: the jobs by
+// status (the index), then their steps in one query.
+func openJobs(ctx context.Context, c conn, locationID string) ([]workshop.Job, error) {
+	rows, err := c.query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE location_id = ? AND status IN (`+placeholders(len(openStatuses))+`)
+		AND EXISTS (SELECT 1 FROM steps s WHERE s.job_id = jobs.id AND s.status <> 'completed')
+		ORDER BY created_at, id`, append([]any{locationID}, openStatuses...)...)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := collect(rows, scanJob)
+	if err != nil || len(jobs) == 0 {
+		return jobs, err
+	}
+	index := make(map[string]int, len(jobs))
+	for i, j := range jobs {
+		index[j.ID] = i
+	}
+	rows, err = c.query(ctx, `SELECT `+stepColumns+` FROM steps
+		WHERE location_id = ? AND job_id IN (SELECT id FROM jobs WHERE location_id = ? AND status IN (`+placeholders(len(openStatuses))+`))
+		ORDER BY job_id, phase, created_at, id`, append([]any{locationID, locationID}, openStatuses...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		st, err := scanStep(rows)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := index[st.JobID]
+		if !ok {
+			continue // a job with every step completed: not open
+		}
+		jobs[i].Steps = append(jobs[i].Steps, st)
+	}
+	return jobs, rows.Err()
+}
+
+// readTx runs fn in a read-only transaction: one snapshot for several
+// queries (REPEATABLE READ on PostgreSQL; a SQLite read transaction sees
+// one snapshot of the write-ahead log).
+func (s *Store) readTx(ctx context.Context, fn func(c conn) error) error {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if s.dialect == postgresDialect {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := s.reader.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only: nothing to keep
+	return fn(conn{s: s, ex: tx, stmts: s.readStmts, tx: tx})
+}
+
+// CatalogItemsByCode reads the location's catalog items of codes (active
+// or not), by service code.
+func (s *Store) CatalogItemsByCode(ctx context.Context, locationID string, codes []string) (map[string]workshop.CatalogItem, error) {
+	return catalogItemsByCode(ctx, s.read(), locationID, codes)
+}
+
+func catalogItemsByCode(ctx context.Context, c conn, locationID string, codes []string) (map[string]workshop.CatalogItem, error) {
+	out := make(map[string]workshop.CatalogItem, len(codes))
+	if len(codes) == 0 {
+		return out, nil
+	}
+	args := []any{locationID}
+	for _, code := range codes {
+		args = append(args, code)
+	}
+	rows, err := c.query(ctx, `SELECT `+catalogColumns+` FROM catalog_items c WHERE c.location_id = ? AND c.service_code IN (`+
+		placeholders(len(codes))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	items, err := collect(rows, scanCatalogItem)
+	for _, it := range items {
+		out[it.ServiceCode] = it
+	}
+	return out, err
+}
+
+// stepCatalogItem is the location's catalog item a new step names, nil
+// when it names none or one the location does not have.
+func stepCatalogItem(ctx context.Context, c conn, locationID string, code *string) (*workshop.CatalogItem, error) {
+	if code == nil {
+		return nil, nil
+	}
+	items, err := catalogItemsByCode(ctx, c, locationID, []string{*code})
+	if it, ok := items[*code]; ok {
+		return &it, err
+	}
+	return nil, err
+}
