@@ -43,7 +43,12 @@ func init() {
 	}
 	scenarios["list_jobs"] = scenario{
 		description: "GET /v1/scheduler/jobs?limit=50 at random cursors in a location of 100,000 jobs, open loop at 500 req/s",
-		prepare:     func(ctx context.Context, e *env) (loadgen.Request, error) { return e.listJobs(ctx, 100_000) },
+		prepare:     func(ctx context.Context, e *env) (loadgen.Request, error) { return e.listJobs(ctx, 100_000, 0) },
+		rate:        500,
+	}
+	scenarios["list_jobs_by_status"] = scenario{
+		description: "GET /v1/scheduler/jobs?status=arrived,in_progress&limit=50 at random cursors among 1,000 arrived jobs made after 100,000 booked ones, open loop at 500 req/s",
+		prepare:     func(ctx context.Context, e *env) (loadgen.Request, error) { return e.listJobs(ctx, 1000, 100_000) },
 		rate:        500,
 	}
 }
@@ -76,6 +81,16 @@ type seeded struct {
 // store (setup is not measured), 64 at a time so that their writes share
 // commits.
 func (e *env) seedJobs(ctx context.Context, n, steps int) ([]seeded, error) {
+	return e.seedJobsWith(ctx, n, steps, seedOptions{})
+}
+
+// seedOptions vary seedJobs's jobs.
+type seedOptions struct {
+	promise func(i int) *workshop.OffsetTime // the i-th job's promise time; none when nil
+	booked  bool                             // not arrived
+}
+
+func (e *env) seedJobsWith(ctx context.Context, n, steps int, o seedOptions) ([]seeded, error) {
 	const seeders = 64
 	out := make([]seeded, n)
 	var next atomic.Int64
@@ -92,7 +107,10 @@ func (e *env) seedJobs(ctx context.Context, n, steps int) ([]seeded, error) {
 				now := workshop.MicrosOf(e.clock())
 				j := workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: e.orgID, LocationID: e.locID, Priority: "normal",
 					Source: "dms", CreatedAt: now, UpdatedAt: now}
-				res, err := e.store.CreateJob(ctx, j, true)
+				if o.promise != nil {
+					j.PromiseTime = o.promise(i)
+				}
+				res, err := e.store.CreateJob(ctx, j, !o.booked)
 				if err != nil {
 					errs <- err
 					return
@@ -141,8 +159,17 @@ func (e *env) patchSteps(ctx context.Context) (loadgen.Request, error) {
 	}, nil
 }
 
-// listJobs seeds n jobs and pages through them from random positions.
-func (e *env) listJobs(ctx context.Context, n int) (loadgen.Request, error) {
+// listJobs seeds n arrived jobs and pages through them from random
+// positions; with before > 0 it first seeds that many booked jobs and
+// lists only the arrived ones, behind which they stand.
+func (e *env) listJobs(ctx context.Context, n, before int) (loadgen.Request, error) {
+	filter := ""
+	if before > 0 {
+		if _, err := e.seedJobsWith(ctx, before, 0, seedOptions{booked: true}); err != nil {
+			return nil, err
+		}
+		filter = "&status=arrived,in_progress"
+	}
 	jobs, err := e.seedJobs(ctx, n, 0)
 	if err != nil {
 		return nil, err
@@ -153,7 +180,7 @@ func (e *env) listJobs(ctx context.Context, n int) (loadgen.Request, error) {
 		cursors[i] = workshop.Cursor{CreatedAt: j.CreatedAt, ID: j.ID}.Encode()
 	}
 	return func(i int64) (*http.Request, error) {
-		r, err := http.NewRequest(http.MethodGet, e.base+"/v1/scheduler/jobs?limit=50&cursor="+url.QueryEscape(cursors[i%int64(len(cursors))]), nil)
+		r, err := http.NewRequest(http.MethodGet, e.base+"/v1/scheduler/jobs?limit=50"+filter+"&cursor="+url.QueryEscape(cursors[i%int64(len(cursors))]), nil)
 		if err == nil {
 			r.Header.Set("Authorization", "Bearer "+e.locKey)
 		}

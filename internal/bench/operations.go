@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/loadgen"
 	"github.com/workshop-platform/workshop/internal/store"
@@ -10,10 +11,16 @@ import (
 )
 
 func init() {
-	scenarios["board"] = scenario{
-		description: "GET /v1/scheduler/board of a location with 2,000 open jobs and 40 bays (20 occupied), open loop at 200 req/s",
-		prepare:     func(ctx context.Context, e *env) (loadgen.Request, error) { return e.board(ctx) },
-		rate:        200,
+	for _, b := range []struct {
+		name, open string
+		n          int
+	}{{"board", "2,000", 2000}, {"board_100k", "100,000", 100000}} {
+		scenarios[b.name] = scenario{
+			description: "GET /v1/scheduler/board of a location with " + b.open + " open jobs promised from 30 days back to 30 days ahead " +
+				"(half of them late) and 40 bays (20 occupied), open loop at 200 req/s",
+			prepare: func(ctx context.Context, e *env) (loadgen.Request, error) { return e.board(ctx, b.n) },
+			rate:    200,
+		}
 	}
 	scenarios["job_detail"] = scenario{
 		description: "GET /v1/scheduler/jobs/{id}/detail of a job with 10 steps (plan, projection, history) vs the control, closed loop",
@@ -27,10 +34,14 @@ func init() {
 	}
 }
 
-// board seeds 2,000 open jobs with a step each and 40 bays, starts the
-// steps of 20 of them in 20 bays, and reads the board.
-func (e *env) board(ctx context.Context) (loadgen.Request, error) {
-	jobs, err := e.seedJobs(ctx, 2000, 1)
+// board seeds open jobs with a step each, promised over 60 days around now
+// (half of them late: the board's cost must not grow with them), and 40
+// bays, starts the steps of 20 of them in 20 bays, and reads the board.
+func (e *env) board(ctx context.Context, open int) (loadgen.Request, error) {
+	now := e.clock()
+	jobs, err := e.seedJobsWith(ctx, open, 1, seedOptions{promise: func(i int) *workshop.OffsetTime {
+		return &workshop.OffsetTime{Time: now.Add(time.Duration(i%60-30) * 24 * time.Hour)}
+	}})
 	if err != nil {
 		return nil, err
 	}

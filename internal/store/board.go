@@ -22,16 +22,26 @@ type BoardBay struct {
 	JobID, StepID    *string
 }
 
-// Board computes the board with indexed aggregate queries, never by loading
-// the jobs: counts per status from (location_id, status), late jobs are the
-// open ones past their promise time.
+// Board reads the board: the job counts from the tallies the writes keep
+// (migration 00010), so that its cost does not grow with a location's
+// open or finished jobs, and the bays with the step in progress on each.
 func (s *Store) Board(ctx context.Context, locationID string, now workshop.Micros) (Board, error) {
 	c := s.read()
-	b := Board{LocationID: locationID, GeneratedAt: now, Jobs: map[string]int{}}
+	b := Board{LocationID: locationID, GeneratedAt: now, Jobs: map[string]int{"total": 0}}
 	for _, st := range workshop.JobStatuses {
 		b.Jobs[st] = 0
 	}
-	rows, err := c.query(ctx, `SELECT status, COUNT(*) FROM jobs WHERE location_id = ? GROUP BY status`, locationID)
+	// One statement, one snapshot: the counts and late agree. Late is the
+	// open jobs not ready promised on a day before today, plus today's
+	// promises before now: a range of the partial index jobs_open_promise,
+	// whose statuses are written out so that SQLite sees it applies.
+	const day = 86400000000
+	today := int64(now) / day * day
+	rows, err := c.query(ctx, `SELECT status, n FROM board_tally WHERE location_id = ?
+		UNION ALL SELECT 'late', (SELECT COALESCE(SUM(n), 0) FROM late_tally WHERE location_id = ? AND day < ?)
+			+ (SELECT COUNT(*) FROM jobs WHERE location_id = ? AND status IN ('booked', 'arrived', 'in_progress', 'waiting')
+				AND promise_time_us >= ? AND promise_time_us < ?)`,
+		locationID, locationID, today/day, locationID, today, int64(now))
 	if err != nil {
 		return b, err
 	}
@@ -50,14 +60,10 @@ func (s *Store) Board(ctx context.Context, locationID string, now workshop.Micro
 	}
 	for _, x := range counts {
 		b.Jobs[x.status] = x.n
-		b.Jobs["total"] += x.n
+		if x.status != "late" {
+			b.Jobs["total"] += x.n
+		}
 	}
-	var late int
-	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE location_id = ? AND status IN (?, ?, ?, ?) AND promise_time_us < ?`,
-		locationID, workshop.JobBooked, workshop.JobArrived, workshop.JobInProgress, workshop.JobWaiting, int64(now)).Scan(&late); err != nil {
-		return b, err
-	}
-	b.Jobs["late"] = late
 	rows, err = c.query(ctx, `SELECT b.id, b.name, b.status,
 			(SELECT s.job_id FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress' ORDER BY s.started_at, s.id LIMIT 1),
 			(SELECT s.id FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress' ORDER BY s.started_at, s.id LIMIT 1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -411,7 +412,11 @@ type JobFilter struct {
 	UpdatedSince  *workshop.Micros
 }
 
-// Jobs lists jobs by (createdAt, id), one page at a time.
+// Jobs lists jobs by (createdAt, id), one page at a time. With a status
+// filter it reads a page of each status from its own run of the
+// (location or org, status, created_at, id) index and merges them, so that
+// a page of open jobs costs a page however many finished jobs come before
+// it (migration 00010).
 func (s *Store) Jobs(ctx context.Context, f JobFilter, p workshop.PageRequest) (workshop.Page[workshop.Job], error) {
 	var where []string
 	var args []any
@@ -419,12 +424,6 @@ func (s *Store) Jobs(ctx context.Context, f JobFilter, p workshop.PageRequest) (
 		where, args = append(where, "location_id = ?"), append(args, f.LocationID)
 	}
 	where, args = append(where, "org_id = ?"), append(args, f.OrgID)
-	if len(f.Statuses) > 0 {
-		where = append(where, "status IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.Statuses)), ", ")+")")
-		for _, st := range f.Statuses {
-			args = append(args, st)
-		}
-	}
 	if f.ExternalKey != nil {
 		where, args = append(where, "integration_id = ? AND external_key = ?"), append(args, f.IntegrationID, *f.ExternalKey)
 	}
@@ -437,9 +436,18 @@ func (s *Store) Jobs(ctx context.Context, f JobFilter, p workshop.PageRequest) (
 		where = append(where, "(created_at, id) > (?, ?)")
 		args = append(args, p.After.CreatedAt, p.After.ID)
 	}
-	args = append(args, p.Limit+1)
-	rows, err := s.read().query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY created_at, id LIMIT ?`, args...)
+	page := `SELECT ` + jobColumns + ` FROM jobs WHERE ` + strings.Join(where, " AND ")
+	query, queryArgs := page, args
+	if statuses := slices.Compact(slices.Sorted(slices.Values(f.Statuses))); len(statuses) > 0 {
+		runs := make([]string, len(statuses))
+		queryArgs = nil
+		for i, st := range statuses {
+			runs[i] = fmt.Sprintf(`SELECT * FROM (%s AND status = ? ORDER BY created_at, id LIMIT ?) AS run%d`, page, i)
+			queryArgs = append(append(queryArgs, args...), st, p.Limit+1)
+		}
+		query = `SELECT * FROM (` + strings.Join(runs, " UNION ALL ") + `) AS runs`
+	}
+	rows, err := s.read().query(ctx, query+` ORDER BY created_at, id LIMIT ?`, append(queryArgs, p.Limit+1)...)
 	if err != nil {
 		return workshop.Page[workshop.Job]{}, err
 	}

@@ -1115,6 +1115,7 @@ func TestJobsList(t *testing.T) {
 			{"booked", store.JobFilter{Visibility: org, Statuses: []string{"booked"}}, only(a, c, x)},
 			{"arrived", store.JobFilter{Visibility: org, Statuses: []string{"arrived"}}, only(b, d)},
 			{"booked or arrived at one location", store.JobFilter{Visibility: atLoc, Statuses: []string{"booked", "arrived"}}, only(a, b, d, x)},
+			{"a status named twice", store.JobFilter{Visibility: org, Statuses: []string{"arrived", "booked", "arrived"}}, only(a, b, c, d, x)},
 			{"in progress", store.JobFilter{Visibility: org, Statuses: []string{"in_progress"}}, nil},
 			{"externalKey without integration", store.JobFilter{Visibility: org, ExternalKey: refOf("K")}, only(d)},
 			{"externalKey of the integration", store.JobFilter{Visibility: org, ExternalKey: refOf("K"), IntegrationID: in.ID}, only(x)},

@@ -1,0 +1,115 @@
+-- +goose Up
+-- The board (store/board.go) reads a location's job counts from a tally
+-- kept current in the writes' own transactions, so that its cost does not
+-- grow with the jobs a location keeps open or has finished: per status the
+-- jobs, and per UTC day of their promise the open jobs not ready (booked,
+-- arrived, in progress, waiting) that have a promise. Late is the second
+-- tally's days before today plus today's promises before now, which a
+-- partial index below counts. Triggers keep both, so no write by this service, by
+-- `workshop admin` or by hand can leave them behind. They run once a
+-- statement over its rows (a grouped write of a hundred jobs is one
+-- upsert), and are named to run after the jobs' plan version triggers: a
+-- transaction then always locks a location's plan version before its
+-- tally rows, the order every step write takes them in, so two cannot
+-- deadlock over them.
+CREATE TABLE board_tally (
+    location_id  TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    n            BIGINT NOT NULL,
+    PRIMARY KEY (location_id, status)
+);
+CREATE TABLE late_tally (
+    location_id  TEXT NOT NULL,
+    day          BIGINT NOT NULL, -- promise_time_us / 86400000000: UTC days since 1970
+    n            BIGINT NOT NULL,
+    PRIMARY KEY (location_id, day)
+);
+INSERT INTO board_tally (location_id, status, n) SELECT location_id, status, COUNT(*) FROM jobs GROUP BY location_id, status;
+INSERT INTO late_tally (location_id, day, n)
+    SELECT location_id, promise_time_us / 86400000000, COUNT(*) FROM jobs
+    WHERE promise_time_us IS NOT NULL AND status IN ('booked', 'arrived', 'in_progress', 'waiting')
+    GROUP BY location_id, promise_time_us / 86400000000;
+
+-- Today's late jobs are a range of this partial index (store.Board names
+-- its statuses as literals, so that SQLite sees the index applies). A job
+-- list filtered by status reads each status's run in created order
+-- (store.Jobs), so that its page does not wait behind finished jobs; the
+-- location's run serves every read of jobs_location_status as well.
+DROP INDEX jobs_location_status;
+CREATE INDEX jobs_open_promise ON jobs (location_id, promise_time_us)
+    WHERE status IN ('booked', 'arrived', 'in_progress', 'waiting');
+CREATE INDEX jobs_location_status_created ON jobs (location_id, status, created_at, id);
+CREATE INDEX jobs_org_status_created ON jobs (org_id, status, created_at, id);
+
+-- Each function tallies a statement's change: +1 for a row as it is now,
+-- -1 for a row as it was.
+-- +goose StatementBegin
+CREATE FUNCTION jobs_tally_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    WITH delta AS (SELECT location_id, status, promise_time_us, 1 AS d FROM new_rows),
+    b AS (INSERT INTO board_tally (location_id, status, n)
+        SELECT location_id, status, SUM(d) FROM delta GROUP BY location_id, status HAVING SUM(d) <> 0 ORDER BY location_id, status
+        ON CONFLICT (location_id, status) DO UPDATE SET n = board_tally.n + excluded.n RETURNING 1)
+    INSERT INTO late_tally (location_id, day, n)
+        SELECT location_id, promise_time_us / 86400000000, SUM(d) FROM delta
+        WHERE promise_time_us IS NOT NULL AND status IN ('booked', 'arrived', 'in_progress', 'waiting')
+        GROUP BY location_id, promise_time_us / 86400000000 HAVING SUM(d) <> 0 ORDER BY 1, 2
+        ON CONFLICT (location_id, day) DO UPDATE SET n = late_tally.n + excluded.n;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE FUNCTION jobs_tally_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    WITH delta AS (SELECT location_id, status, promise_time_us, -1 AS d FROM old_rows
+        UNION ALL SELECT location_id, status, promise_time_us, 1 FROM new_rows),
+    b AS (INSERT INTO board_tally (location_id, status, n)
+        SELECT location_id, status, SUM(d) FROM delta GROUP BY location_id, status HAVING SUM(d) <> 0 ORDER BY location_id, status
+        ON CONFLICT (location_id, status) DO UPDATE SET n = board_tally.n + excluded.n RETURNING 1)
+    INSERT INTO late_tally (location_id, day, n)
+        SELECT location_id, promise_time_us / 86400000000, SUM(d) FROM delta
+        WHERE promise_time_us IS NOT NULL AND status IN ('booked', 'arrived', 'in_progress', 'waiting')
+        GROUP BY location_id, promise_time_us / 86400000000 HAVING SUM(d) <> 0 ORDER BY 1, 2
+        ON CONFLICT (location_id, day) DO UPDATE SET n = late_tally.n + excluded.n;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE FUNCTION jobs_tally_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    WITH delta AS (SELECT location_id, status, promise_time_us, -1 AS d FROM old_rows),
+    b AS (INSERT INTO board_tally (location_id, status, n)
+        SELECT location_id, status, SUM(d) FROM delta GROUP BY location_id, status HAVING SUM(d) <> 0 ORDER BY location_id, status
+        ON CONFLICT (location_id, status) DO UPDATE SET n = board_tally.n + excluded.n RETURNING 1)
+    INSERT INTO late_tally (location_id, day, n)
+        SELECT location_id, promise_time_us / 86400000000, SUM(d) FROM delta
+        WHERE promise_time_us IS NOT NULL AND status IN ('booked', 'arrived', 'in_progress', 'waiting')
+        GROUP BY location_id, promise_time_us / 86400000000 HAVING SUM(d) <> 0 ORDER BY 1, 2
+        ON CONFLICT (location_id, day) DO UPDATE SET n = late_tally.n + excluded.n;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER jobs_insert_tally AFTER INSERT ON jobs
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally_insert();
+CREATE TRIGGER jobs_update_tally AFTER UPDATE ON jobs
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally_update();
+CREATE TRIGGER jobs_delete_tally AFTER DELETE ON jobs
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally_delete();
+
+-- +goose Down
+DROP TRIGGER jobs_delete_tally ON jobs;
+DROP TRIGGER jobs_update_tally ON jobs;
+DROP TRIGGER jobs_insert_tally ON jobs;
+DROP FUNCTION jobs_tally_delete();
+DROP FUNCTION jobs_tally_update();
+DROP FUNCTION jobs_tally_insert();
+DROP INDEX jobs_org_status_created;
+DROP INDEX jobs_location_status_created;
+DROP INDEX jobs_open_promise;
+CREATE INDEX jobs_location_status ON jobs (location_id, status);
+DROP TABLE late_tally;
+DROP TABLE board_tally;
