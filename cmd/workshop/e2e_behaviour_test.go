@@ -424,3 +424,36 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 	})
 }
+
+// An explicit jobNumber may have up to 255 characters, as every string
+// (contract section 2), on create and on PATCH.
+func TestJobNumberLength(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		srv := startServer(t, db.URL)
+		o := w.org("Long numbers", workshop.PlanPro, 1)
+		create := func(number string) *apitest.Response {
+			return apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs", Key: o.Key.Key,
+				Body: fmt.Sprintf(`{"locationId":%q,"jobNumber":%q}`, o.Locations[0].ID, number)})
+		}
+		wantProblem(t, create(strings.Repeat("R", 256)), 422, "validation_failed", "jobNumber")
+		r := create(strings.Repeat("R", 255))
+		if r.Status != 201 {
+			t.Fatalf("255 characters: got %d, want 201; body %s", r.Status, r.Body)
+		}
+		var job struct{ ID, UpdatedAt, JobNumber string }
+		r.Decode(t, &job)
+		if len(job.JobNumber) != 255 {
+			t.Errorf("jobNumber has %d characters, want 255", len(job.JobNumber))
+		}
+		patch := func(number string) *apitest.Response {
+			return apitest.Call(t, srv.URL, apitest.Request{Method: "PATCH", Path: "/v1/scheduler/jobs/" + job.ID, Key: o.Key.Key,
+				Body: fmt.Sprintf(`{"updatedAt":%q,"jobNumber":%q}`, job.UpdatedAt, number)})
+		}
+		wantProblem(t, patch(strings.Repeat("P", 256)), 422, "validation_failed", "jobNumber")
+		if r := patch(strings.Repeat("P", 255)); r.Status != 200 {
+			t.Errorf("PATCH with 255 characters: got %d, want 200; body %s", r.Status, r.Body)
+		}
+	})
+}
