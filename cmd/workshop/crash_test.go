@@ -140,10 +140,10 @@ func TestServeKilledLosesNoEvent(t *testing.T) {
 		})
 		second := startServeProcess(t, db.URL)
 		jobs = append(jobs, createJobs(second.base, 10)...)
-		for deadline := time.Now().Add(time.Minute); rcv.Received(path) == len(rcv.Hits(path)); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("no attempt in flight to kill within a minute:\n%s", second.log())
-			}
+		inFlight, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		if !waitUntil(inFlight, func() bool { return rcv.Received(path) != len(rcv.Hits(path)) }) {
+			t.Fatalf("no attempt in flight to kill within a minute:\n%s", second.log())
 		}
 		second.kill()
 		rcv.Set(path, webhookstest.OK())

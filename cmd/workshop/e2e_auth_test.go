@@ -508,11 +508,54 @@ func TestAuthorizationMatrix(t *testing.T) {
 }
 
 // TestRoleChangeNarrowsKeys: a key keeps only the scopes its user's
-// current role allows, checked on every request (contract section 3).
+// current role allows, checked on every request (contract section 3) and
+// on every process. Nothing in the service changes a role yet (the
+// application's organisation pages will), so the test changes it in SQL,
+// as a write by hand that the servers must see as well.
 func TestRoleChangeNarrowsKeys(t *testing.T) {
-	t.Skip("no operator command (nor store method) changes a user's role yet; write this test with it: " +
-		"make an admin's key, demote the admin to technician, then /v1/platform/me lists only jobs:read and attendance:read " +
-		"and GET /v1/platform/integrations is 403 insufficient_scope, on the very next request")
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		a := w.org("Role Motors", workshop.PlanPro, 1)
+		admin, err := w.op.CreateUser(t.Context(), a.ID, "admin@example.com", workshop.RoleAdmin, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := w.key(operator.KeyRequest{UserID: admin.ID})
+		servers := []*apitest.Server{startServer(t, db.URL), startServer(t, db.URL)}
+		scopes := func(srv *apitest.Server) []string {
+			t.Helper()
+			r, err := apitest.Client(t, srv.URL, key.Key).GetMeWithResponse(t.Context())
+			if err != nil || r.JSON200 == nil {
+				t.Fatalf("GetMe: %v, status %d, body %s", err, r.StatusCode(), r.Body)
+			}
+			var got []string
+			for _, s := range r.JSON200.Scopes {
+				got = append(got, string(s))
+			}
+			slices.Sort(got)
+			return got
+		}
+		for _, srv := range servers {
+			if got := scopes(srv); !slices.Contains(got, "integrations:read") {
+				t.Fatalf("an admin's key: scopes %v, want integrations:read among them", got)
+			}
+		}
+		query := `UPDATE users SET role = 'technician' WHERE id = ?`
+		if db.Name == "postgres" {
+			query = strings.Replace(query, "?", "$1", 1)
+		}
+		if _, err := storetest.RawDB(t, db.URL).ExecContext(t.Context(), query, admin.ID); err != nil {
+			t.Fatal(err)
+		}
+		for i, srv := range servers {
+			if got, want := scopes(srv), []string{"attendance:read", "jobs:read"}; !slices.Equal(got, want) {
+				t.Errorf("server %d after the demotion: scopes %v, want %v", i+1, got, want)
+			}
+			r := apitest.Call(t, srv.URL, apitest.Request{Method: "GET", Path: "/v1/platform/integrations", Key: key.Key})
+			wantProblem(t, r, 403, "insufficient_scope", "")
+		}
+	})
 }
 
 // TestRevocationAcrossProcesses revokes a key with the operator command

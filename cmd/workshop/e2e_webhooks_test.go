@@ -154,6 +154,21 @@ func waitCtx(t *testing.T) context.Context {
 	return ctx
 }
 
+// waitUntil rechecks cond until it holds, false when ctx ends first: for
+// state seen only through reads, which offer nothing else to wait on.
+func waitUntil(ctx context.Context, cond func() bool) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
+}
+
 // TestWebhooksEndToEnd drives registrations through the API against a real
 // server and a local receiver: creation and reads (the secret shown once),
 // validation, signatures, rotation, deactivation, location scoping,
@@ -298,20 +313,19 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		flaky := api.create(a.Key.Key, map[string]any{"url": rcv.URL + "/flaky", "events": []string{"job.created"}})
 		job3 := api.walkIn(loc0, "")
 		// The test server retries once after 1s: 2 attempts, then exhausted.
+		if _, err := rcv.Wait(ctx, "/flaky", func(hs []*webhookstest.Hit) bool { return len(hs) >= 2 }); err != nil {
+			t.Fatal(err)
+		}
 		var d deliveryOut
-		for d.Status != "exhausted" {
-			if _, err := rcv.Wait(ctx, "/flaky", func(hs []*webhookstest.Hit) bool { return len(hs) >= 2 }); err != nil {
-				t.Fatal(err)
-			}
+		if !waitUntil(ctx, func() bool {
 			ds := api.deliveries(a.Key.Key, flaky.ID)
 			if len(ds) != 1 {
 				t.Fatalf("flaky: got %d deliveries, want 1", len(ds))
 			}
 			d = ds[0]
-			if ctx.Err() != nil {
-				t.Fatalf("the delivery never got exhausted: %+v", d)
-			}
-			time.Sleep(20 * time.Millisecond)
+			return d.Status == "exhausted"
+		}) {
+			t.Fatalf("the delivery never got exhausted: %+v", d)
 		}
 		if d.Attempts != 2 || d.LastStatusCode == nil || *d.LastStatusCode != 503 || d.LastError == nil || d.NextAttemptAt != nil {
 			t.Errorf("exhausted delivery %+v: want 2 attempts, last status 503, an error, no next attempt", d)
@@ -332,10 +346,10 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		if h := hits[2]; h.Attempt != 3 || h.Delivery != d.ID || h.DataID != job3 {
 			t.Errorf("redelivery: attempt %d of %s for %s, want attempt 3 of %s for %s", h.Attempt, h.Delivery, h.DataID, d.ID, job3)
 		}
-		for d.Status != "succeeded" && ctx.Err() == nil {
+		waitUntil(ctx, func() bool {
 			d = api.deliveries(a.Key.Key, flaky.ID)[0]
-			time.Sleep(20 * time.Millisecond)
-		}
+			return d.Status == "succeeded"
+		})
 		if d.Status != "succeeded" || d.Attempts != 3 || d.LastStatusCode == nil || *d.LastStatusCode != 204 || d.LastError != nil {
 			t.Errorf("after the redelivery: %+v, want succeeded after 3 attempts, last status 204, no error", d)
 		}

@@ -1,21 +1,38 @@
 package httpapi
 
-import "net/http"
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+)
 
 // appended is a JSON response written as the generated responses write
 // theirs (Content-Type, the ETag when there is one, the status, the body
-// and a newline), its body appended by an oapi type's AppendJSON instead of
-// encoding/json, which spends most of a job's cost on its nullable and time
-// fields. It answers the job and step operations; the bytes are the same
-// (oapi.TestAppendJSON).
+// and a newline), its body (a job, a step or a job detail) appended by
+// appendBody instead of encoding/json, which spends most of a job's cost on
+// its nullable and time fields. It answers the job and step operations;
+// the bytes are the same (TestAppendJSON).
 type appended struct {
 	status int
 	etag   *string
-	body   jsonAppender
+	body   any // oapi.Job, oapi.Step or oapi.JobDetail
 	size   int // the body's expected length, for the first allocation
 }
 
-type jsonAppender interface{ AppendJSON(b []byte) []byte }
+// appendBody appends a job, a step or a job detail as encoding/json writes
+// it; ok is false for any other body.
+func appendBody(b []byte, body any) (_ []byte, ok bool) {
+	switch v := body.(type) {
+	case oapi.Job:
+		return appendJob(b, v), true
+	case oapi.Step:
+		return appendStep(b, v), true
+	case oapi.JobDetail:
+		return appendJobDetail(b, v), true
+	}
+	return b, false
+}
 
 func (r appended) write(w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json")
@@ -23,7 +40,11 @@ func (r appended) write(w http.ResponseWriter) error {
 		w.Header().Set("ETag", *r.etag)
 	}
 	w.WriteHeader(r.status)
-	_, err := w.Write(append(r.body.AppendJSON(make([]byte, 0, r.size)), '\n'))
+	b, ok := appendBody(make([]byte, 0, r.size), r.body)
+	if !ok {
+		return fmt.Errorf("appended: a body of type %T", r.body)
+	}
+	_, err := w.Write(append(b, '\n'))
 	return err
 }
 

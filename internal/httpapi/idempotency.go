@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -82,40 +81,6 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, claim *workshop.
 	return true
 }
 
-// bufferedWriter holds a response until the idempotency middleware knows
-// whether to send it or the first request's response instead.
-type bufferedWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (w *bufferedWriter) Header() http.Header { return w.header }
-
-func (w *bufferedWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-}
-
-func (w *bufferedWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.body.Write(b)
-}
-
-func (w *bufferedWriter) flush(to http.ResponseWriter) {
-	for k, v := range w.header {
-		to.Header()[k] = v
-	}
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	to.WriteHeader(w.status)
-	_, _ = to.Write(w.body.Bytes())
-}
-
 // storeResponseInTx asks the store to render and keep the response of an
 // operation, when it runs under an Idempotency-Key, in the operation's own
 // transaction. present turns the operation's result into the status and
@@ -127,8 +92,8 @@ func storeResponseInTx[T any](ctx context.Context, present func(T) (int, any)) {
 	}
 	c.Render = func(result any) (int, []byte, error) {
 		status, body := present(result.(T))
-		if a, ok := body.(jsonAppender); ok {
-			return status, append(a.AppendJSON(make([]byte, 0, jobSize)), '\n'), nil
+		if b, ok := appendBody(make([]byte, 0, jobSize), body); ok {
+			return status, append(b, '\n'), nil
 		}
 		b, err := json.Marshal(body)
 		return status, append(b, '\n'), err

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -30,7 +29,7 @@ func (s *Server) Read(ctx context.Context, p *workshop.Principal, urlPath string
 		st.id = workshop.NewID(workshop.PrefixRequest)
 	}
 	ctx = context.WithValue(ctx, stateKey{}, st)
-	w := &bufferWriter{header: http.Header{}}
+	w := &bufferedWriter{header: http.Header{}}
 	target := urlPath
 	if len(query) > 0 {
 		target += "?" + query.Encode()
@@ -60,12 +59,12 @@ func (s *Server) Read(ctx context.Context, p *workshop.Principal, urlPath string
 			slog.String("operation", st.operation), slog.Int("status", w.status), slog.String("key_id", keyID),
 			slog.String("error", st.cause.Error()))
 	}
-	return w.status, w.buf.Bytes()
+	return w.status, w.body.Bytes()
 }
 
 // serveRead runs the routes, a panic answered as a 500 problem as observe
 // does for a request over HTTP.
-func (s *Server) serveRead(w *bufferWriter, r *http.Request) {
+func (s *Server) serveRead(w *bufferedWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			noteCause(r, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
@@ -78,28 +77,6 @@ func (s *Server) serveRead(w *bufferWriter, r *http.Request) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-}
-
-// bufferWriter is the ResponseWriter of an in-process read.
-type bufferWriter struct {
-	header http.Header
-	status int
-	buf    bytes.Buffer
-}
-
-func (w *bufferWriter) Header() http.Header { return w.header }
-
-func (w *bufferWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-}
-
-func (w *bufferWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.buf.Write(b)
 }
 
 // MCPAuth guards the MCP endpoint: every request must carry an MCP token

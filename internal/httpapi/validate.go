@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,20 +49,6 @@ func operationsOf(doc *openapi3.T) map[string]*operation {
 		}
 	}
 	return ops
-}
-
-// requestBody is the body read once by the validation and kept for the
-// idempotency fingerprint.
-type requestBody struct{ data []byte }
-
-type bodyKey struct{}
-
-func bodyOf(ctx context.Context) []byte {
-	b, _ := ctx.Value(bodyKey{}).(*requestBody)
-	if b == nil {
-		return nil
-	}
-	return b.data
 }
 
 // readBody enforces the media type and the size limit and checks that a

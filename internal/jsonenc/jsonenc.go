@@ -7,7 +7,7 @@ package jsonenc
 import "unicode/utf8"
 
 // List writes a slice as encoding/json does: null when nil.
-func List[T any](b []byte, list []T, appendOne func(T, []byte) []byte) []byte {
+func List[T any](b []byte, list []T, appendOne func([]byte, T) []byte) []byte {
 	if list == nil {
 		return append(b, "null"...)
 	}
@@ -16,14 +16,14 @@ func List[T any](b []byte, list []T, appendOne func(T, []byte) []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendOne(v, b)
+		b = appendOne(b, v)
 	}
 	return append(b, ']')
 }
 
 // Strings writes a list of strings: null when nil.
 func Strings(b []byte, list []string) []byte {
-	return List(b, list, func(s string, b []byte) []byte { return String(b, s) })
+	return List(b, list, String)
 }
 
 const hexDigits = "0123456789abcdef"

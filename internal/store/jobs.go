@@ -447,17 +447,9 @@ func (s *Store) Jobs(ctx context.Context, f JobFilter, p workshop.PageRequest) (
 		}
 		query = `SELECT * FROM (` + strings.Join(runs, " UNION ALL ") + `) AS runs`
 	}
-	rows, err := s.read().query(ctx, query+` ORDER BY created_at, id LIMIT ?`, append(queryArgs, p.Limit+1)...)
-	if err != nil {
-		return workshop.Page[workshop.Job]{}, err
-	}
-	list, err := collect(rows, scanJob)
-	if err != nil {
-		return workshop.Page[workshop.Job]{}, err
-	}
-	return workshop.PageOf(list, p.Limit, func(j workshop.Job) workshop.Cursor {
+	return queryPage(ctx, s, query+` ORDER BY created_at, id`, queryArgs, p, scanJob, func(j workshop.Job) workshop.Cursor {
 		return workshop.Cursor{CreatedAt: j.CreatedAt, ID: j.ID}
-	}), nil
+	})
 }
 
 // recordStatus appends the job's status to its history.

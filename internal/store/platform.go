@@ -135,19 +135,11 @@ func (s *Store) Integrations(ctx context.Context, orgID string, p workshop.PageR
 	if after == nil {
 		after = &workshop.Cursor{CreatedAt: -1}
 	}
-	rows, err := s.read().query(ctx, `SELECT `+integrationColumns+` FROM integrations
-		WHERE org_id = ? AND (created_at, id) > (?, ?)
-		ORDER BY created_at, id LIMIT ?`, orgID, after.CreatedAt, after.ID, p.Limit+1)
-	if err != nil {
-		return workshop.Page[workshop.Integration]{}, err
-	}
-	list, err := collect(rows, scanIntegration)
-	if err != nil {
-		return workshop.Page[workshop.Integration]{}, err
-	}
-	return workshop.PageOf(list, p.Limit, func(in workshop.Integration) workshop.Cursor {
-		return workshop.Cursor{CreatedAt: in.CreatedAt, ID: in.ID}
-	}), nil
+	return queryPage(ctx, s, `SELECT `+integrationColumns+` FROM integrations
+		WHERE org_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id`,
+		[]any{orgID, after.CreatedAt, after.ID}, p, scanIntegration, func(in workshop.Integration) workshop.Cursor {
+			return workshop.Cursor{CreatedAt: in.CreatedAt, ID: in.ID}
+		})
 }
 
 // collect scans every row.

@@ -168,7 +168,14 @@ func listPageArgs[T any](ctx context.Context, s *Store, base string, baseArgs []
 		q += ` AND (` + alias + `.created_at, ` + alias + `.id) > (?, ?)` // seeks the index to the cursor
 		args = append(args, p.After.CreatedAt, p.After.ID)
 	}
-	rows, err := s.read().query(ctx, q+` ORDER BY `+alias+`.created_at, `+alias+`.id LIMIT ?`, append(args, p.Limit+1)...)
+	return queryPage(ctx, s, q+` ORDER BY `+alias+`.created_at, `+alias+`.id`, args, p, scan, cursorOf)
+}
+
+// queryPage runs a list query ordered by (created_at, id) for one row more
+// than the page, and makes the page of what it read.
+func queryPage[T any](ctx context.Context, s *Store, query string, args []any, p workshop.PageRequest,
+	scan func(scanner) (T, error), cursorOf func(T) workshop.Cursor) (workshop.Page[T], error) {
+	rows, err := s.read().query(ctx, query+` LIMIT ?`, append(args, p.Limit+1)...)
 	if err != nil {
 		return workshop.Page[T]{}, err
 	}

@@ -75,7 +75,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		err = s.openPostgres(ctx, rawURL)
 	default:
-		return nil, fmt.Errorf("database URL %q: want sqlite://PATH or postgres://...", redact(rawURL))
+		return nil, fmt.Errorf("database URL %q: want sqlite://PATH or postgres://…", redact(rawURL))
 	}
 	if err != nil {
 		s.Close()

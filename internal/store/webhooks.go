@@ -53,20 +53,11 @@ func (s *Store) Webhooks(ctx context.Context, v Visibility, p workshop.PageReque
 	if after == nil {
 		after = &workshop.Cursor{CreatedAt: -1}
 	}
-	args := append(visibleArgs(v), after.CreatedAt, after.ID, p.Limit+1)
-	rows, err := s.read().query(ctx, `SELECT `+webhookColumns+` FROM webhooks
-		WHERE `+webhookVisible+` AND (created_at, id) > (?, ?)
-		ORDER BY created_at, id LIMIT ?`, args...)
-	if err != nil {
-		return workshop.Page[workshop.Webhook]{}, err
-	}
-	list, err := collect(rows, scanWebhook)
-	if err != nil {
-		return workshop.Page[workshop.Webhook]{}, err
-	}
-	return workshop.PageOf(list, p.Limit, func(w workshop.Webhook) workshop.Cursor {
-		return workshop.Cursor{CreatedAt: w.CreatedAt, ID: w.ID}
-	}), nil
+	return queryPage(ctx, s, `SELECT `+webhookColumns+` FROM webhooks
+		WHERE `+webhookVisible+` AND (created_at, id) > (?, ?) ORDER BY created_at, id`,
+		append(visibleArgs(v), after.CreatedAt, after.ID), p, scanWebhook, func(w workshop.Webhook) workshop.Cursor {
+			return workshop.Cursor{CreatedAt: w.CreatedAt, ID: w.ID}
+		})
 }
 
 // WebhookPatch changes a registration; nil fields stay as they are.
@@ -166,19 +157,11 @@ func (s *Store) Deliveries(ctx context.Context, v Visibility, webhookID string, 
 	if after == nil {
 		after = &workshop.Cursor{CreatedAt: -1}
 	}
-	rows, err := s.read().query(ctx, `SELECT `+deliveryColumns+` FROM deliveries
-		WHERE webhook_id = ? AND (created_at, id) > (?, ?)
-		ORDER BY created_at, id LIMIT ?`, webhookID, after.CreatedAt, after.ID, p.Limit+1)
-	if err != nil {
-		return workshop.Page[workshop.Delivery]{}, err
-	}
-	list, err := collect(rows, scanDelivery)
-	if err != nil {
-		return workshop.Page[workshop.Delivery]{}, err
-	}
-	return workshop.PageOf(list, p.Limit, func(d workshop.Delivery) workshop.Cursor {
-		return workshop.Cursor{CreatedAt: d.CreatedAt, ID: d.ID}
-	}), nil
+	return queryPage(ctx, s, `SELECT `+deliveryColumns+` FROM deliveries
+		WHERE webhook_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id`,
+		[]any{webhookID, after.CreatedAt, after.ID}, p, scanDelivery, func(d workshop.Delivery) workshop.Cursor {
+			return workshop.Cursor{CreatedAt: d.CreatedAt, ID: d.ID}
+		})
 }
 
 // Delivery reads one delivery of a registration the caller sees.

@@ -256,10 +256,9 @@ func (c *checker) timing(ref stepRef, ps workshop.PlannedStep) {
 
 // use is a technician's or bay's stretch in the plan.
 type use struct {
-	step, job   string
-	start, end  time.Time
-	inProgress  bool
-	withoutWait bool // two in-progress stretches may overlap
+	step, job  string
+	start, end time.Time
+	inProgress bool // two in-progress stretches may overlap
 }
 
 // resources: one step at a time per technician and bay (steps in progress

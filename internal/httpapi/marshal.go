@@ -1,4 +1,4 @@
-package oapi
+package httpapi
 
 import (
 	"strconv"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 	"github.com/workshop-platform/workshop/internal/jsonenc"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -13,12 +14,12 @@ import (
 // Jobs and their detail are the most read bodies of the API (and through
 // them the MCP tools), and encoding/json spends most of a job's cost on its nullable
 // and time fields: a MarshalJSON call each, whose output it then scans
-// again. AppendJSON writes the bytes encoding/json makes of the generated
-// struct, followed by nothing (Encode adds a newline); TestAppendJSON fills
+// again. The append functions write the bytes encoding/json makes of the
+// generated struct, followed by nothing (Encode adds a newline); TestAppendJSON fills
 // every field of the types as generated now and compares.
 
-// AppendJSON appends the job as encoding/json writes it (HTML escaped).
-func (j Job) AppendJSON(b []byte) []byte {
+// appendJob appends the job as encoding/json writes it (HTML escaped).
+func appendJob(b []byte, j oapi.Job) []byte {
 	b = appendNullable(b, `{"arrivalTime":`, j.ArrivalTime, appendTime)
 	b = appendMicros(append(b, `,"createdAt":`...), j.CreatedAt)
 	b = appendNullable(b, `,"externalKey":`, j.ExternalKey, jsonenc.String)
@@ -30,7 +31,7 @@ func (j Job) AppendJSON(b []byte) []byte {
 	b = jsonenc.String(append(b, `,"source":`...), string(j.Source))
 	b = jsonenc.String(append(b, `,"status":`...), string(j.Status))
 	if j.Steps != nil {
-		b = jsonenc.List(append(b, `,"steps":`...), *j.Steps, Step.AppendJSON)
+		b = jsonenc.List(append(b, `,"steps":`...), *j.Steps, appendStep)
 	}
 	b = appendMicros(append(b, `,"updatedAt":`...), j.UpdatedAt)
 	b = appendNullable(b, `,"vehicleMake":`, j.VehicleMake, jsonenc.String)
@@ -39,8 +40,8 @@ func (j Job) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// AppendJSON appends the step as encoding/json writes it (HTML escaped).
-func (s Step) AppendJSON(b []byte) []byte {
+// appendStep appends the step as encoding/json writes it (HTML escaped).
+func appendStep(b []byte, s oapi.Step) []byte {
 	b = appendNullable(b, `{"bayId":`, s.BayId, jsonenc.String)
 	b = appendNullable(b, `,"completedAt":`, s.CompletedAt, appendMicros)
 	b = appendMicros(append(b, `,"createdAt":`...), s.CreatedAt)
@@ -58,15 +59,15 @@ func (s Step) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// AppendJSON appends the job detail as encoding/json writes it.
-func (d JobDetail) AppendJSON(b []byte) []byte {
+// appendJobDetail appends the job detail as encoding/json writes it.
+func appendJobDetail(b []byte, d oapi.JobDetail) []byte {
 	b = appendNullable(b, `{"actualEnd":`, d.ActualEnd, appendTime)
 	b = appendNullable(b, `,"actualStart":`, d.ActualStart, appendTime)
 	b = appendNullable(b, `,"arrivalTime":`, d.ArrivalTime, appendTime)
 	b = appendMicros(append(b, `,"createdAt":`...), d.CreatedAt)
-	b = jsonenc.List(append(b, `,"delays":`...), d.Delays, Delay.AppendJSON)
+	b = jsonenc.List(append(b, `,"delays":`...), d.Delays, appendDelay)
 	b = appendNullable(b, `,"externalKey":`, d.ExternalKey, jsonenc.String)
-	b = jsonenc.List(append(b, `,"holds":`...), d.Holds, Hold.AppendJSON)
+	b = jsonenc.List(append(b, `,"holds":`...), d.Holds, appendHold)
 	b = jsonenc.String(append(b, `,"id":`...), d.Id)
 	b = jsonenc.String(append(b, `,"jobNumber":`...), d.JobNumber)
 	b = jsonenc.String(append(b, `,"locationId":`...), d.LocationId)
@@ -80,7 +81,7 @@ func (d JobDetail) AppendJSON(b []byte) []byte {
 	b = appendNullable(append(b, '}'), `,"promiseTime":`, d.PromiseTime, appendTime)
 	b = jsonenc.String(append(b, `,"source":`...), string(d.Source))
 	b = jsonenc.String(append(b, `,"status":`...), string(d.Status))
-	b = jsonenc.List(append(b, `,"steps":`...), d.Steps, StepDetail.AppendJSON)
+	b = jsonenc.List(append(b, `,"steps":`...), d.Steps, appendStepDetail)
 	b = appendMicros(append(b, `,"updatedAt":`...), d.UpdatedAt)
 	b = appendNullable(b, `,"vehicleMake":`, d.VehicleMake, jsonenc.String)
 	b = appendNullable(b, `,"vehicleModel":`, d.VehicleModel, jsonenc.String)
@@ -91,8 +92,8 @@ func (d JobDetail) AppendJSON(b []byte) []byte {
 	return append(b, "}}"...)
 }
 
-// AppendJSON appends the step's detail as encoding/json writes it.
-func (s StepDetail) AppendJSON(b []byte) []byte {
+// appendStepDetail appends the step's detail as encoding/json writes it.
+func appendStepDetail(b []byte, s oapi.StepDetail) []byte {
 	b = appendNullable(b, `{"actualEnd":`, s.ActualEnd, appendTime)
 	b = appendNullable(b, `,"actualStart":`, s.ActualStart, appendTime)
 	b = appendNullable(b, `,"bayId":`, s.BayId, jsonenc.String)
@@ -115,8 +116,8 @@ func (s StepDetail) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// AppendJSON appends the delay as encoding/json writes it.
-func (d Delay) AppendJSON(b []byte) []byte {
+// appendDelay appends the delay as encoding/json writes it.
+func appendDelay(b []byte, d oapi.Delay) []byte {
 	b = appendTime(append(b, `{"end":`...), d.End)
 	b = appendInt(append(b, `,"minutes":`...), d.Minutes)
 	b = appendBool(append(b, `,"ongoing":`...), d.Ongoing)
@@ -125,8 +126,8 @@ func (d Delay) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// AppendJSON appends the hold as encoding/json writes it.
-func (h Hold) AppendJSON(b []byte) []byte {
+// appendHold appends the hold as encoding/json writes it.
+func appendHold(b []byte, h oapi.Hold) []byte {
 	b = appendNullable(b, `{"end":`, h.End, appendTime)
 	b = jsonenc.String(append(b, `,"reason":`...), string(h.Reason))
 	b = appendTime(append(b, `,"start":`...), h.Start)

@@ -1,10 +1,12 @@
-package oapi
+package httpapi
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 )
 
 // tricky strings: quotes, escapes, HTML, control characters, invalid
@@ -19,45 +21,45 @@ func TestAppendJSON(t *testing.T) {
 	for i, s := range tricky {
 		// Every field set, by reflection, so that a field added to the
 		// OpenAPI document and missing here fails.
-		var st Step
+		var st oapi.Step
 		fill(reflect.ValueOf(&st).Elem(), s, times[i%2], i)
-		compare(t, "step", st.AppendJSON, st)
-		var j Job
+		compare(t, "step", appendStep, st)
+		var j oapi.Job
 		fill(reflect.ValueOf(&j).Elem(), s, times[i%2], i)
-		compare(t, "job", j.AppendJSON, j)
-		var d JobDetail
+		compare(t, "job", appendJob, j)
+		var d oapi.JobDetail
 		fill(reflect.ValueOf(&d).Elem(), s, times[i%2], i)
-		compare(t, "job detail", d.AppendJSON, d)
+		compare(t, "job detail", appendJobDetail, d)
 	}
 
 	// Null, never set, empty and nil: each as encoding/json writes it.
-	var bare Step
+	var bare oapi.Step
 	bare.BayId.SetNull()
-	compare(t, "bare step", bare.AppendJSON, bare)
+	compare(t, "bare step", appendStep, bare)
 	bare.TechIds = []string{}
-	compare(t, "step with no technicians", bare.AppendJSON, bare)
-	var j Job
+	compare(t, "step with no technicians", appendStep, bare)
+	var j oapi.Job
 	j.ArrivalTime.SetNull()
 	j.VehiclePlate.SetNull()
-	compare(t, "bare job", j.AppendJSON, j)
-	var none []Step
+	compare(t, "bare job", appendJob, j)
+	var none []oapi.Step
 	j.Steps = &none
-	compare(t, "job with nil steps", j.AppendJSON, j)
-	empty := []Step{}
+	compare(t, "job with nil steps", appendJob, j)
+	empty := []oapi.Step{}
 	j.Steps = &empty
-	compare(t, "job with no steps", j.AppendJSON, j)
-	var d JobDetail
+	compare(t, "job with no steps", appendJob, j)
+	var d oapi.JobDetail
 	d.ActualEnd.SetNull()
 	d.Promise.SlackMinutes.SetNull()
 	d.Verification.VerifiedAt.SetNull()
-	d.Holds = []Hold{{}}
+	d.Holds = []oapi.Hold{{}}
 	d.Holds[0].End.SetNull()
-	compare(t, "bare job detail", d.AppendJSON, d)
+	compare(t, "bare job detail", appendJobDetail, d)
 }
 
-func compare(t *testing.T, what string, appendJSON func([]byte) []byte, v any) {
+func compare[T any](t *testing.T, what string, appendJSON func([]byte, T) []byte, v T) {
 	t.Helper()
-	got := appendJSON([]byte("prefix:"))
+	got := appendJSON([]byte("prefix:"), v)
 	want, err := json.Marshal(v)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -90,7 +92,7 @@ func fill(v reflect.Value, s string, at time.Time, n int) {
 		fill(list.Index(0), s, at, n)
 		fill(list.Index(1), "tec_2", at, n+1)
 		v.Set(list)
-	case v.Kind() == reflect.Pointer: // *[]Step
+	case v.Kind() == reflect.Pointer: // *[]oapi.Step
 		p := reflect.New(v.Type().Elem())
 		fill(p.Elem(), s, at, n)
 		v.Set(p)

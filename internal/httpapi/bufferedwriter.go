@@ -1,0 +1,41 @@
+package httpapi
+
+import (
+	"bytes"
+	"net/http"
+)
+
+// bufferedWriter holds a response: for the idempotency middleware until it
+// knows whether to send it or the first request's response instead, and
+// as the ResponseWriter of an in-process read (MCP tools).
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *bufferedWriter) Header() http.Header { return w.header }
+
+func (w *bufferedWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+
+func (w *bufferedWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.body.Write(b)
+}
+
+func (w *bufferedWriter) flush(to http.ResponseWriter) {
+	for k, v := range w.header {
+		to.Header()[k] = v
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	to.WriteHeader(w.status)
+	_, _ = to.Write(w.body.Bytes())
+}
