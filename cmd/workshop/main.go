@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout)
 	case "admin":
-		err = admin(ctx, args[1:], getenv, stdout)
+		err = admin(ctx, args[1:], getenv, stdin, stdout)
 	case "bench":
 		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version":

@@ -21,6 +21,9 @@ import (
 	"github.com/workshop-platform/workshop/internal/webhooks"
 )
 
+// defaultAddr is the listen address without --addr or WORKSHOP_ADDR.
+const defaultAddr = "127.0.0.1:8080"
+
 // serveConfig is every setting of `workshop serve` (contract section 1).
 type serveConfig struct {
 	database, addr       string
@@ -38,7 +41,7 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	fs := newFlags("serve")
 	c := serveConfig{shutdownGrace: 20 * time.Second}
 	db := databaseFlag(fs, getenv)
-	fs.StringVar(&c.addr, "addr", getenv.or("WORKSHOP_ADDR", "127.0.0.1:8080"), "listen address")
+	fs.StringVar(&c.addr, "addr", getenv.or("WORKSHOP_ADDR", defaultAddr), "listen address")
 	delays := fs.String("webhook-retry-delays", getenv.or("WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h"), "delays before webhook attempts 2, 3, ...")
 	timeout := fs.String("webhook-timeout", getenv.or("WORKSHOP_WEBHOOK_TIMEOUT", "10s"), "webhook endpoint timeout")
 	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", getenv("WORKSHOP_WEBHOOK_ALLOW_INSECURE") == "1", "allow http:// and private webhook targets (development only)")
