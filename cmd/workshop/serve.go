@@ -18,6 +18,7 @@ import (
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/webapp"
 	"github.com/workshop-platform/workshop/internal/webhooks"
 )
 
@@ -109,6 +110,11 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	api.Mount("/mcp", mcpHandler)
+	app, err := webapp.New(st, webapp.Config{Logger: log})
+	if err != nil {
+		return err
+	}
+	api.Mount("/", app.Handler())
 	// The dispatcher stops after the HTTP server (deferred): attempts in
 	// flight get up to the webhook timeout to finish and be recorded.
 	dispatcher := webhooks.New(st, webhooks.Config{RetryDelays: c.retryDelays, Timeout: c.webhookTimeout, Guard: guard,
@@ -132,6 +138,8 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	log.Info("serving", "addr", ln.Addr().String(), "database", st.Dialect())
 	if demo != nil {
 		printDemo(stdout, *demo, ln.Addr().String())
+	} else if err := printSetupLink(ctx, stdout, st, ln.Addr().String()); err != nil {
+		return err
 	}
 	if c.onListen != nil {
 		c.onListen(ln.Addr().String())
