@@ -106,10 +106,11 @@ func chosenMember(ctx context.Context, c conn, sess Session, userID string) (Mem
 		return Member{}, workshop.NotFound("session")
 	}
 	m, err := member(ctx, c, userID)
-	if err != nil || m.User.PasswordHash == "" || workshop.PasswordStamp(m.User.PasswordHash) != sess.Choices[i].Stamp {
-		return Member{}, notFoundOr(err, "session")
+	if workshop.ErrorCode(err) == workshop.CodeNotFound ||
+		err == nil && (m.User.PasswordHash == "" || workshop.PasswordStamp(m.User.PasswordHash) != sess.Choices[i].Stamp) {
+		return Member{}, workshop.NotFound("session")
 	}
-	return m, nil
+	return m, err
 }
 
 // SessionMembers are the members a session may act as: its choices whose
