@@ -27,7 +27,7 @@ func TestAppSetupAndInvite(t *testing.T) {
 		}
 		setupPath := "/setup/" + link[2]
 		b := newBrowser(t, base)
-		b.get("/setup/" + workshop.NewSecret("")).want(t, "an unknown setup token", http.StatusNotFound, "")
+		b.get("/setup/"+workshop.NewSecret("")).want(t, "an unknown setup token", http.StatusNotFound, "")
 		b.get("/setup/").want(t, "no setup token", http.StatusNotFound, "")
 		b.get(setupPath).want(t, "the setup page", http.StatusOK, "", `name="orgName"`, `name="timezone"`, `name="password"`)
 
@@ -84,7 +84,7 @@ func TestAppSetupAndInvite(t *testing.T) {
 		invitePath := strings.TrimPrefix(invite.InviteURL, base)
 		c := newBrowser(t, base)
 		c.get(invitePath).want(t, "the invite page", http.StatusOK, "", "mechanic@example.com", "Garage &lt;Nord&gt;")
-		c.get("/invite/" + workshop.NewSecret("")).want(t, "an unknown invite", http.StatusNotFound, "")
+		c.get("/invite/"+workshop.NewSecret("")).want(t, "an unknown invite", http.StatusNotFound, "")
 		for _, tc := range []struct {
 			name, password, confirm, text string
 		}{

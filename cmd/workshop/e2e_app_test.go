@@ -70,7 +70,10 @@ func (b *browser) do(method, path string, form url.Values, header http.Header) p
 
 func (b *browser) get(path string) page { b.t.Helper(); return b.do("GET", path, nil, nil) }
 
-func (b *browser) post(path string, form url.Values) page { b.t.Helper(); return b.do("POST", path, form, nil) }
+func (b *browser) post(path string, form url.Values) page {
+	b.t.Helper()
+	return b.do("POST", path, form, nil)
+}
 
 func (b *browser) login(email, password, next string) page {
 	b.t.Helper()
@@ -198,7 +201,7 @@ func TestAppSignIn(t *testing.T) {
 			b.get("/").want(t, "GET / signed in", http.StatusSeeOther, board)
 			b.get(board).want(t, "the board", http.StatusOK, "", html.EscapeString(a.Locations[0].Name), html.EscapeString(a.Locations[1].Name),
 				"advisor@example.com", "Alpha &lt;b&gt;Motors&lt;/b&gt;", "All jobs", `action="/logout"`)
-			b.get("/locations/" + other.Locations[0].ID + "/board").want(t, "another organisation's board", http.StatusNotFound, "")
+			b.get("/locations/"+other.Locations[0].ID+"/board").want(t, "another organisation's board", http.StatusNotFound, "")
 
 			first := b.sessionToken()
 			b.login("advisor@example.com", testPassword, "").want(t, "sign in again", http.StatusSeeOther, "/")
