@@ -37,7 +37,7 @@ func (a *App) setupOpen(w http.ResponseWriter, r *http.Request) bool {
 // setup makes the first organisation, its location and owner, and signs
 // the owner in.
 func (a *App) setup(w http.ResponseWriter, r *http.Request) {
-	if !a.parseForm(w, r) {
+	if !a.parseForm(w, r) || !a.setupOpen(w, r) {
 		return
 	}
 	f := formOf(r, setupFields...)
