@@ -10,17 +10,24 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// withPassword gives e's user a password and returns it as a member.
+// withPassword gives a user a password and returns it as a member.
 func withPassword(t *testing.T, e env, userID, password string) store.Member {
 	t.Helper()
-	if _, err := e.st.SetPassword(t.Context(), userID, workshop.HashPassword(password)); err != nil {
+	u, err := e.st.SetPassword(t.Context(), userID, workshop.HashPassword(password))
+	if err != nil {
 		t.Fatalf("SetPassword: %v", err)
 	}
-	m, err := e.st.Member(t.Context(), userID)
-	if err != nil {
-		t.Fatalf("Member: %v", err)
+	return memberByEmail(t, e.st, u.Email)
+}
+
+// memberByEmail is the one member with an email, failing t otherwise.
+func memberByEmail(t *testing.T, st *store.Store, email string) store.Member {
+	t.Helper()
+	members, err := st.MembersByEmail(t.Context(), email)
+	if err != nil || len(members) != 1 {
+		t.Fatalf("MembersByEmail(%s) = %v, %v; want one", email, members, err)
 	}
-	return m
+	return members[0]
 }
 
 // newSession stores a session proving members, acting as the first.
@@ -235,7 +242,7 @@ func TestInvites(t *testing.T) {
 		if m, err := e.st.AcceptInvite(ctx, "h2", hash); err != nil || m.User.PasswordHash != hash {
 			t.Fatalf("AcceptInvite = %+v, %v; want the user with the new hash", m.User, err)
 		}
-		if got, _ := e.st.Member(ctx, e.user.ID); got.User.PasswordHash != hash {
+		if got := memberByEmail(t, e.st, e.user.Email); got.User.PasswordHash != hash {
 			t.Errorf("the password was not stored")
 		}
 		if _, err := e.st.AcceptInvite(ctx, "h2", hash); workshop.ErrorCode(err) != workshop.CodeNotFound {
@@ -304,8 +311,9 @@ func TestSetupLink(t *testing.T) {
 		if made, err := st.CreateSetupToken(ctx, "s3", expires); err != nil || made {
 			t.Errorf("CreateSetupToken with an organisation = %v, %v; want none made", made, err)
 		}
-		if m, err := st.Member(ctx, first.Owner.ID); err != nil || m.Org.Name != "First" || !workshop.PasswordMatches(m.User.PasswordHash, "a long password") {
-			t.Errorf("the owner after setup: %+v, %v", m, err)
+		if m := memberByEmail(t, st, first.Owner.Email); m.User.ID != first.Owner.ID || m.Org.Name != "First" ||
+			!workshop.PasswordMatches(m.User.PasswordHash, "a long password") {
+			t.Errorf("the owner after setup: %+v", m)
 		}
 		if locs, err := st.Locations(ctx, first.Org.ID, ""); err != nil || len(locs) != 1 {
 			t.Errorf("the locations after setup: %v, %v; want the one", locs, err)

@@ -35,11 +35,6 @@ func member(ctx context.Context, c conn, userID string) (Member, error) {
 	return m, notFoundOr(err, "user")
 }
 
-// Member reads a user with its organisation and password hash.
-func (s *Store) Member(ctx context.Context, userID string) (Member, error) {
-	return member(ctx, s.read(), userID)
-}
-
 // MembersByEmail lists the users with an email (compared without case),
 // one per organisation at most, by organisation name.
 func (s *Store) MembersByEmail(ctx context.Context, email string) ([]Member, error) {

@@ -38,8 +38,8 @@ type User struct {
 	DeveloperAccess bool   `json:"developerAccess"`
 	CreatedAt       Micros `json:"createdAt"`
 	UpdatedAt       Micros `json:"updatedAt"`
-	// PasswordHash is the argon2id hash of the application password, only
-	// when one is set and only on writes: reads leave it empty.
+	// PasswordHash is the argon2id hash of the application password ("":
+	// none set). Writes store it; only sign-in's reads fill it in.
 	PasswordHash string `json:"-"`
 }
 
