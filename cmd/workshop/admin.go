@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,16 @@ type adminCommand struct {
 	// define declares the command's flags and returns the operation to run
 	// with the positional arguments once they are parsed.
 	define func(fs *flag.FlagSet) func(ctx context.Context, op *operator.Operator, args []string) (any, error)
+	// defineWithInput is define for the few commands that read the
+	// environment or stdin too (passwords, links); a command has one of
+	// the two.
+	defineWithInput func(fs *flag.FlagSet, in adminInput) func(ctx context.Context, op *operator.Operator, args []string) (any, error)
+}
+
+// adminInput is what a command may read besides its flags.
+type adminInput struct {
+	getenv env
+	stdin  io.Reader
 }
 
 // adminCommands is every operator command by "group verb" (contract section 1).
@@ -46,11 +57,38 @@ var adminCommands = map[string]adminCommand{
 			return op.CreateLocation(ctx, *org, *name, *tz, *currency)
 		}
 	}},
-	"user create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"user create": {defineWithInput: func(fs *flag.FlagSet, in adminInput) func(context.Context, *operator.Operator, []string) (any, error) {
 		org, email, role := fs.String("org", "", "organisation id"), fs.String("email", "", "email"), fs.String("role", "", "owner|admin|advisor|technician")
 		developer := fs.Bool("developer", false, "grant developer access (keys, MCP tokens)")
+		fromStdin := fs.Bool("password-stdin", false, "read the application password from the first line of stdin")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
-			return op.CreateUser(ctx, *org, *email, workshop.Role(*role), *developer)
+			r := operator.UserRequest{OrgID: *org, Email: *email, Role: workshop.Role(*role), Developer: *developer}
+			if *fromStdin {
+				var err error
+				if r.Password, err = readPassword(in.stdin); err != nil {
+					return nil, err
+				}
+			}
+			return op.AddUser(ctx, r)
+		}
+	}},
+	"user set-password": {args: "USER_ID", defineWithInput: func(fs *flag.FlagSet, in adminInput) func(context.Context, *operator.Operator, []string) (any, error) {
+		fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of stdin (required)")
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			if !*fromStdin {
+				return nil, usageError{errors.New("set-password reads the password from stdin: give --password-stdin")}
+			}
+			password, err := readPassword(in.stdin)
+			if err != nil {
+				return nil, err
+			}
+			return op.SetPassword(ctx, a[0], password)
+		}
+	}},
+	"user invite": {args: "USER_ID", defineWithInput: func(fs *flag.FlagSet, in adminInput) func(context.Context, *operator.Operator, []string) (any, error) {
+		base := fs.String("base-url", "http://"+in.getenv.or("WORKSHOP_ADDR", defaultAddr), "where the application is served (default: http:// and the --addr setting)")
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.Invite(ctx, a[0], *base)
 		}
 	}},
 	"key create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
@@ -141,14 +179,19 @@ var adminCommands = map[string]adminCommand{
 }
 
 // admin runs `workshop admin GROUP VERB ...` and prints its JSON object.
-func admin(ctx context.Context, args []string, getenv env, stdout io.Writer) error {
+func admin(ctx context.Context, args []string, getenv env, stdin io.Reader, stdout io.Writer) error {
 	name, cmd, rest, err := findAdminCommand(args)
 	if err != nil {
 		return err
 	}
 	fs := newFlags("admin " + name)
 	db := databaseFlag(fs, getenv)
-	runOp := cmd.define(fs)
+	var runOp func(context.Context, *operator.Operator, []string) (any, error)
+	if cmd.defineWithInput != nil {
+		runOp = cmd.defineWithInput(fs, adminInput{getenv: getenv, stdin: stdin})
+	} else {
+		runOp = cmd.define(fs)
+	}
 	positional, err := parse(fs, rest)
 	if err != nil {
 		return err
@@ -186,4 +229,18 @@ func findAdminCommand(args []string) (string, adminCommand, []string, error) {
 		return "", adminCommand{}, nil, helpError{"usage: workshop admin <command> [flags]\n\ncommands:\n  " + strings.Join(names, "\n  ") + "\n"}
 	}
 	return "", adminCommand{}, nil, usageError{errors.New("unknown admin command; the commands are:\n  " + strings.Join(names, "\n  "))}
+}
+
+// readPassword reads a password as the first line of r, without its line
+// end; the rules are checked where it is used.
+func readPassword(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read the password from stdin: %w", err)
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return "", workshop.Invalid("password", "No password on stdin: write it as the first line.")
+	}
+	return line, nil
 }

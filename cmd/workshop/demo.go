@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/store"
 )
 
 // printDemo tells a newcomer how to try the demo: its keys and curl lines.
@@ -27,6 +29,23 @@ Try it:
 API reference: http://%s/v1/openapi.json
 AI assistants (MCP): http://%s/mcp with the header "Authorization: Bearer <MCP token>"
 
+The application: open the app line and sign in as one of the users (passwords are new at every start).
+app: http://%s/
 `, d.OrgID, state, d.LocationIDs[0], d.LocationIDs[1], d.OrgKey, d.LocationKey, d.MCPToken, d.OrgKey, addr, d.OrgKey, addr,
-		d.OrgKey, addr, d.LocationIDs[0], addr, addr)
+		d.OrgKey, addr, d.LocationIDs[0], addr, addr, addr)
+	for _, u := range d.Users {
+		fmt.Fprintf(w, "user %s %s %s\n", u.Email, u.Password, u.Role)
+	}
+	fmt.Fprintln(w)
+}
+
+// printSetupLink prints the first-run setup link when the database has no
+// organisation yet: the one way to make the first one in the application.
+func printSetupLink(ctx context.Context, w io.Writer, st *store.Store, addr string) error {
+	token, needed, err := operator.New(st).SetupToken(ctx)
+	if err != nil || !needed {
+		return err
+	}
+	fmt.Fprintf(w, "setup: http://%s/setup/%s\n", addr, token)
+	return nil
 }

@@ -45,7 +45,7 @@ func setGCPercent(getenv func(string) string) {
 const usage = `usage: workshop <command> [flags]
 
 commands:
-  serve     run the API, the webhook dispatcher and the MCP endpoint (--demo: seed demo data, print keys)
+  serve     run the API, the application, the webhook dispatcher and the MCP endpoint (--demo: seed demo data, print keys and users)
   mcp       serve the read-only MCP tools over stdio for a desktop assistant (--token wsm_...)
   migrate   apply the database schema and exit
   admin     operator commands (workshop admin help)
@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout)
 	case "admin":
-		err = admin(ctx, args[1:], getenv, stdout)
+		err = admin(ctx, args[1:], getenv, stdin, stdout)
 	case "bench":
 		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version":

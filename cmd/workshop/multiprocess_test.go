@@ -28,13 +28,20 @@ import (
 // request that another connection then served (20 concurrent creates do).
 func mpServe(t *testing.T, databaseURL string) string {
 	t.Helper()
+	return serveWritingTo(t, databaseURL, io.Discard)
+}
+
+// serveWritingTo is mpServe with the server's stdout (the setup link, the
+// demo's lines) written to stdout.
+func serveWritingTo(t *testing.T, databaseURL string, stdout io.Writer) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- serveWith(ctx, serveConfig{database: databaseURL, addr: "127.0.0.1:0", onListen: func(a string) { addrc <- a },
 			retryDelays: []time.Duration{time.Second}, webhookTimeout: time.Second, arrivalSkew: 5 * time.Minute,
-			shutdownGrace: 10 * time.Second}, io.Discard, io.Discard)
+			shutdownGrace: 10 * time.Second}, stdout, io.Discard)
 	}()
 	var addr string
 	select {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -420,6 +421,18 @@ func TestRunServe(t *testing.T) {
 	r := apitest.Call(t, "http://"+addr, apitest.Request{Method: "GET", Path: "/v1/platform/me", Key: key[1]})
 	if r.Status != 200 {
 		t.Errorf("the demo org key: got %d, want 200; body %s", r.Status, r.Body)
+	}
+	if !strings.Contains(stdout.String(), "\napp: http://"+addr+"/\n") {
+		t.Errorf("serve --demo printed no app line for %s: %s", addr, stdout.String())
+	}
+	users := regexp.MustCompile(`(?m)^user (\S+@\S+) (\S{10,}) (owner|advisor|technician)$`).FindAllStringSubmatch(stdout.String(), -1)
+	roles := map[string]bool{}
+	for _, u := range users {
+		roles[u[3]] = true
+		newBrowser(t, "http://"+addr).login(u[1], u[2], "").want(t, "sign in as the printed "+u[3], http.StatusSeeOther, "/")
+	}
+	if len(roles) != 3 {
+		t.Errorf("serve --demo printed users of roles %v, want an owner, an advisor and a technician: %s", roles, stdout.String())
 	}
 	cancel()
 	select {

@@ -18,8 +18,12 @@ import (
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/webapp"
 	"github.com/workshop-platform/workshop/internal/webhooks"
 )
+
+// defaultAddr is the listen address without --addr or WORKSHOP_ADDR.
+const defaultAddr = "127.0.0.1:8080"
 
 // serveConfig is every setting of `workshop serve` (contract section 1).
 type serveConfig struct {
@@ -38,7 +42,7 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	fs := newFlags("serve")
 	c := serveConfig{shutdownGrace: 20 * time.Second}
 	db := databaseFlag(fs, getenv)
-	fs.StringVar(&c.addr, "addr", getenv.or("WORKSHOP_ADDR", "127.0.0.1:8080"), "listen address")
+	fs.StringVar(&c.addr, "addr", getenv.or("WORKSHOP_ADDR", defaultAddr), "listen address")
 	delays := fs.String("webhook-retry-delays", getenv.or("WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h"), "delays before webhook attempts 2, 3, ...")
 	timeout := fs.String("webhook-timeout", getenv.or("WORKSHOP_WEBHOOK_TIMEOUT", "10s"), "webhook endpoint timeout")
 	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", getenv("WORKSHOP_WEBHOOK_ALLOW_INSECURE") == "1", "allow http:// and private webhook targets (development only)")
@@ -106,6 +110,11 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	api.Mount("/mcp", mcpHandler)
+	app, err := webapp.New(st, webapp.Config{Logger: log})
+	if err != nil {
+		return err
+	}
+	api.Mount("/", app.Handler())
 	// The dispatcher stops after the HTTP server (deferred): attempts in
 	// flight get up to the webhook timeout to finish and be recorded.
 	dispatcher := webhooks.New(st, webhooks.Config{RetryDelays: c.retryDelays, Timeout: c.webhookTimeout, Guard: guard,
@@ -129,6 +138,8 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	log.Info("serving", "addr", ln.Addr().String(), "database", st.Dialect())
 	if demo != nil {
 		printDemo(stdout, *demo, ln.Addr().String())
+	} else if err := printSetupLink(ctx, stdout, st, ln.Addr().String()); err != nil {
+		return err
 	}
 	if c.onListen != nil {
 		c.onListen(ln.Addr().String())

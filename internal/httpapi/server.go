@@ -128,7 +128,9 @@ func (s *Server) Handler() http.Handler {
 	}
 
 	root.Handle("/v1/", s.authenticate(s.routes()))
-	root.HandleFunc("/", notFound)
+	if _, app := s.mounts["/"]; !app { // the application, when mounted, answers every other path
+		root.HandleFunc("/", notFound)
+	}
 	return s.observe(root)
 }
 

@@ -17,18 +17,37 @@ const (
 	demoOwnerEmail = "owner@demo-motors.example"
 )
 
+// demoUsers sign in to the application, one of each role a newcomer wants
+// to try; the owner is the seed's.
+var demoUsers = []struct {
+	id, email string
+	role      workshop.Role
+}{
+	{demoOwnerID, demoOwnerEmail, workshop.RoleOwner},
+	{"usr_demo_advisor", "advisor@demo-motors.example", workshop.RoleAdvisor},
+	{"usr_demo_technician", "technician@demo-motors.example", workshop.RoleTechnician},
+}
+
+// DemoUser is a demo user and the password minted for it.
+type DemoUser struct {
+	Email    string        `json:"email"`
+	Password string        `json:"password"`
+	Role     workshop.Role `json:"role"`
+}
+
 // DemoOut is what `workshop admin demo` prints: the demo's ids and fresh
 // secrets (secrets are shown once, so every call mints new ones).
 type DemoOut struct {
-	OrgID         string   `json:"orgId"`
-	LocationIDs   []string `json:"locationIds"`
-	OwnerID       string   `json:"ownerId"`
-	TechnicianIDs []string `json:"technicianIds"`
-	BayIDs        []string `json:"bayIds"`
-	OrgKey        string   `json:"orgKey"`
-	LocationKey   string   `json:"locationKey"`
-	MCPToken      string   `json:"mcpToken"`
-	Seeded        bool     `json:"seeded"` // false when the demo already existed
+	OrgID         string     `json:"orgId"`
+	LocationIDs   []string   `json:"locationIds"`
+	OwnerID       string     `json:"ownerId"`
+	TechnicianIDs []string   `json:"technicianIds"`
+	BayIDs        []string   `json:"bayIds"`
+	OrgKey        string     `json:"orgKey"`
+	LocationKey   string     `json:"locationKey"`
+	MCPToken      string     `json:"mcpToken"`
+	Users         []DemoUser `json:"users"`  // application sign-ins, passwords minted at every call
+	Seeded        bool       `json:"seeded"` // false when the demo already existed
 }
 
 // Demo seeds the demo organisation when the database has none (in one
@@ -68,6 +87,30 @@ func (o *Operator) Demo(ctx context.Context) (DemoOut, error) {
 		return out, err
 	}
 	out.OrgKey, out.LocationKey, out.MCPToken = orgKey.Key, locKey.Key, token.Token
+	out.Users, err = o.demoPasswords(ctx)
+	return out, err
+}
+
+// demoPasswords adds the demo users a demo seeded before them lacks and
+// gives each a fresh password (which ends their earlier sessions).
+func (o *Operator) demoPasswords(ctx context.Context) ([]DemoUser, error) {
+	now := o.stamp()
+	users := make([]workshop.User, len(demoUsers))
+	for i, d := range demoUsers {
+		users[i] = workshop.User{ID: d.id, OrgID: DemoOrgID, Email: d.email, Role: d.role, CreatedAt: now, UpdatedAt: now}
+	}
+	if err := o.Store.EnsureUsers(ctx, users); err != nil {
+		return nil, err
+	}
+	out := make([]DemoUser, len(demoUsers))
+	for i, d := range demoUsers {
+		// 16 characters of a key's alphabet: 80 random bits, easy to type.
+		password := workshop.NewSecret("")[:16]
+		if _, err := o.SetPassword(ctx, d.id, password); err != nil {
+			return nil, err
+		}
+		out[i] = DemoUser{Email: d.email, Password: password, Role: d.role}
+	}
 	return out, nil
 }
 

@@ -8,7 +8,6 @@ package operator
 import (
 	"context"
 	"fmt"
-	"net/mail"
 	"regexp"
 	"slices"
 	"strings"
@@ -40,6 +39,13 @@ type Store interface {
 	Settings(ctx context.Context, locationID string) (workshop.Settings, error)
 	SetSettings(ctx context.Context, locationID string, s workshop.Settings) error
 	SeedDemo(ctx context.Context, d store.DemoSeed) (bool, error)
+	EnsureUsers(ctx context.Context, users []workshop.User) error
+
+	// Sign-in to the application (users.go).
+	SetPassword(ctx context.Context, userID, passwordHash string) (workshop.User, error)
+	CreateInvite(ctx context.Context, userID, tokenHash string, expiresAt workshop.Micros) error
+	CreateSetupToken(ctx context.Context, tokenHash string, expiresAt workshop.Micros) (bool, error)
+	CompleteSetup(ctx context.Context, tokenHash string, su store.Setup) error
 
 	// The demo's working day is made with the API's writes.
 	PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (store.CatalogPut, error)
@@ -94,46 +100,22 @@ func (o *Operator) SetPlan(ctx context.Context, orgID string, plan workshop.Plan
 	return OrgOut{ID: org.ID, Name: org.Name, PlanTier: org.PlanTier}, err
 }
 
-var currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
-
 // CreateLocation makes a location in an IANA time zone, with default
 // workshop settings.
 func (o *Operator) CreateLocation(ctx context.Context, orgID, name, timezone, currency string) (workshop.Location, error) {
-	if currency == "" {
-		currency = "EUR"
-	}
-	if err := requireName("name", name); err != nil {
-		return workshop.Location{}, err
-	}
-	if _, err := time.LoadLocation(timezone); err != nil || timezone == "" || timezone == "Local" {
-		return workshop.Location{}, workshop.Invalid("timezone", "%q is not an IANA time zone name such as Europe/Berlin.", timezone)
-	}
-	if !currencyRe.MatchString(currency) {
-		return workshop.Location{}, workshop.Invalid("currency", "%q is not a three-letter currency code such as EUR.", currency)
+	l, err := newLocation(orgID, LocationFields{Name: name, Timezone: timezone, Currency: currency}, "name", o.stamp())
+	if err != nil {
+		return l, err
 	}
 	if _, err := o.Store.Org(ctx, orgID); err != nil {
 		return workshop.Location{}, err
 	}
-	now := o.stamp()
-	l := workshop.Location{ID: workshop.NewID(workshop.PrefixLocation), OrgID: orgID, Name: name, Timezone: timezone,
-		CurrencyCode: currency, CreatedAt: now, UpdatedAt: now}
 	return o.Store.CreateLocation(ctx, l, workshop.DefaultSettings())
 }
 
 // CreateUser makes a user with a role.
 func (o *Operator) CreateUser(ctx context.Context, orgID, email string, role workshop.Role, developer bool) (workshop.User, error) {
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
-		return workshop.User{}, workshop.Invalid("email", "%q is not an email address.", email)
-	}
-	if !role.Valid() {
-		return workshop.User{}, workshop.Invalid("role", "Unknown role %q: want one of %v.", role, workshop.Roles)
-	}
-	if _, err := o.Store.Org(ctx, orgID); err != nil {
-		return workshop.User{}, err
-	}
-	now := o.stamp()
-	return o.Store.CreateUser(ctx, workshop.User{ID: workshop.NewID(workshop.PrefixUser), OrgID: orgID, Email: email,
-		Role: role, DeveloperAccess: developer, CreatedAt: now, UpdatedAt: now})
+	return o.AddUser(ctx, UserRequest{OrgID: orgID, Email: email, Role: role, Developer: developer})
 }
 
 // KeyOut is a created API key: the secret is shown this once.
@@ -352,7 +334,7 @@ func (o *Operator) FinishDayClose(ctx context.Context, locationID string) (works
 
 func requireName(field, s string) error {
 	if n := len([]rune(strings.TrimSpace(s))); n == 0 || n > 255 {
-		return workshop.Invalid(field, "The %s must have 1 to 255 characters.", field)
+		return workshop.Invalid(field, "Give a name of 1 to 255 characters.")
 	}
 	return nil
 }

@@ -57,3 +57,20 @@ func (s *Store) SeedDemo(ctx context.Context, d DemoSeed) (seeded bool, err erro
 		return true, nil
 	})
 }
+
+// EnsureUsers stores the users that do not exist yet (by id or email in
+// their organisation) and leaves the others as they are: demo users added
+// to a demo seeded before them.
+func (s *Store) EnsureUsers(ctx context.Context, users []workshop.User) error {
+	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		for _, u := range users {
+			if _, err := c.exec(ctx, `INSERT INTO users (id, org_id, email, role, developer_access, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				u.ID, u.OrgID, u.Email, u.Role, u.DeveloperAccess, u.CreatedAt, u.UpdatedAt); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}

@@ -90,8 +90,8 @@ func (s *Store) CreateUser(ctx context.Context, u workshop.User) (workshop.User,
 }
 
 func insertUser(ctx context.Context, c conn, u workshop.User) error {
-	_, err := c.exec(ctx, `INSERT INTO users (id, org_id, email, role, developer_access, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID, u.OrgID, u.Email, u.Role, u.DeveloperAccess, u.CreatedAt, u.UpdatedAt)
+	_, err := c.exec(ctx, `INSERT INTO users (id, org_id, email, role, developer_access, created_at, updated_at, password_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.OrgID, u.Email, u.Role, u.DeveloperAccess, u.CreatedAt, u.UpdatedAt, nullString(u.PasswordHash))
 	if isUniqueViolation(err, "") {
 		return workshop.Invalid("email", "A user with the email %s already exists in this organisation.", u.Email)
 	}

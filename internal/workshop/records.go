@@ -38,6 +38,9 @@ type User struct {
 	DeveloperAccess bool   `json:"developerAccess"`
 	CreatedAt       Micros `json:"createdAt"`
 	UpdatedAt       Micros `json:"updatedAt"`
+	// PasswordHash is the argon2id hash of the application password ("":
+	// none set). Writes store it; only sign-in's reads fill it in.
+	PasswordHash string `json:"-"`
 }
 
 // Credential is a stored API key or MCP token. Only the SHA-256 of the

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,12 @@ func (d *ValidatingDoer) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// apiPath tells whether the API answers a path; the application answers
+// every other one with its own pages (contract section 7).
+func apiPath(p string) bool {
+	return strings.HasPrefix(p, "/v1/") || slices.Contains([]string{"/mcp", "/healthz", "/readyz", "/metrics"}, p)
+}
+
 // CheckResponse returns every way a response breaks the OpenAPI document
 // or the response conventions; none when it is fine.
 func CheckResponse(req *http.Request, status int, header http.Header, body []byte) []string {
@@ -79,7 +86,7 @@ func CheckResponse(req *http.Request, status int, header http.Header, body []byt
 		out = append(out, fmt.Sprintf("X-Request-Id: got %q, want req_<opaque>", id))
 	}
 	mt, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-	if status >= 400 && mt != "application/problem+json" {
+	if status >= 400 && mt != "application/problem+json" && apiPath(req.URL.Path) {
 		out = append(out, fmt.Sprintf("Content-Type of an error: got %q, want application/problem+json", header.Get("Content-Type")))
 	}
 	if mt == "application/problem+json" {

@@ -1,0 +1,135 @@
+package webapp
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"html/template"
+	"net/http"
+
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+//go:embed templates
+var templateFS embed.FS
+
+// pages are the parsed templates by page name: each page is the layout
+// with the page's own "title" and "main".
+type pages map[string]*template.Template
+
+var pageNames = []string{"login", "orgs", "setup", "invite", "board", "message"}
+
+func parsePages() (pages, error) {
+	funcs := template.FuncMap{
+		"asset": func(name string) string { return assetPaths[name] },
+		// field is the argument of the "field" template: one input of a form.
+		"field": func(f form, name, label, typ, autocomplete string) map[string]any {
+			return map[string]any{"Form": f, "Name": name, "Label": label, "Type": typ, "Auto": autocomplete}
+		},
+	}
+	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	p := pages{}
+	for _, name := range pageNames {
+		t, err := template.Must(layout.Clone()).ParseFS(templateFS, "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		p[name] = t
+	}
+	return p, nil
+}
+
+// view is what every page renders.
+type view struct {
+	Header *header // nil: signed out (no header)
+	Form   form
+	Data   any
+}
+
+// header is the signed-in layout's header.
+type header struct {
+	OrgName, Email string
+	Role           workshop.Role
+	Locations      []workshop.Location
+	LocationID     string // the location shown, if any
+	SwitchOrg      bool   // the sign-in matched several organisations
+}
+
+// form is a form's values and the message beside each invalid field
+// (Errors[""]: a message for the whole form).
+type form struct {
+	Values map[string]string
+	Errors map[string]string
+}
+
+// formOf reads the fields of a posted form.
+func formOf(r *http.Request, fields ...string) form {
+	f := form{Values: map[string]string{}, Errors: map[string]string{}}
+	for _, name := range fields {
+		f.Values[name] = r.PostFormValue(name)
+	}
+	return f
+}
+
+// invalid puts a validation error's messages beside their fields; it
+// tells whether err was one.
+func (f form) invalid(err error) bool {
+	var e *workshop.Error
+	if !errors.As(err, &e) || e.Code != workshop.CodeValidationFailed {
+		return false
+	}
+	for _, fe := range e.Fields {
+		if _, taken := f.Errors[fe.Field]; !taken {
+			f.Errors[fe.Field] = fe.Message
+		}
+	}
+	return true
+}
+
+// headerOf is the header of a member's page.
+func (a *App) headerOf(r *http.Request, si *store.SignedIn, locationID string) (*header, error) {
+	locs, err := a.store.Locations(r.Context(), si.Member.Org.ID, "")
+	if err != nil {
+		return nil, err
+	}
+	return &header{OrgName: si.Member.Org.Name, Email: si.Member.User.Email, Role: si.Member.User.Role, Locations: locs,
+		LocationID: locationID, SwitchOrg: len(si.Choices) > 1}, nil
+}
+
+// render writes a page whole: it is rendered before the status is sent, so
+// a failure is a clean 500, never half a page.
+func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
+	if v.Form.Values == nil {
+		v.Form = form{Values: map[string]string{}, Errors: map[string]string{}}
+	}
+	var b bytes.Buffer
+	if err := a.pages[page].ExecuteTemplate(&b, "layout.html", v); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = b.WriteTo(w)
+}
+
+// message is a page with a title and a sentence (refusals, not found).
+func (a *App) message(w http.ResponseWriter, r *http.Request, status int, title, text string) {
+	a.render(w, r, status, "message", view{Data: map[string]string{"Title": title, "Text": text}})
+}
+
+func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
+	a.message(w, r, http.StatusNotFound, "Not found", "There is no such page.")
+}
+
+// fail answers a fault of the server (never of the input): logged, 500.
+func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
+	a.log.ErrorContext(r.Context(), "application page failed", "path", r.URL.Path, "error", err)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write([]byte("Something went wrong on our side. Try again in a moment.\n"))
+}

@@ -1,0 +1,74 @@
+// Package webapp is the workshop application: the pages staff sign in to,
+// served by `workshop serve` beside the API on every path outside /v1,
+// /mcp, /healthz, /readyz and /metrics (contract section 7). Pages are
+// rendered on the server from embedded templates and work without
+// JavaScript; htmx, embedded too, enhances them. It uses the store and
+// the operator's operations, never SQL of its own.
+package webapp
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/store"
+)
+
+// Config is how the application runs.
+type Config struct {
+	Logger *slog.Logger
+	Now    func() time.Time // default time.Now
+}
+
+// App is the application's handlers.
+type App struct {
+	store *store.Store
+	op    *operator.Operator
+	log   *slog.Logger
+	now   func() time.Time
+	pages pages
+}
+
+// New makes the application on a store.
+func New(st *store.Store, cfg Config) (*App, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	op := operator.New(st)
+	op.Now = cfg.Now
+	return &App{store: st, op: op, log: cfg.Logger, now: cfg.Now, pages: p}, nil
+}
+
+// Handler serves every page. Form posts from another origin are refused
+// (403) before any handler runs: a session cookie alone never authorises
+// a write a page of this origin did not make.
+func (a *App) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", a.root)
+	mux.HandleFunc("GET /login", a.loginPage)
+	mux.HandleFunc("POST /login", a.login)
+	mux.HandleFunc("POST /logout", a.logout)
+	mux.HandleFunc("GET /orgs", a.orgsPage)
+	mux.HandleFunc("POST /orgs", a.chooseOrg)
+	mux.HandleFunc("GET /setup/{token}", a.setupPage)
+	mux.HandleFunc("POST /setup/{token}", a.setup)
+	mux.HandleFunc("GET /invite/{token}", a.invitePage)
+	mux.HandleFunc("POST /invite/{token}", a.acceptInvite)
+	mux.Handle("GET /locations/{locationID}/board", a.member(a.board))
+	mux.HandleFunc("GET /static/{name}", serveAsset)
+	mux.HandleFunc("/", a.notFound)
+
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.message(w, r, http.StatusForbidden, "Refused", "This form was sent from another site. Open the page here and send it again.")
+	}))
+	return cop.Handler(a.withSession(mux))
+}
