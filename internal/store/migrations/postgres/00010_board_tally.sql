@@ -31,13 +31,14 @@ INSERT INTO late_tally (location_id, day, n)
     GROUP BY location_id, promise_time_us / 86400000000;
 
 -- Today's late jobs are a range of this partial index (store.Board names
--- its statuses as literals, so that SQLite sees the index applies). A job
+-- its statuses as literals, so that SQLite sees the index applies; a job
+-- without a promise, as most walk-ins, stays out of it). A job
 -- list filtered by status reads each status's run in created order
 -- (store.Jobs), so that its page does not wait behind finished jobs; the
 -- location's run serves every read of jobs_location_status as well.
 DROP INDEX jobs_location_status;
 CREATE INDEX jobs_open_promise ON jobs (location_id, promise_time_us)
-    WHERE status IN ('booked', 'arrived', 'in_progress', 'waiting');
+    WHERE status IN ('booked', 'arrived', 'in_progress', 'waiting') AND promise_time_us IS NOT NULL;
 CREATE INDEX jobs_location_status_created ON jobs (location_id, status, created_at, id);
 CREATE INDEX jobs_org_status_created ON jobs (org_id, status, created_at, id);
 
