@@ -42,45 +42,30 @@ CREATE INDEX jobs_open_promise ON jobs (location_id, promise_time_us)
 CREATE INDEX jobs_location_status_created ON jobs (location_id, status, created_at, id);
 CREATE INDEX jobs_org_status_created ON jobs (org_id, status, created_at, id);
 
--- Each function tallies a statement's change: +1 for a row as it is now,
--- -1 for a row as it was.
+-- One function tallies a statement's change: -1 for each row as it was,
+-- +1 for each row as it is now (which of the two a statement has depends
+-- on its kind), then applies the sums in key order.
 -- +goose StatementBegin
-CREATE FUNCTION jobs_tally_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION jobs_tally() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    locs text[];
+    statuses text[];
+    promises bigint[];
+    ds int[];
 BEGIN
-    WITH delta AS (SELECT location_id, status, promise_time_us, 1 AS d FROM new_rows),
-    b AS (INSERT INTO board_tally (location_id, status, n)
-        SELECT location_id, status, SUM(d) FROM delta GROUP BY location_id, status HAVING SUM(d) <> 0 ORDER BY location_id, status
-        ON CONFLICT (location_id, status) DO UPDATE SET n = board_tally.n + excluded.n RETURNING 1)
-    INSERT INTO late_tally (location_id, day, n)
-        SELECT location_id, promise_time_us / 86400000000, SUM(d) FROM delta
-        WHERE promise_time_us IS NOT NULL AND status IN ('booked', 'arrived', 'in_progress', 'waiting')
-        GROUP BY location_id, promise_time_us / 86400000000 HAVING SUM(d) <> 0 ORDER BY 1, 2
-        ON CONFLICT (location_id, day) DO UPDATE SET n = late_tally.n + excluded.n;
-    RETURN NULL;
-END
-$$;
--- +goose StatementEnd
--- +goose StatementBegin
-CREATE FUNCTION jobs_tally_update() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    WITH delta AS (SELECT location_id, status, promise_time_us, -1 AS d FROM old_rows
-        UNION ALL SELECT location_id, status, promise_time_us, 1 FROM new_rows),
-    b AS (INSERT INTO board_tally (location_id, status, n)
-        SELECT location_id, status, SUM(d) FROM delta GROUP BY location_id, status HAVING SUM(d) <> 0 ORDER BY location_id, status
-        ON CONFLICT (location_id, status) DO UPDATE SET n = board_tally.n + excluded.n RETURNING 1)
-    INSERT INTO late_tally (location_id, day, n)
-        SELECT location_id, promise_time_us / 86400000000, SUM(d) FROM delta
-        WHERE promise_time_us IS NOT NULL AND status IN ('booked', 'arrived', 'in_progress', 'waiting')
-        GROUP BY location_id, promise_time_us / 86400000000 HAVING SUM(d) <> 0 ORDER BY 1, 2
-        ON CONFLICT (location_id, day) DO UPDATE SET n = late_tally.n + excluded.n;
-    RETURN NULL;
-END
-$$;
--- +goose StatementEnd
--- +goose StatementBegin
-CREATE FUNCTION jobs_tally_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    WITH delta AS (SELECT location_id, status, promise_time_us, -1 AS d FROM old_rows),
+    IF TG_OP = 'INSERT' THEN
+        SELECT array_agg(location_id), array_agg(status), array_agg(promise_time_us), array_agg(1)
+            INTO locs, statuses, promises, ds FROM new_rows;
+    ELSIF TG_OP = 'DELETE' THEN
+        SELECT array_agg(location_id), array_agg(status), array_agg(promise_time_us), array_agg(-1)
+            INTO locs, statuses, promises, ds FROM old_rows;
+    ELSE
+        SELECT array_agg(location_id), array_agg(status), array_agg(promise_time_us), array_agg(d)
+            INTO locs, statuses, promises, ds
+            FROM (SELECT location_id, status, promise_time_us, -1 AS d FROM old_rows
+                UNION ALL SELECT location_id, status, promise_time_us, 1 FROM new_rows) AS changed;
+    END IF;
+    WITH delta AS (SELECT * FROM unnest(locs, statuses, promises, ds) AS r(location_id, status, promise_time_us, d)),
     b AS (INSERT INTO board_tally (location_id, status, n)
         SELECT location_id, status, SUM(d) FROM delta GROUP BY location_id, status HAVING SUM(d) <> 0 ORDER BY location_id, status
         ON CONFLICT (location_id, status) DO UPDATE SET n = board_tally.n + excluded.n RETURNING 1)
@@ -95,19 +80,17 @@ $$;
 -- +goose StatementEnd
 
 CREATE TRIGGER jobs_insert_tally AFTER INSERT ON jobs
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally_insert();
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally();
 CREATE TRIGGER jobs_update_tally AFTER UPDATE ON jobs
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally_update();
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally();
 CREATE TRIGGER jobs_delete_tally AFTER DELETE ON jobs
-    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally_delete();
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tally();
 
 -- +goose Down
 DROP TRIGGER jobs_delete_tally ON jobs;
 DROP TRIGGER jobs_update_tally ON jobs;
 DROP TRIGGER jobs_insert_tally ON jobs;
-DROP FUNCTION jobs_tally_delete();
-DROP FUNCTION jobs_tally_update();
-DROP FUNCTION jobs_tally_insert();
+DROP FUNCTION jobs_tally();
 DROP INDEX jobs_org_status_created;
 DROP INDEX jobs_location_status_created;
 DROP INDEX jobs_open_promise;
