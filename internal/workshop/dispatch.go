@@ -117,7 +117,7 @@ const DispatchHorizon = 14 * 24 * time.Hour
 // DefaultDispatchBudget is the steps the search places by default: enough
 // to improve a day of 80 jobs markedly, few enough to plan it in well
 // under 200 ms on two cores (docs/benchmarks.md).
-const DefaultDispatchBudget = 20000
+const DefaultDispatchBudget = 15000
 
 // PriorityWeight is a priority's weight in weighted lateness.
 func PriorityWeight(priority string) int {
