@@ -121,8 +121,9 @@ var adminCommands = map[string]adminCommand{
 	"technician create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
 		skills, wip := fs.String("skills", "", "comma-separated skills"), fs.Int("wip-limit", workshop.DefaultWIPLimit, "steps in progress at once")
+		user := fs.String("user", "", "the application user (role technician) who works as this technician")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
-			return op.CreateTechnician(ctx, *loc, *name, list(*skills), *wip)
+			return op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: *loc, Name: *name, Skills: list(*skills), WIPLimit: *wip, UserID: *user})
 		}
 	}},
 	"technician delete": {args: "TECH_ID", define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {

@@ -107,7 +107,7 @@ var recordFixtures = map[string]recordFixture{
 		return st.ID, st.UpdatedAt
 	},
 	"technicianId": func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, _ map[string]string) (string, workshop.Micros) {
-		tec, err := w.op.CreateTechnician(context.Background(), loc.ID, "Matrix technician", []string{"ev"}, 2)
+		tec, err := w.op.CreateTechnician(context.Background(), operator.TechnicianRequest{LocationID: loc.ID, Name: "Matrix technician", Skills: []string{"ev"}, WIPLimit: 2})
 		if err != nil {
 			t.Fatalf("create technician: %v", err)
 		}
@@ -595,7 +595,7 @@ func TestRevocationAcrossProcesses(t *testing.T) {
 // matrixTechnician makes a technician of the location.
 func matrixTechnician(t *testing.T, m *matrix, loc workshop.Location) string {
 	t.Helper()
-	tech, err := m.w.op.CreateTechnician(context.Background(), loc.ID, "Matrix tech", nil, 2)
+	tech, err := m.w.op.CreateTechnician(context.Background(), operator.TechnicianRequest{LocationID: loc.ID, Name: "Matrix tech", WIPLimit: 2})
 	if err != nil {
 		t.Fatalf("create technician: %v", err)
 	}

@@ -76,7 +76,7 @@ func newMCPFixtures(t *testing.T, w *testWorld, base string) *mcpFixtures {
 	f := &mcpFixtures{org: w.org("MCP Motors", workshop.PlanPro, 2)}
 	loc := f.org.Locations[0].ID
 	for i, name := range []string{"Ana", "Ben"} {
-		tech, err := w.op.CreateTechnician(ctx, f.org.Locations[i].ID, name, []string{"oil", "brakes"}, 2)
+		tech, err := w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: f.org.Locations[i].ID, Name: name, Skills: []string{"oil", "brakes"}, WIPLimit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -35,7 +36,7 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tech, err := w.op.CreateTechnician(ctx, loc.ID, "Jonas", nil, 2)
+		tech, err := w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: loc.ID, Name: "Jonas", WIPLimit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

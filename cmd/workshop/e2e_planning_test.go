@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
+	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/webhooks/webhookstest"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -68,7 +69,7 @@ func newPlanWorld(t *testing.T, db storetest.Database) *planWorld {
 		t.Fatalf("settings: %v", err)
 	}
 	for name, skills := range map[string][]string{"Ana": {"engine", "brakes"}, "Ben": {"brakes"}, "Cem": {"ev"}} {
-		tec, err := w.op.CreateTechnician(ctx, p.loc.ID, name, skills, 2)
+		tec, err := w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: p.loc.ID, Name: name, Skills: skills, WIPLimit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +330,7 @@ func TestPromiseWatchTwoProcesses(t *testing.T) {
 	if _, err := w.op.SetSettings(t.Context(), loc.ID, "mon-sun=00:00-23:59", "none", &buffer); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.op.CreateTechnician(t.Context(), loc.ID, "Solo", nil, 2); err != nil {
+	if _, err := w.op.CreateTechnician(t.Context(), operator.TechnicianRequest{LocationID: loc.ID, Name: "Solo", WIPLimit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	servers := []string{mpServe(t, dbURL), mpServe(t, dbURL)}

@@ -33,7 +33,7 @@ func TestReadIsTheRESTRead(t *testing.T) {
 		}
 		tech, _ := op.CreateUser(ctx, org.ID, "tech@example.com", workshop.RoleTechnician, true)
 		owner, _ := op.CreateUser(ctx, org.ID, "owner@example.com", workshop.RoleOwner, false)
-		if _, err := op.CreateTechnician(ctx, loc.ID, "Ana", []string{"oil"}, 2); err != nil {
+		if _, err := op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: loc.ID, Name: "Ana", Skills: []string{"oil"}, WIPLimit: 2}); err != nil {
 			t.Fatal(err)
 		}
 		api, err := httpapi.New(st, httpapi.Config{})

@@ -15,6 +15,8 @@ const (
 	demoNewYorkID  = "loc_demo_new_york"
 	demoOwnerID    = "usr_demo_owner"
 	demoOwnerEmail = "owner@demo-motors.example"
+
+	demoTechnicianUserID = "usr_demo_technician"
 )
 
 // demoUsers sign in to the application, one of each role a newcomer wants
@@ -25,7 +27,7 @@ var demoUsers = []struct {
 }{
 	{demoOwnerID, demoOwnerEmail, workshop.RoleOwner},
 	{"usr_demo_advisor", "advisor@demo-motors.example", workshop.RoleAdvisor},
-	{"usr_demo_technician", "technician@demo-motors.example", workshop.RoleTechnician},
+	{demoTechnicianUserID, "technician@demo-motors.example", workshop.RoleTechnician},
 }
 
 // DemoUser is a demo user and the password minted for it.
@@ -138,6 +140,9 @@ func (o *Operator) demoSeed() store.DemoSeed {
 			Equipment: equipment, Services: services, Status: "available", CreatedAt: now, UpdatedAt: now})
 	}
 	tech(demoBerlinID, "Jonas Weber", 2, "diagnostics", "brakes")
+	// The demo technician signs in to the application as Jonas (the user
+	// row follows in demoPasswords; the link names it, no key enforces it).
+	d.Technicians[0].UserID = demoTechnicianUserID
 	tech(demoBerlinID, "Aylin Demir", 3, "tyres", "oil")
 	tech(demoBerlinID, "Lukas Becker", 1, "electrical", "hv_battery")
 	tech(demoNewYorkID, "Maria Lopez", 2, "brakes", "suspension")

@@ -35,6 +35,11 @@ func TestDemoUsersGetFreshPasswords(t *testing.T) {
 			if err != nil || len(members) != 1 || members[0].User.Role != u.Role {
 				t.Fatalf("demo user %s: %v, %v; want one %s", u.Email, members, err, u.Role)
 			}
+			// The demo technician works as a technician of the demo, so
+			// that signing in as them shows steps to work.
+			if tec, err := st.TechnicianOfUser(ctx, members[0].User.ID); (err == nil) != (u.Role == workshop.RoleTechnician) {
+				t.Errorf("demo user %s (%s) works as technician %q (%v), want one only for the technician", u.Email, u.Role, tec.Name, err)
+			}
 			hash := members[0].User.PasswordHash
 			if !workshop.PasswordMatches(hash, u.Password) || len(u.Password) < workshop.MinPasswordLength {
 				t.Errorf("demo user %s: the printed password %q does not sign in", u.Email, u.Password)

@@ -227,21 +227,38 @@ func (o *Operator) developer(ctx context.Context, userID string) (workshop.User,
 	return u, nil
 }
 
+// TechnicianRequest is a technician to make.
+type TechnicianRequest struct {
+	LocationID, Name string
+	Skills           []string
+	WIPLimit         int
+	// UserID is the application user who works as the technician ("":
+	// none): a user of the location's organisation with the technician role.
+	UserID string
+}
+
 // CreateTechnician makes a technician in a location.
-func (o *Operator) CreateTechnician(ctx context.Context, locationID, name string, skills []string, wipLimit int) (workshop.Technician, error) {
-	l, err := o.Store.LocationByID(ctx, locationID)
+func (o *Operator) CreateTechnician(ctx context.Context, r TechnicianRequest) (workshop.Technician, error) {
+	l, err := o.Store.LocationByID(ctx, r.LocationID)
 	if err != nil {
 		return workshop.Technician{}, err
 	}
-	if err := requireName("name", name); err != nil {
+	if err := requireName("name", r.Name); err != nil {
 		return workshop.Technician{}, err
 	}
-	if wipLimit < 1 || wipLimit > 20 {
+	if r.WIPLimit < 1 || r.WIPLimit > 20 {
 		return workshop.Technician{}, workshop.Invalid("wip-limit", "The work-in-progress limit must be between 1 and 20.")
+	}
+	if r.UserID != "" {
+		u, err := o.Store.User(ctx, r.UserID)
+		if err != nil || u.OrgID != l.OrgID || u.Role != workshop.RoleTechnician {
+			return workshop.Technician{}, workshop.Invalid("user", "User %s is not a user with the technician role in the location's organisation.", r.UserID)
+		}
 	}
 	now := o.stamp()
 	return o.Store.CreateTechnician(ctx, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: l.OrgID,
-		LocationID: l.ID, Name: name, Skills: nonNil(skills), WIPLimit: wipLimit, Status: "available", CreatedAt: now, UpdatedAt: now})
+		LocationID: l.ID, Name: r.Name, Skills: nonNil(r.Skills), WIPLimit: r.WIPLimit, Status: "available", CreatedAt: now, UpdatedAt: now,
+		UserID: r.UserID})
 }
 
 // CreateBay makes a bay in a location.

@@ -412,12 +412,47 @@ func TestRevokeKey(t *testing.T) {
 	})
 }
 
+// A technician can be worked by one application user of the technician
+// role in its organisation, who then finds it and its open steps.
+func TestTechnicianWorkedByAUser(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newEnv(t, db)
+		ctx := t.Context()
+		user, err := e.op.CreateUser(ctx, e.org.ID, "jonas@example.com", workshop.RoleTechnician, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{e.owner.ID, "usr_missing"} {
+			_, err := e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: "Jonas", WIPLimit: 2, UserID: id})
+			wantInvalid(t, err, "user")
+		}
+		tec, err := e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: "Jonas", WIPLimit: 2, UserID: user.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.st.TechnicianOfUser(ctx, user.ID)
+		if err != nil || got.ID != tec.ID || got.UserID != user.ID {
+			t.Errorf("TechnicianOfUser = %s (user %q), %v, want %s", got.ID, got.UserID, err, tec.ID)
+		}
+		_, err = e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: "Jonas again", WIPLimit: 2, UserID: user.ID})
+		wantInvalid(t, err, "user")
+		_, err = e.st.TechnicianOfUser(ctx, e.owner.ID)
+		wantCode(t, err, workshop.CodeNotFound)
+		if _, err := e.op.DeleteTechnician(ctx, tec.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.st.TechnicianOfUser(ctx, user.ID)
+		wantCode(t, err, workshop.CodeNotFound)
+	})
+}
+
 func TestTechniciansAndBays(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		e := newEnv(t, db)
 		ctx := t.Context()
-		tec, err := e.op.CreateTechnician(ctx, e.loc.ID, "Jonas", nil, 2)
+		tec, err := e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: "Jonas", WIPLimit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -425,12 +460,12 @@ func TestTechniciansAndBays(t *testing.T) {
 			t.Errorf("CreateTechnician = %+v, want org %s, location %s, skills [], available, WIP 2", tec, e.org.ID, e.loc.ID)
 		}
 		for _, wip := range []int{0, 21} {
-			_, err := e.op.CreateTechnician(ctx, e.loc.ID, "Jonas", nil, wip)
+			_, err := e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: "Jonas", WIPLimit: wip})
 			wantInvalid(t, err, "wip-limit")
 		}
-		_, err = e.op.CreateTechnician(ctx, e.loc.ID, " ", nil, 2)
+		_, err = e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: " ", WIPLimit: 2})
 		wantInvalid(t, err, "name")
-		_, err = e.op.CreateTechnician(ctx, "loc_missing", "Jonas", nil, 2)
+		_, err = e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: "loc_missing", Name: "Jonas", WIPLimit: 2})
 		wantCode(t, err, workshop.CodeNotFound)
 
 		bay, err := e.op.CreateBay(ctx, e.loc.ID, "Bay 1", []string{"lift"}, nil)

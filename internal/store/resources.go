@@ -8,12 +8,17 @@ import (
 
 // CreateTechnician stores a new technician.
 func (s *Store) CreateTechnician(ctx context.Context, t workshop.Technician) (workshop.Technician, error) {
-	return write(ctx, s, func(c conn) (workshop.Technician, error) { return t, insertTechnician(ctx, c, t) })
+	t, err := write(ctx, s, func(c conn) (workshop.Technician, error) { return t, insertTechnician(ctx, c, t) })
+	if isUniqueViolation(err, "user") {
+		return t, workshop.Invalid("user", "User %s already works as another technician.", t.UserID)
+	}
+	return t, err
 }
 
 func insertTechnician(ctx context.Context, c conn, t workshop.Technician) error {
-	_, err := c.exec(ctx, `INSERT INTO technicians (id, org_id, location_id, name, skills, wip_limit, status, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.OrgID, t.LocationID, t.Name, jsonText(t.Skills), t.WIPLimit, t.Status, t.CreatedAt, t.UpdatedAt)
+	_, err := c.exec(ctx, `INSERT INTO technicians (id, org_id, location_id, name, skills, wip_limit, status, created_at, updated_at, user_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.OrgID, t.LocationID, t.Name, jsonText(t.Skills), t.WIPLimit, t.Status, t.CreatedAt,
+		t.UpdatedAt, nullString(t.UserID))
 	return err
 }
 

@@ -85,6 +85,9 @@ type Technician struct {
 	ClockedIn  bool     `json:"clockedIn"` // derived from attendance
 	CreatedAt  Micros   `json:"createdAt"`
 	UpdatedAt  Micros   `json:"updatedAt"`
+	// UserID is the application user who works as this technician ("":
+	// none). It is the application's, not part of the API's record.
+	UserID string `json:"-"`
 }
 
 // Technician statuses.

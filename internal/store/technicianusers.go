@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// TechnicianOfUser is the technician an application user works as:
+// not_found when the user works as none.
+func (s *Store) TechnicianOfUser(ctx context.Context, userID string) (workshop.Technician, error) {
+	t, err := technicianKind.scan(s.read().queryRow(ctx, `SELECT `+technicianKind.columns+` FROM technicians t
+		WHERE t.user_id = ? AND t.deleted_at IS NULL`, userID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, workshop.NotFound("technician")
+	}
+	return t, err
+}
+
+// AssignedStep is a step assigned to a technician, with what names its job.
+type AssignedStep struct {
+	Step         workshop.Step
+	JobNumber    string
+	VehiclePlate *string
+}
+
+// assignedStepColumns are stepColumns of the steps table aliased s.
+var assignedStepColumns = "s." + strings.Join(strings.Fields(strings.ReplaceAll(stepColumns, ",", " ")), ", s.")
+
+// withTail scans a row's leading columns with scan and the rest into tail.
+type withTail struct {
+	scanner
+	tail []any
+}
+
+func (w withTail) Scan(dest ...any) error { return w.scanner.Scan(append(dest, w.tail...)...) }
+
+// assignedStepsLimit bounds a technician's list: a technician has a few
+// steps at a time, and a list that grew without bound would be a bug.
+const assignedStepsLimit = 200
+
+// TechnicianSteps lists the steps assigned to a technician that are not
+// completed, of jobs neither delivered nor cancelled: in progress first,
+// then pending, each by job and phase.
+func (s *Store) TechnicianSteps(ctx context.Context, techID string) ([]AssignedStep, error) {
+	rows, err := s.read().query(ctx, `SELECT `+assignedStepColumns+`, j.job_number, j.vehicle_plate
+		FROM step_technicians a JOIN steps s ON s.id = a.step_id JOIN jobs j ON j.id = s.job_id
+		WHERE a.tech_id = ? AND s.status <> ? AND j.status NOT IN (?, ?)
+		ORDER BY CASE s.status WHEN ? THEN 0 ELSE 1 END, j.created_at, j.id, s.phase, s.created_at, s.id
+		LIMIT ?`, techID, workshop.StepCompleted, workshop.JobDelivered, workshop.JobCancelled, workshop.StepInProgress,
+		assignedStepsLimit)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (AssignedStep, error) {
+		var as AssignedStep
+		var plate sql.NullString
+		st, err := scanStep(withTail{sc, []any{&as.JobNumber, &plate}})
+		as.Step, as.VehiclePlate = st, strPtr(plate)
+		return as, err
+	})
+}
