@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is the headless browser of the browser tests; the test is
+// skipped, saying so, when there is none and CI is not set.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("browser tests need Chromium in CI: apt-get install -y chromium")
+	}
+	t.Skip("browser tests skipped: no Chromium (apt-get install -y chromium)")
+	return ""
+}
+
+// chrome is one headless Chromium tab and what its pages logged.
+type chrome struct {
+	ctx context.Context
+	// allowed says which console messages a test expects (a 401 of a
+	// wrong password, say); every other error or exception is a fault.
+	allowed func(text string) bool
+
+	mu     sync.Mutex
+	errors []string
+}
+
+// newChrome starts Chromium for the test (a minute for all it does) and
+// collects the console errors of its pages.
+func newChrome(t *testing.T) *chrome {
+	t.Helper()
+	path := chromiumPath(t)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Flag("disable-dev-shm-usage", true))...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(cancelTimeout)
+	b := &chrome{ctx: ctx, allowed: func(string) bool { return false }}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if (m.IsException() || m.Type == "error") && !b.allowed(m.String()) {
+				b.mu.Lock()
+				b.errors = append(b.errors, m.String())
+				b.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if len(b.errors) > 0 {
+			t.Errorf("console errors: %v", b.errors)
+		}
+	})
+	return b
+}
+
+// do runs actions, failing the test with what it was doing.
+func (b *chrome) do(t *testing.T, doing string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		t.Fatalf("browser, %s: %v", doing, err)
+	}
+}
+
+// text is the text of the first element matching sel.
+func (b *chrome) text(t *testing.T, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Text(sel))
+	if err != nil {
+		t.Fatalf("browser, text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// location is the page's address.
+func (b *chrome) location(t *testing.T) string {
+	t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// axeSource is axe-core (npm axe-core, MPL-2.0), the accessibility engine
+// the browser tests run in each page they check.
+//
+//go:embed testdata/axe-4.14.1.min.js
+var axeSource string
+
+// axeViolation is one rule axe-core found broken, with where.
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []any `json:"target"`
+	} `json:"nodes"`
+}
+
+// checkAccessible runs axe-core (WCAG 2.x A and AA rules) on the page shown
+// and fails the test on every serious or critical violation.
+func (b *chrome) checkAccessible(t *testing.T, page string) {
+	t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](axeSource+";true")); err != nil {
+		t.Fatalf("browser, loading axe-core on %s: %v", page, err)
+	}
+	violations, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]axeViolation](
+		`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => r.violations)`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("browser, axe-core on %s: %v", page, err)
+	}
+	for _, v := range violations {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			var where []string
+			for _, n := range v.Nodes {
+				where = append(where, fmt.Sprint(n.Target...))
+			}
+			t.Errorf("%s: axe %s (%s): %s at %v", page, v.ID, v.Impact, v.Help, where)
+		}
+	}
+}
+
+// smallTargets lists the controls of the page (buttons, links styled as
+// buttons, inputs, selects) shorter or narrower than 44 CSS pixels: the
+// touch targets a gloved hand on a tablet misses.
+func (b *chrome) smallTargets(t *testing.T) []string {
+	t.Helper()
+	small, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(
+		"button, input:not([type=hidden]), select, textarea, main a, header a")]
+		.filter(e => e.offsetParent !== null)
+		.map(e => [e, e.getBoundingClientRect()])
+		.filter(([e, r]) => r.height < 44 || (r.width < 44 && e.type !== "checkbox" && e.type !== "radio"))
+		.map(([e, r]) => e.outerHTML.slice(0, 80) + " " + Math.round(r.width) + "x" + Math.round(r.height))`))
+	if err != nil {
+		t.Fatalf("browser, measuring controls: %v", err)
+	}
+	return small
+}
+
+// checkShopFloor checks the page shown as the shop floor uses it: on a
+// 768-px tablet held upright and on a 1920-px TV, nothing wider than the
+// screen (no sideways scrolling) and, on the tablet, no control smaller
+// than a fingertip; and axe-core finds nothing serious.
+func (b *chrome) checkShopFloor(t *testing.T, page string) {
+	t.Helper()
+	for _, screen := range []struct {
+		name          string
+		width, height int64
+	}{{"tablet", 768, 1024}, {"TV", 1920, 1080}} {
+		b.do(t, "sizing the window for a "+screen.name, chromedp.EmulateViewport(screen.width, screen.height))
+		overflow, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if overflow > 0 {
+			t.Errorf("%s on a %s (%d px): %d px wider than the screen", page, screen.name, screen.width, overflow)
+		}
+		if screen.name == "tablet" {
+			if small := b.smallTargets(t); len(small) > 0 {
+				t.Errorf("%s on a tablet: controls under 44 px: %v", page, small)
+			}
+		}
+	}
+	b.checkAccessible(t, page)
+}
