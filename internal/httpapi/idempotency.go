@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -18,56 +19,72 @@ func fingerprint(method, path string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// idempotencyRequest is the Idempotency-Key a request runs under, as its
+// operation passes it to the store (store.UnderKey). It rides in the
+// request's context as a value, like the principal: nothing in it changes.
+type idempotencyRequest struct {
+	orgID, key, fingerprint string
+}
+
+type idempotencyRequestKey struct{}
+
 // idempotent runs a POST under its Idempotency-Key. A stored response is
 // replayed (Idempotent-Replayed: true) for the same request and refused
 // (idempotency_key_reused) for another. Otherwise the request runs: the
-// store takes the key in the operation's own transaction and stores the
-// response there, so the operation and its record commit together. A
-// concurrent request with the same key finds the key taken when it tries,
-// and answers with the first one's response. Refusals and failures store
-// nothing, so the request can be retried with the same key.
+// operations of keyStoredByWrite store the key with their response in
+// their own transaction (see storeResponseInTx), so the operation and its
+// record commit together; the others' successful responses are stored
+// after them. A concurrent request with the same key finds the key taken
+// when it tries, fails, and answers with the first one's response.
+// Refusals and failures store nothing, so the request can be retried with
+// the same key.
 //
 // The stored response is looked up before the request runs, except for
-// the operations of keyInWrite: for them the same lookup after they ran
+// the operations of keyInWrite: for them the same lookup after they failed
 // finds what it would have found before, and a first request pays none.
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operation, key string, body []byte, next http.Handler) {
 	ctx := r.Context()
-	p := principalOf(ctx)
-	claim := &workshop.IdempotencyClaim{OrgID: p.OrgID, Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-	lookAfter := keyInWrite[op.id]
-	if !lookAfter && s.replay(w, r, claim) {
+	req := idempotencyRequest{orgID: principalOf(ctx).OrgID, key: key, fingerprint: fingerprint(r.Method, r.URL.Path, body)}
+	if !keyInWrite[op.id] && s.replay(w, r, req) {
 		return
 	}
 	bw := &bufferedWriter{header: http.Header{}}
-	next.ServeHTTP(bw, r.WithContext(workshop.WithIdempotencyClaim(ctx, claim)))
-	if (claim.Raced || lookAfter && !claim.Completed) && s.replay(w, r, claim) {
-		return
+	next.ServeHTTP(bw, r.WithContext(context.WithValue(ctx, idempotencyRequestKey{}, req)))
+	succeeded := bw.status >= 200 && bw.status < 300
+	if !succeeded && keyStoredByWrite[op.id] && s.replay(w, r, req) {
+		return // another request stored the key first: its response is the answer
 	}
 	bw.flush(w)
-	if !claim.Completed && bw.status >= 200 && bw.status < 300 {
-		if err := s.store.SaveIdempotentResponse(context.WithoutCancel(ctx), claim, bw.status, bw.body.Bytes()); err != nil {
+	if succeeded && !keyStoredByWrite[op.id] {
+		k := store.IdempotencyKey{OrgID: req.orgID, Key: req.key, Fingerprint: req.fingerprint}
+		if err := s.store.SaveIdempotentResponse(context.WithoutCancel(ctx), k, bw.status, bw.body.Bytes()); err != nil {
 			s.log.ErrorContext(ctx, "idempotent response not stored", "request_id", requestIDOf(ctx), "error", err)
 		}
 	}
 }
 
-// keyInWrite are the operations whose every write is the one that stores
-// their Idempotency-Key (storeResponseInTx), so that they can run before
-// the key is looked up. Run again under a stored key, such an operation
-// either writes, and then finds the key taken and is undone (claim.Raced),
-// or writes nothing (it failed, or found nothing to change): either way
-// the key is looked up before anything is answered, and its response wins.
+// keyStoredByWrite are the operations that pass their Idempotency-Key to
+// the store, which stores it with the response in the operation's own
+// transaction (storeResponseInTx): a success has stored it.
+var keyStoredByWrite = map[string]bool{"createJob": true, "createStep": true, "deliverJob": true, "cancelJob": true,
+	"clockIn": true, "clockOut": true, "createWebhook": true, "redeliverWebhookDelivery": true, "createIntegration": true}
+
+// keyInWrite are the operations of keyStoredByWrite that run before the
+// key is looked up. Run again under a stored key, such an operation either
+// writes, and then finds the key taken and is undone, or writes nothing
+// (it failed, or found nothing to change): either way it fails, the key is
+// looked up, and the stored response wins.
 var keyInWrite = map[string]bool{"createJob": true, "createStep": true, "deliverJob": true, "cancelJob": true}
 
 // replay answers from the key's stored response, if there is one.
-func (s *Server) replay(w http.ResponseWriter, r *http.Request, claim *workshop.IdempotencyClaim) bool {
-	rec, found, err := s.store.IdempotencyRecord(r.Context(), claim.OrgID, claim.Key)
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, req idempotencyRequest) bool {
+	rec, found, err := s.store.IdempotencyRecord(r.Context(), req.orgID, req.key)
 	switch {
 	case err != nil:
 		writeError(w, r, err)
 	case !found:
 		return false
-	case rec.Fingerprint != claim.Fingerprint:
+	case rec.Fingerprint != req.fingerprint:
 		writeError(w, r, &workshop.Error{Code: workshop.CodeIdempotencyKeyReused, Field: "Idempotency-Key",
 			Detail: "This Idempotency-Key was used for a different request (method, path or body); use a new key."})
 	case rec.StatusCode == 0:
@@ -81,21 +98,23 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, claim *workshop.
 	return true
 }
 
-// storeResponseInTx asks the store to render and keep the response of an
-// operation, when it runs under an Idempotency-Key, in the operation's own
-// transaction. present turns the operation's result into the status and
-// body the handler will answer.
-func storeResponseInTx[T any](ctx context.Context, present func(T) (int, any)) {
-	c := workshop.IdempotencyClaimFrom(ctx)
-	if c == nil {
-		return
+// storeResponseInTx is the store option of an operation of
+// keyStoredByWrite: when the request runs under an Idempotency-Key, the
+// store keeps the response in the operation's own transaction. present
+// turns the operation's result into the status and body the handler will
+// answer.
+func storeResponseInTx[T any](ctx context.Context, present func(T) (int, any)) store.WriteOption {
+	req, ok := ctx.Value(idempotencyRequestKey{}).(idempotencyRequest)
+	if !ok {
+		return store.UnderKey(nil)
 	}
-	c.Render = func(result any) (int, []byte, error) {
-		status, body := present(result.(T))
-		if b, ok := appendBody(make([]byte, 0, jobSize), body); ok {
-			return status, append(b, '\n'), nil
-		}
-		b, err := json.Marshal(body)
-		return status, append(b, '\n'), err
-	}
+	return store.UnderKey(&store.IdempotencyKey{OrgID: req.orgID, Key: req.key, Fingerprint: req.fingerprint,
+		Response: func(result any) (int, []byte, error) {
+			status, body := present(result.(T))
+			if b, ok := appendBody(make([]byte, 0, jobSize), body); ok {
+				return status, append(b, '\n'), nil
+			}
+			b, err := json.Marshal(body)
+			return status, append(b, '\n'), err
+		}})
 }

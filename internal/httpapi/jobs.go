@@ -18,15 +18,15 @@ import (
 
 // JobStore is what the job and step operations need.
 type JobStore interface {
-	CreateJob(ctx context.Context, j workshop.Job, stampArrival bool) (store.JobCreate, error)
+	CreateJob(ctx context.Context, j workshop.Job, stampArrival bool, opts ...store.WriteOption) (store.JobCreate, error)
 	Job(ctx context.Context, v store.Visibility, id string) (workshop.Job, error)
 	Jobs(ctx context.Context, f store.JobFilter, p workshop.PageRequest) (workshop.Page[workshop.Job], error)
 	JobByExternalKey(ctx context.Context, v store.Visibility, integrationID, externalKey string) (workshop.Job, error)
 	PatchJob(ctx context.Context, v store.Visibility, id string, p store.JobPatch, now workshop.Micros) (workshop.Job, error)
-	CreateStep(ctx context.Context, v store.Visibility, st workshop.Step) (workshop.Step, error)
+	CreateStep(ctx context.Context, v store.Visibility, st workshop.Step, opts ...store.WriteOption) (workshop.Step, error)
 	PatchStep(ctx context.Context, v store.Visibility, jobID, stepID string, p store.StepPatch, now workshop.Micros) (workshop.Step, error)
-	DeliverJob(ctx context.Context, v store.Visibility, id string, now workshop.Micros) (workshop.Job, error)
-	CancelJob(ctx context.Context, v store.Visibility, id string, tags []string, now workshop.Micros) (workshop.Job, error)
+	DeliverJob(ctx context.Context, v store.Visibility, id string, now workshop.Micros, opts ...store.WriteOption) (workshop.Job, error)
+	CancelJob(ctx context.Context, v store.Visibility, id string, tags []string, now workshop.Micros, opts ...store.WriteOption) (workshop.Job, error)
 	CancelTags(ctx context.Context, locationID string) ([]workshop.CancelTag, error)
 	Location(ctx context.Context, orgID, id string) (workshop.Location, error)
 }
@@ -176,8 +176,7 @@ func (h *handlers) CreateJob(ctx context.Context, req oapi.CreateJobRequestObjec
 	if b.Source != nil {
 		j.Source = string(*b.Source)
 	}
-	storeResponseInTx(ctx, presentCreated)
-	res, err := h.store.CreateJob(ctx, j, !b.ArrivalTime.IsSpecified())
+	res, err := h.store.CreateJob(ctx, j, !b.ArrivalTime.IsSpecified(), storeResponseInTx(ctx, presentCreated))
 	if err != nil {
 		return nil, err
 	}
@@ -342,8 +341,7 @@ func (h *handlers) CreateStep(ctx context.Context, req oapi.CreateStepRequestObj
 	if b.Label != nil && strings.TrimSpace(*b.Label) == "" {
 		return nil, workshop.Invalid("label", "label cannot be blank.")
 	}
-	storeResponseInTx(ctx, func(st workshop.Step) (int, any) { return http.StatusCreated, stepOf(st) })
-	st, err := h.store.CreateStep(ctx, visibility(principalOf(ctx)), st)
+	st, err := h.store.CreateStep(ctx, visibility(principalOf(ctx)), st, storeResponseInTx(ctx, func(st workshop.Step) (int, any) { return http.StatusCreated, stepOf(st) }))
 	if err != nil {
 		return nil, err
 	}
@@ -369,8 +367,7 @@ func (h *handlers) PatchStep(ctx context.Context, req oapi.PatchStepRequestObjec
 }
 
 func (h *handlers) DeliverJob(ctx context.Context, req oapi.DeliverJobRequestObject) (oapi.DeliverJobResponseObject, error) {
-	storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) })
-	j, err := h.store.DeliverJob(ctx, visibility(principalOf(ctx)), req.JobId, workshop.MicrosOf(h.now()))
+	j, err := h.store.DeliverJob(ctx, visibility(principalOf(ctx)), req.JobId, workshop.MicrosOf(h.now()), storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
 	if err != nil {
 		return nil, err
 	}
@@ -378,8 +375,7 @@ func (h *handlers) DeliverJob(ctx context.Context, req oapi.DeliverJobRequestObj
 }
 
 func (h *handlers) CancelJob(ctx context.Context, req oapi.CancelJobRequestObject) (oapi.CancelJobResponseObject, error) {
-	storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) })
-	j, err := h.store.CancelJob(ctx, visibility(principalOf(ctx)), req.JobId, req.Body.ReasonTags, workshop.MicrosOf(h.now()))
+	j, err := h.store.CancelJob(ctx, visibility(principalOf(ctx)), req.JobId, req.Body.ReasonTags, workshop.MicrosOf(h.now()), storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,8 @@ import (
 // OperationsStore is what attendance, the catalog and the workshop
 // settings need.
 type OperationsStore interface {
-	ClockIn(ctx context.Context, v store.Visibility, techID string, at time.Time) (workshop.Attendance, error)
-	ClockOut(ctx context.Context, v store.Visibility, techID string, at time.Time) (workshop.Attendance, error)
+	ClockIn(ctx context.Context, v store.Visibility, techID string, at time.Time, opts ...store.WriteOption) (workshop.Attendance, error)
+	ClockOut(ctx context.Context, v store.Visibility, techID string, at time.Time, opts ...store.WriteOption) (workshop.Attendance, error)
 	AttendanceRecords(ctx context.Context, f store.AttendanceFilter, p workshop.PageRequest) (workshop.Page[workshop.Attendance], error)
 	CatalogItems(ctx context.Context, v store.Visibility, p workshop.PageRequest) (workshop.Page[workshop.CatalogItem], error)
 	PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (store.CatalogPut, error)
@@ -50,8 +50,7 @@ func (h *handlers) ClockIn(ctx context.Context, req oapi.ClockInRequestObject) (
 	if err != nil {
 		return nil, err
 	}
-	storeResponseInTx(ctx, func(a workshop.Attendance) (int, any) { return http.StatusCreated, attendanceOf(a) })
-	a, err := h.store.ClockIn(ctx, visibility(principalOf(ctx)), req.Body.TechId, at)
+	a, err := h.store.ClockIn(ctx, visibility(principalOf(ctx)), req.Body.TechId, at, storeResponseInTx(ctx, func(a workshop.Attendance) (int, any) { return http.StatusCreated, attendanceOf(a) }))
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +62,7 @@ func (h *handlers) ClockOut(ctx context.Context, req oapi.ClockOutRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	storeResponseInTx(ctx, func(a workshop.Attendance) (int, any) { return http.StatusOK, attendanceOf(a) })
-	a, err := h.store.ClockOut(ctx, visibility(principalOf(ctx)), req.Body.TechId, at)
+	a, err := h.store.ClockOut(ctx, visibility(principalOf(ctx)), req.Body.TechId, at, storeResponseInTx(ctx, func(a workshop.Attendance) (int, any) { return http.StatusOK, attendanceOf(a) }))
 	if err != nil {
 		return nil, err
 	}

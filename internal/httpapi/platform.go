@@ -5,13 +5,14 @@ import (
 	"net/http"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // PlatformStore is what the platform operations need.
 type PlatformStore interface {
 	Locations(ctx context.Context, orgID, onlyID string) ([]workshop.Location, error)
-	CreateIntegration(ctx context.Context, in workshop.Integration) (workshop.Integration, error)
+	CreateIntegration(ctx context.Context, in workshop.Integration, opts ...store.WriteOption) (workshop.Integration, error)
 	Integrations(ctx context.Context, orgID string, p workshop.PageRequest) (workshop.Page[workshop.Integration], error)
 	Integration(ctx context.Context, orgID, id string) (workshop.Integration, error)
 }
@@ -42,9 +43,8 @@ func integrationOf(in workshop.Integration) oapi.Integration {
 func (h *handlers) CreateIntegration(ctx context.Context, req oapi.CreateIntegrationRequestObject) (oapi.CreateIntegrationResponseObject, error) {
 	p := principalOf(ctx)
 	now := workshop.MicrosOf(h.now())
-	storeResponseInTx(ctx, func(in workshop.Integration) (int, any) { return http.StatusCreated, integrationOf(in) })
 	in, err := h.store.CreateIntegration(ctx, workshop.Integration{ID: workshop.NewID(workshop.PrefixIntegration), OrgID: p.OrgID,
-		Name: req.Body.Name, SystemType: string(req.Body.SystemType), CreatedAt: now, UpdatedAt: now})
+		Name: req.Body.Name, SystemType: string(req.Body.SystemType), CreatedAt: now, UpdatedAt: now}, storeResponseInTx(ctx, func(in workshop.Integration) (int, any) { return http.StatusCreated, integrationOf(in) }))
 	if err != nil {
 		return nil, err
 	}

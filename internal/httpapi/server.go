@@ -24,6 +24,7 @@ import (
 	"github.com/workshop-platform/workshop/api"
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 	"github.com/workshop-platform/workshop/internal/planning"
+	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/webhooks"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -33,7 +34,7 @@ type Store interface {
 	Credentials
 	Ping(ctx context.Context) error
 	IdempotencyRecord(ctx context.Context, orgID, key string) (workshop.IdempotencyRecord, bool, error)
-	SaveIdempotentResponse(ctx context.Context, claim *workshop.IdempotencyClaim, status int, body []byte) error
+	SaveIdempotentResponse(ctx context.Context, key store.IdempotencyKey, status int, body []byte) error
 	PlatformStore
 	JobStore
 	ResourceStore

@@ -13,13 +13,13 @@ import (
 
 // WebhookStore is what the webhook operations need.
 type WebhookStore interface {
-	CreateWebhook(ctx context.Context, w workshop.Webhook) (workshop.Webhook, error)
+	CreateWebhook(ctx context.Context, w workshop.Webhook, opts ...store.WriteOption) (workshop.Webhook, error)
 	Webhook(ctx context.Context, v store.Visibility, id string) (workshop.Webhook, error)
 	Webhooks(ctx context.Context, v store.Visibility, p workshop.PageRequest) (workshop.Page[workshop.Webhook], error)
 	PatchWebhook(ctx context.Context, v store.Visibility, id string, p store.WebhookPatch, now workshop.Micros) (workshop.Webhook, error)
 	DeleteWebhook(ctx context.Context, v store.Visibility, id string) error
 	Deliveries(ctx context.Context, v store.Visibility, webhookID string, p workshop.PageRequest) (workshop.Page[workshop.Delivery], error)
-	Redeliver(ctx context.Context, v store.Visibility, webhookID, id string, now workshop.Micros) (workshop.Delivery, error)
+	Redeliver(ctx context.Context, v store.Visibility, webhookID, id string, now workshop.Micros, opts ...store.WriteOption) (workshop.Delivery, error)
 }
 
 // webhookOf presents a registration without its secret.
@@ -74,8 +74,7 @@ func (h *handlers) CreateWebhook(ctx context.Context, req oapi.CreateWebhookRequ
 	now := workshop.MicrosOf(h.now())
 	w := workshop.Webhook{ID: workshop.NewID(workshop.PrefixWebhook), OrgID: p.OrgID, LocationID: p.LocationID, URL: b.Url,
 		Events: events, SigningSecret: workshop.NewSigningSecret(), IsActive: b.IsActive == nil || *b.IsActive, CreatedAt: now, UpdatedAt: now}
-	storeResponseInTx(ctx, func(w workshop.Webhook) (int, any) { return http.StatusCreated, webhookWithSecret(w, true) })
-	w, err = h.store.CreateWebhook(ctx, w)
+	w, err = h.store.CreateWebhook(ctx, w, storeResponseInTx(ctx, func(w workshop.Webhook) (int, any) { return http.StatusCreated, webhookWithSecret(w, true) }))
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +155,7 @@ func (h *handlers) ListWebhookDeliveries(ctx context.Context, req oapi.ListWebho
 }
 
 func (h *handlers) RedeliverWebhookDelivery(ctx context.Context, req oapi.RedeliverWebhookDeliveryRequestObject) (oapi.RedeliverWebhookDeliveryResponseObject, error) {
-	storeResponseInTx(ctx, func(d workshop.Delivery) (int, any) { return http.StatusAccepted, deliveryOf(d) })
-	d, err := h.store.Redeliver(ctx, visibility(principalOf(ctx)), req.WebhookId, req.DeliveryId, workshop.MicrosOf(h.now()))
+	d, err := h.store.Redeliver(ctx, visibility(principalOf(ctx)), req.WebhookId, req.DeliveryId, workshop.MicrosOf(h.now()), storeResponseInTx(ctx, func(d workshop.Delivery) (int, any) { return http.StatusAccepted, deliveryOf(d) }))
 	if err != nil {
 		return nil, err
 	}

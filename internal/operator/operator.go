@@ -49,12 +49,12 @@ type Store interface {
 
 	// The demo's working day is made with the API's writes.
 	PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (store.CatalogPut, error)
-	ClockIn(ctx context.Context, v store.Visibility, techID string, at time.Time) (workshop.Attendance, error)
-	CreateJob(ctx context.Context, j workshop.Job, stampArrival bool) (store.JobCreate, error)
-	CreateStep(ctx context.Context, v store.Visibility, st workshop.Step) (workshop.Step, error)
+	ClockIn(ctx context.Context, v store.Visibility, techID string, at time.Time, opts ...store.WriteOption) (workshop.Attendance, error)
+	CreateJob(ctx context.Context, j workshop.Job, stampArrival bool, opts ...store.WriteOption) (store.JobCreate, error)
+	CreateStep(ctx context.Context, v store.Visibility, st workshop.Step, opts ...store.WriteOption) (workshop.Step, error)
 	PatchStep(ctx context.Context, v store.Visibility, jobID, stepID string, p store.StepPatch, now workshop.Micros) (workshop.Step, error)
-	DeliverJob(ctx context.Context, v store.Visibility, id string, now workshop.Micros) (workshop.Job, error)
-	CancelJob(ctx context.Context, v store.Visibility, id string, tags []string, now workshop.Micros) (workshop.Job, error)
+	DeliverJob(ctx context.Context, v store.Visibility, id string, now workshop.Micros, opts ...store.WriteOption) (workshop.Job, error)
+	CancelJob(ctx context.Context, v store.Visibility, id string, tags []string, now workshop.Micros, opts ...store.WriteOption) (workshop.Job, error)
 }
 
 // Operator runs the operator commands against a store.

@@ -50,8 +50,8 @@ func clockTechnician(ctx context.Context, c conn, v Visibility, techID string) (
 // ClockIn opens an attendance record at `at` (tech.clocked_in). A
 // technician has at most one open record: a second clock-in is
 // already_clocked_in. Day close does not block it.
-func (s *Store) ClockIn(ctx context.Context, v Visibility, techID string, at time.Time) (workshop.Attendance, error) {
-	a, err := write(ctx, s, func(c conn) (workshop.Attendance, error) {
+func (s *Store) ClockIn(ctx context.Context, v Visibility, techID string, at time.Time, opts ...WriteOption) (workshop.Attendance, error) {
+	a, err := writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Attendance, error) {
 		t, zone, err := clockTechnician(ctx, c, v, techID)
 		if err != nil {
 			return workshop.Attendance{}, err
@@ -76,8 +76,8 @@ func (s *Store) ClockIn(ctx context.Context, v Visibility, techID string, at tim
 // ClockOut closes the technician's open record at `at` (tech.clocked_out);
 // without one it is not_clocked_in. A clock-out before the clock-in is a
 // validation error on at.
-func (s *Store) ClockOut(ctx context.Context, v Visibility, techID string, at time.Time) (workshop.Attendance, error) {
-	return write(ctx, s, func(c conn) (workshop.Attendance, error) {
+func (s *Store) ClockOut(ctx context.Context, v Visibility, techID string, at time.Time, opts ...WriteOption) (workshop.Attendance, error) {
+	return writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Attendance, error) {
 		t, zone, err := clockTechnician(ctx, c, v, techID)
 		if err != nil {
 			return workshop.Attendance{}, err

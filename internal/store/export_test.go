@@ -11,17 +11,18 @@ import (
 // the create queue, as if all had queued while the previous group was
 // written: concurrent creates form groups only when they happen to meet.
 // together tells which of them the group wrote; the others ran alone.
-func (s *Store) CreateJobsAsOneGroup(ctxs []context.Context, jobs []workshop.Job) (out []JobCreate, together []bool, errs []error) {
+// keys[i] is the Idempotency-Key of jobs[i] (nil: none).
+func (s *Store) CreateJobsAsOneGroup(ctx context.Context, jobs []workshop.Job, keys []*IdempotencyKey) (out []JobCreate, together []bool, errs []error) {
 	group := make([]*createReq, len(jobs))
 	for i, j := range jobs {
-		group[i] = newCreateReq(ctxs[i], j, false)
+		group[i] = newCreateReq(ctx, j, false, keys[i])
 	}
 	writeQueued(s, group, writeGroup)
 	out, together, errs = make([]JobCreate, len(jobs)), make([]bool, len(jobs)), make([]error, len(jobs))
 	for i, r := range group {
 		j, err := r.outcome()
 		if errors.Is(err, errRunAlone) {
-			out[i], errs[i] = s.createAlone(ctxs[i], jobs[i], false)
+			out[i], errs[i] = s.createAlone(ctx, jobs[i], false, keys[i])
 			continue
 		}
 		out[i], together[i], errs[i] = JobCreate{Job: j, Created: err == nil}, err == nil, err

@@ -27,15 +27,51 @@ func (s *Store) IdempotencyRecord(ctx context.Context, orgID, key string) (rec w
 	return rec, err == nil, err
 }
 
-// storeClaim stores an Idempotency-Key with the response of the operation
-// it protects, at the end of that operation's transaction. A key another
-// request stored (and not yet past retention) means that request ran
-// first: the operation is undone (idempotency_in_progress, claim.Raced)
-// and the caller answers with the stored response. On PostgreSQL a
-// concurrent holder's uncommitted key makes the insert wait for it.
-func storeClaim(ctx context.Context, c conn, claim *workshop.IdempotencyClaim, result any) error {
+// IdempotencyKey is an Idempotency-Key a write runs under: the write
+// stores the key with its response in its own transaction, so the change
+// and the record that protects it from being made twice commit together
+// or not at all.
+type IdempotencyKey struct {
+	OrgID, Key, Fingerprint string
+	// Response renders the operation's result (what it returns) as the
+	// status and body to replay. The caller's presentation, not the store's.
+	Response func(result any) (status int, body []byte, err error)
+}
+
+// WriteOption is an option of a write operation.
+type WriteOption func(*writeOptions)
+
+type writeOptions struct {
+	key *IdempotencyKey
+}
+
+// UnderKey runs a write under an Idempotency-Key (nil: none). A write that
+// succeeds has stored the key and its response; a key another request
+// stored meanwhile (not yet past retention) fails the write, undone, with
+// idempotency_in_progress, and its stored response is the answer.
+func UnderKey(k *IdempotencyKey) WriteOption { return func(o *writeOptions) { o.key = k } }
+
+// keyOf is the Idempotency-Key of a write's options, or nil.
+func keyOf(opts []WriteOption) *IdempotencyKey {
+	var o writeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.key
+}
+
+// errKeyTaken is the failure of a write whose Idempotency-Key another
+// request stored first.
+func errKeyTaken() error {
+	return workshop.Errorf(workshop.CodeIdempotencyInProgress, "A request with this Idempotency-Key is running or has run; retry to get its response.")
+}
+
+// storeKey stores an Idempotency-Key with the response of the operation
+// it protects, at the end of that operation's transaction. On PostgreSQL
+// a concurrent holder's uncommitted key makes the insert wait for it.
+func storeKey(ctx context.Context, c conn, key *IdempotencyKey, result any) error {
 	now := c.s.now()
-	args, err := claimArgs(nil, claim, result, now)
+	args, err := keyArgs(nil, key, result, now)
 	if err != nil {
 		return err
 	}
@@ -44,8 +80,7 @@ func storeClaim(ctx context.Context, c conn, claim *workshop.IdempotencyClaim, r
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		claim.Raced = true
-		return workshop.Errorf(workshop.CodeIdempotencyInProgress, "A request with this Idempotency-Key is running or has run; retry to get its response.")
+		return errKeyTaken()
 	}
 	return nil
 }
@@ -62,29 +97,29 @@ const (
 		WHERE idempotency_keys.created_at < ?`
 )
 
-// claimArgs renders the response of result for claim and appends the
-// values of its row to args.
-func claimArgs(args []any, claim *workshop.IdempotencyClaim, result any, now time.Time) ([]any, error) {
-	status, body, err := claim.Render(result)
+// keyArgs renders the response of result for key and appends the values
+// of its row to args.
+func keyArgs(args []any, key *IdempotencyKey, result any, now time.Time) ([]any, error) {
+	status, body, err := key.Response(result)
 	if err != nil {
 		return args, err
 	}
-	return append(args, claim.OrgID, claim.Key, claim.Fingerprint, status, string(body), workshop.MicrosOf(now)), nil
+	return append(args, key.OrgID, key.Key, key.Fingerprint, status, string(body), workshop.MicrosOf(now)), nil
 }
 
 func claimCutoff(now time.Time) workshop.Micros {
 	return workshop.MicrosOf(now.Add(-IdempotencyRetention))
 }
 
-// SaveIdempotentResponse keeps the successful response of a request that
-// wrote nothing (an answer read from what exists); a key stored meanwhile
-// by another request wins, one past retention is replaced.
-func (s *Store) SaveIdempotentResponse(ctx context.Context, claim *workshop.IdempotencyClaim, status int, body []byte) error {
-	saved := *claim
-	saved.Render = func(any) (int, []byte, error) { return status, body, nil }
+// SaveIdempotentResponse keeps the successful response of a request whose
+// operation did not store its key itself (key.Response is not used); a
+// key stored meanwhile by another request wins, one past retention is
+// replaced.
+func (s *Store) SaveIdempotentResponse(ctx context.Context, key IdempotencyKey, status int, body []byte) error {
+	key.Response = func(any) (int, []byte, error) { return status, body, nil }
 	_, err := write(context.WithoutCancel(ctx), s, func(c conn) (struct{}, error) {
-		err := storeClaim(ctx, c, &saved, nil)
-		if saved.Raced {
+		err := storeKey(ctx, c, &key, nil)
+		if workshop.ErrorCode(err) == workshop.CodeIdempotencyInProgress {
 			return struct{}{}, nil // the other request's response stands
 		}
 		return struct{}{}, err

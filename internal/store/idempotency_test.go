@@ -15,7 +15,7 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// renderCreated is a Render of a create: 201 and the record as JSON.
+// renderCreated is the Response of a create: 201 and the record as JSON.
 func renderCreated(result any) (int, []byte, error) {
 	b, err := json.Marshal(result)
 	return http.StatusCreated, append(b, '\n'), err
@@ -26,9 +26,9 @@ func newIntegration(orgID string) workshop.Integration {
 		CreatedAt: at(0), UpdatedAt: at(0)}
 }
 
-// createUnder creates an integration in a request running under claim.
-func createUnder(ctx context.Context, st *store.Store, claim *workshop.IdempotencyClaim, in workshop.Integration) (workshop.Integration, error) {
-	return st.CreateIntegration(workshop.WithIdempotencyClaim(ctx, claim), in)
+// createUnder creates an integration under an Idempotency-Key.
+func createUnder(ctx context.Context, st *store.Store, key *store.IdempotencyKey, in workshop.Integration) (workshop.Integration, error) {
+	return st.CreateIntegration(ctx, in, store.UnderKey(key))
 }
 
 // record is what IdempotencyRecord answered, for comparisons.
@@ -72,20 +72,17 @@ func TestIdempotencyCompletedInTransaction(t *testing.T) {
 		org := e.org.ID
 		wantRecord(t, "unknown key", readRecord(t, e.st, org, "ok"), record{})
 
-		var first *workshop.IdempotencyClaim
+		var first *store.IdempotencyKey
 		var stored record
 		t.Run("success stores the rendered response", func(t *testing.T) {
 			var rendered []any
-			first = &workshop.IdempotencyClaim{OrgID: org, Key: "ok", Fingerprint: "fpA", Render: func(r any) (int, []byte, error) {
+			first = &store.IdempotencyKey{OrgID: org, Key: "ok", Fingerprint: "fpA", Response: func(r any) (int, []byte, error) {
 				rendered = append(rendered, r)
 				return renderCreated(r)
 			}}
 			got, err := createUnder(t.Context(), e.st, first, newIntegration(org))
 			if err != nil {
 				t.Fatal(err)
-			}
-			if !first.Completed || first.Raced {
-				t.Errorf("Completed, Raced = %v, %v, want true, false", first.Completed, first.Raced)
 			}
 			if want := []any{got}; !slices.EqualFunc(rendered, want, func(a, b any) bool { return a == b }) {
 				t.Errorf("Render called with %v, want once with %v", rendered, want)
@@ -96,13 +93,10 @@ func TestIdempotencyCompletedInTransaction(t *testing.T) {
 
 		t.Run("the key again runs nothing", func(t *testing.T) {
 			for _, fp := range []string{"fpA", "fpB"} {
-				c := &workshop.IdempotencyClaim{OrgID: org, Key: "ok", Fingerprint: fp, Render: renderCreated}
+				c := &store.IdempotencyKey{OrgID: org, Key: "ok", Fingerprint: fp, Response: renderCreated}
 				in := newIntegration(org)
 				_, err := createUnder(t.Context(), e.st, c, in)
 				wantCode(t, err, workshop.CodeIdempotencyInProgress)
-				if !c.Raced || c.Completed {
-					t.Errorf("%s: Raced, Completed = %v, %v, want true, false", fp, c.Raced, c.Completed)
-				}
 				_, err = e.st.Integration(t.Context(), org, in.ID)
 				wantCode(t, err, workshop.CodeNotFound)
 			}
@@ -110,36 +104,17 @@ func TestIdempotencyCompletedInTransaction(t *testing.T) {
 		})
 
 		t.Run("the same key in another org is another key", func(t *testing.T) {
-			c := &workshop.IdempotencyClaim{OrgID: other.ID, Key: "ok", Fingerprint: "fpB", Render: renderCreated}
+			c := &store.IdempotencyKey{OrgID: other.ID, Key: "ok", Fingerprint: "fpB", Response: renderCreated}
 			got, err := createUnder(t.Context(), e.st, c, newIntegration(other.ID))
-			if err != nil || !c.Completed {
-				t.Fatalf("create = %v, Completed %v, want nil, true", err, c.Completed)
+			if err != nil {
+				t.Fatalf("create = %v, want nil", err)
 			}
 			wantRecord(t, "other org", readRecord(t, e.st, other.ID, "ok"),
 				record{Found: true, Fingerprint: "fpB", StatusCode: http.StatusCreated, Body: jsonBody(t, got)})
 		})
 
-		t.Run("a completed claim is not taken again", func(t *testing.T) {
-			// A second write of the same request (first is Completed).
-			if _, err := createUnder(t.Context(), e.st, first, newIntegration(org)); err != nil {
-				t.Errorf("second write under a completed claim = %v, want nil", err)
-			}
-			wantRecord(t, "after a second write", readRecord(t, e.st, org, "ok"), stored)
-		})
-
-		t.Run("a claim without Render is not taken", func(t *testing.T) {
-			c := &workshop.IdempotencyClaim{OrgID: org, Key: "no-render", Fingerprint: "fpA"}
-			if _, err := createUnder(t.Context(), e.st, c, newIntegration(org)); err != nil {
-				t.Fatal(err)
-			}
-			if c.Completed || c.Raced {
-				t.Errorf("Completed, Raced = %v, %v, want false, false", c.Completed, c.Raced)
-			}
-			wantRecord(t, "no Render", readRecord(t, e.st, org, "no-render"), record{})
-		})
-
 		t.Run("failed create stores nothing and frees the key", func(t *testing.T) {
-			c := &workshop.IdempotencyClaim{OrgID: org, Key: "dup", Fingerprint: "fpA", Render: renderCreated}
+			c := &store.IdempotencyKey{OrgID: org, Key: "dup", Fingerprint: "fpA", Response: renderCreated}
 			taken := newIntegration(org)
 			if _, err := e.st.CreateIntegration(t.Context(), taken); err != nil {
 				t.Fatal(err)
@@ -149,27 +124,21 @@ func TestIdempotencyCompletedInTransaction(t *testing.T) {
 			if err == nil || workshop.ErrorCode(err) == workshop.CodeIdempotencyInProgress {
 				t.Fatalf("CreateIntegration(duplicate id) = %v, want the insert's error", err)
 			}
-			if c.Completed || c.Raced {
-				t.Errorf("Completed, Raced = %v, %v, want false, false", c.Completed, c.Raced)
-			}
 			wantRecord(t, "after the failure", readRecord(t, e.st, org, "dup"), record{})
 
-			retry := &workshop.IdempotencyClaim{OrgID: org, Key: "dup", Fingerprint: "fpA", Render: renderCreated}
-			if _, err := createUnder(t.Context(), e.st, retry, newIntegration(org)); err != nil || !retry.Completed {
-				t.Errorf("retry = %v, Completed %v, want nil, true", err, retry.Completed)
+			retry := &store.IdempotencyKey{OrgID: org, Key: "dup", Fingerprint: "fpA", Response: renderCreated}
+			if _, err := createUnder(t.Context(), e.st, retry, newIntegration(org)); err != nil {
+				t.Errorf("retry = %v, want nil", err)
 			}
 		})
 
 		t.Run("failed render rolls the create back", func(t *testing.T) {
 			boom := errors.New("render failed")
-			c := &workshop.IdempotencyClaim{OrgID: org, Key: "render", Fingerprint: "fpA",
-				Render: func(any) (int, []byte, error) { return 0, nil, boom }}
+			c := &store.IdempotencyKey{OrgID: org, Key: "render", Fingerprint: "fpA",
+				Response: func(any) (int, []byte, error) { return 0, nil, boom }}
 			in := newIntegration(org)
 			if _, err := createUnder(t.Context(), e.st, c, in); !errors.Is(err, boom) {
 				t.Errorf("CreateIntegration = %v, want %v", err, boom)
-			}
-			if c.Completed {
-				t.Errorf("Completed = true, want false")
 			}
 			_, err := e.st.Integration(t.Context(), org, in.ID)
 			wantCode(t, err, workshop.CodeNotFound)
@@ -183,7 +152,7 @@ func TestIdempotencySaveResponse(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		e := newEnv(t, db)
 		org := e.org.ID
-		c := &workshop.IdempotencyClaim{OrgID: org, Key: "read", Fingerprint: "fpA"}
+		c := store.IdempotencyKey{OrgID: org, Key: "read", Fingerprint: "fpA"}
 		if err := e.st.SaveIdempotentResponse(t.Context(), c, http.StatusOK, []byte(`{"a":1}`)); err != nil {
 			t.Fatal(err)
 		}
@@ -191,14 +160,14 @@ func TestIdempotencySaveResponse(t *testing.T) {
 		wantRecord(t, "saved", readRecord(t, e.st, org, "read"), want)
 
 		// A response stored first wins.
-		c2 := &workshop.IdempotencyClaim{OrgID: org, Key: "read", Fingerprint: "fpB"}
+		c2 := store.IdempotencyKey{OrgID: org, Key: "read", Fingerprint: "fpB"}
 		if err := e.st.SaveIdempotentResponse(t.Context(), c2, http.StatusCreated, []byte(`{"b":2}`)); err != nil {
 			t.Fatal(err)
 		}
 		wantRecord(t, "saved again", readRecord(t, e.st, org, "read"), want)
 
 		// And a write under the key finds it taken.
-		w := &workshop.IdempotencyClaim{OrgID: org, Key: "read", Fingerprint: "fpA", Render: renderCreated}
+		w := &store.IdempotencyKey{OrgID: org, Key: "read", Fingerprint: "fpA", Response: renderCreated}
 		_, err := createUnder(t.Context(), e.st, w, newIntegration(org))
 		wantCode(t, err, workshop.CodeIdempotencyInProgress)
 	})
@@ -212,11 +181,11 @@ func TestIdempotencyRetentionAndPurge(t *testing.T) {
 		org := e.org.ID
 		save := func(key string) {
 			t.Helper()
-			if err := e.st.SaveIdempotentResponse(ctx, &workshop.IdempotencyClaim{OrgID: org, Key: key, Fingerprint: "fpA"}, 200, []byte("{}")); err != nil {
+			if err := e.st.SaveIdempotentResponse(ctx, store.IdempotencyKey{OrgID: org, Key: key, Fingerprint: "fpA"}, 200, []byte("{}")); err != nil {
 				t.Fatal(err)
 			}
 		}
-		created := &workshop.IdempotencyClaim{OrgID: org, Key: "created", Fingerprint: "fpA", Render: renderCreated}
+		created := &store.IdempotencyKey{OrgID: org, Key: "created", Fingerprint: "fpA", Response: renderCreated}
 		if _, err := createUnder(ctx, e.st, created, newIntegration(org)); err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +197,7 @@ func TestIdempotencyRetentionAndPurge(t *testing.T) {
 		if got := readRecord(t, e.st, org, "saved"); !got.Found {
 			t.Errorf("at exactly 24h: IdempotencyRecord found = false, want true")
 		}
-		again := &workshop.IdempotencyClaim{OrgID: org, Key: "created", Fingerprint: "fpB", Render: renderCreated}
+		again := &store.IdempotencyKey{OrgID: org, Key: "created", Fingerprint: "fpB", Response: renderCreated}
 		_, err := createUnder(ctx, e.st, again, newIntegration(org))
 		wantCode(t, err, workshop.CodeIdempotencyInProgress)
 		if n, err := e.st.PurgeIdempotencyKeys(ctx); err != nil || n != 0 {
@@ -238,10 +207,10 @@ func TestIdempotencyRetentionAndPurge(t *testing.T) {
 		e.clk.Advance(time.Microsecond)
 		wantRecord(t, "past 24h", readRecord(t, e.st, org, "saved"), record{})
 		// Past retention a key starts afresh, whatever the request.
-		fresh := &workshop.IdempotencyClaim{OrgID: org, Key: "created", Fingerprint: "fpB", Render: renderCreated}
+		fresh := &store.IdempotencyKey{OrgID: org, Key: "created", Fingerprint: "fpB", Response: renderCreated}
 		got, err := createUnder(ctx, e.st, fresh, newIntegration(org))
-		if err != nil || !fresh.Completed {
-			t.Fatalf("create past retention = %v, Completed %v, want nil, true", err, fresh.Completed)
+		if err != nil {
+			t.Fatalf("create past retention = %v, want nil", err)
 		}
 		wantRecord(t, "taken afresh", readRecord(t, e.st, org, "created"),
 			record{Found: true, Fingerprint: "fpB", StatusCode: http.StatusCreated, Body: jsonBody(t, got)})
@@ -268,7 +237,7 @@ func TestIdempotencyConcurrentSameKeyRunsOnce(t *testing.T) {
 		}{
 			{"fresh key", func(*testing.T, string) {}},
 			{"past retention", func(t *testing.T, key string) {
-				c := &workshop.IdempotencyClaim{OrgID: e.org.ID, Key: key, Fingerprint: "old"}
+				c := store.IdempotencyKey{OrgID: e.org.ID, Key: key, Fingerprint: "old"}
 				if err := e.st.SaveIdempotentResponse(t.Context(), c, 200, []byte("{}")); err != nil {
 					t.Fatal(err)
 				}
@@ -280,13 +249,13 @@ func TestIdempotencyConcurrentSameKeyRunsOnce(t *testing.T) {
 				key := "race-" + tc.name
 				tc.setup(t, key)
 				const n = 20
-				claims := make([]*workshop.IdempotencyClaim, n)
+				claims := make([]*store.IdempotencyKey, n)
 				ids := make([]string, n)
 				errs := make([]error, n)
 				start := make(chan struct{})
 				var wg sync.WaitGroup
 				for i := range n {
-					claims[i] = &workshop.IdempotencyClaim{OrgID: e.org.ID, Key: key, Fingerprint: "fp", Render: renderCreated}
+					claims[i] = &store.IdempotencyKey{OrgID: e.org.ID, Key: key, Fingerprint: "fp", Response: renderCreated}
 					in := newIntegration(e.org.ID)
 					ids[i] = in.ID
 					wg.Go(func() {
@@ -300,12 +269,11 @@ func TestIdempotencyConcurrentSameKeyRunsOnce(t *testing.T) {
 				won := 0
 				for i, err := range errs {
 					switch {
-					case err == nil && claims[i].Completed:
+					case err == nil:
 						won++
-					case workshop.ErrorCode(err) == workshop.CodeIdempotencyInProgress && claims[i].Raced:
+					case workshop.ErrorCode(err) == workshop.CodeIdempotencyInProgress:
 					default:
-						t.Errorf("request %d: %v (Completed %v, Raced %v), want success or idempotency_in_progress",
-							i, err, claims[i].Completed, claims[i].Raced)
+						t.Errorf("request %d: %v, want success or idempotency_in_progress", i, err)
 					}
 				}
 				if won != 1 {

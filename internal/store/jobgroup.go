@@ -38,7 +38,7 @@ type createReq struct {
 	job          workshop.Job
 	year         int // of the job's number
 	stampArrival bool
-	claim        *workshop.IdempotencyClaim
+	key          *IdempotencyKey
 }
 
 func newCreateQueue(s *Store) *groupQueue[*createReq] {
@@ -47,11 +47,11 @@ func newCreateQueue(s *Store) *groupQueue[*createReq] {
 
 // createInGroup writes j in the create queue's next group and returns it as
 // stored; errRunAlone when the caller is to write it alone.
-func (s *Store) createInGroup(ctx context.Context, j workshop.Job, stampArrival bool) (workshop.Job, error) {
+func (s *Store) createInGroup(ctx context.Context, j workshop.Job, stampArrival bool, key *IdempotencyKey) (workshop.Job, error) {
 	if j.JobNumber != "" {
 		return j, errRunAlone
 	}
-	r := newCreateReq(ctx, j, stampArrival)
+	r := newCreateReq(ctx, j, stampArrival, key)
 	if err := s.creates.send(ctx, r); err != nil {
 		return j, err
 	}
@@ -64,14 +64,11 @@ func (r *createReq) outcome() (workshop.Job, error) {
 	if err := <-r.err; err != nil {
 		return r.job, err
 	}
-	if r.claim != nil {
-		r.claim.Completed = true
-	}
 	return r.job, nil
 }
 
-func newCreateReq(ctx context.Context, j workshop.Job, stampArrival bool) *createReq {
-	return &createReq{queued: newQueued(ctx), job: j, stampArrival: stampArrival, claim: activeClaim(ctx)}
+func newCreateReq(ctx context.Context, j workshop.Job, stampArrival bool, key *IdempotencyKey) *createReq {
+	return &createReq{queued: newQueued(ctx), job: j, stampArrival: stampArrival, key: key}
 }
 
 // writeGroup writes the creates of a group that are not to run alone,
@@ -104,8 +101,8 @@ func writeGroup(c conn, group []*createReq) error {
 		if events, err = eventArgs(events, j.OrgID, j.LocationID, workshop.EventJobCreated, j.CreatedAt, jobRow(j)); err != nil {
 			return err
 		}
-		if r.claim != nil {
-			if claims, err = claimArgs(claims, r.claim, JobCreate{Job: j, Created: true}, now); err != nil {
+		if r.key != nil {
+			if claims, err = keyArgs(claims, r.key, JobCreate{Job: j, Created: true}, now); err != nil {
 				return err
 			}
 		}
@@ -164,8 +161,8 @@ func settleGroup(ctx context.Context, c conn, group []*createReq) error {
 			r.alone = externalKeys[k] // the second answers with the first's job
 			externalKeys[k] = true
 		}
-		if r.claim != nil {
-			k := [2]string{r.claim.OrgID, r.claim.Key}
+		if r.key != nil {
+			k := [2]string{r.key.OrgID, r.key.Key}
 			r.alone = r.alone || takenKeys[k]
 			takenKeys[k] = true
 		}
@@ -188,8 +185,8 @@ func storedClaims(ctx context.Context, c conn, group []*createReq) (map[[2]strin
 	stored := map[[2]string]bool{}
 	var args []any
 	for _, r := range group {
-		if r.claim != nil {
-			args = append(args, r.claim.OrgID, r.claim.Key)
+		if r.key != nil {
+			args = append(args, r.key.OrgID, r.key.Key)
 		}
 	}
 	if len(args) == 0 {

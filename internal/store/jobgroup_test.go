@@ -1,31 +1,28 @@
 package store_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// groupCreate is one create of a group: its job and its request's claim.
+// groupCreate is one create of a group: its job and its Idempotency-Key.
 type groupCreate struct {
 	job   workshop.Job
-	claim *workshop.IdempotencyClaim
+	claim *store.IdempotencyKey
 }
 
 func createAsOneGroup(t *testing.T, e *jobEnv, creates []groupCreate) ([]workshop.Job, []bool, []bool, []error) {
 	t.Helper()
-	ctxs, jobs := make([]context.Context, len(creates)), make([]workshop.Job, len(creates))
+	jobs, keys := make([]workshop.Job, len(creates)), make([]*store.IdempotencyKey, len(creates))
 	for i, c := range creates {
-		ctxs[i], jobs[i] = t.Context(), c.job
-		if c.claim != nil {
-			ctxs[i] = workshop.WithIdempotencyClaim(t.Context(), c.claim)
-		}
+		jobs[i], keys[i] = c.job, c.claim
 	}
-	out, together, errs := e.st.CreateJobsAsOneGroup(ctxs, jobs)
+	out, together, errs := e.st.CreateJobsAsOneGroup(t.Context(), jobs, keys)
 	got, created := make([]workshop.Job, len(out)), make([]bool, len(out))
 	for i, o := range out {
 		got[i], created[i] = o.Job, o.Created
@@ -33,8 +30,8 @@ func createAsOneGroup(t *testing.T, e *jobEnv, creates []groupCreate) ([]worksho
 	return got, created, together, errs
 }
 
-func claimFor(orgID, key string) *workshop.IdempotencyClaim {
-	return &workshop.IdempotencyClaim{OrgID: orgID, Key: key, Fingerprint: "fp-" + key, Render: renderCreated}
+func claimFor(orgID, key string) *store.IdempotencyKey {
+	return &store.IdempotencyKey{OrgID: orgID, Key: key, Fingerprint: "fp-" + key, Response: renderCreated}
 }
 
 // A group writes its plain creates together, numbered in order per
@@ -90,9 +87,6 @@ func TestCreateJobGroupWritesPlainCreatesTogether(t *testing.T) {
 		wantInvalid(t, errs[6], "locationId")
 		wantCode(t, errs[7], workshop.CodeDayCloseInProgress)
 		wantCode(t, errs[8], workshop.CodeIdempotencyInProgress)
-		if !k1Again.Raced || !k1.Completed || !k2.Completed {
-			t.Errorf("claims: repeated k1 raced %v, k1 completed %v, k2 completed %v; want all true", k1Again.Raced, k1.Completed, k2.Completed)
-		}
 
 		evs := e.wantEvents(t, "group", slices.Repeat([]string{workshop.EventJobCreated}, 5)...)
 		for i, ev := range evs {
@@ -145,7 +139,7 @@ func TestCreateJobGroupLeavesARetryAlone(t *testing.T) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		stored := claimFor(e.org.ID, "stored")
-		if err := e.st.SaveIdempotentResponse(ctx, stored, 200, []byte("{}\n")); err != nil {
+		if err := e.st.SaveIdempotentResponse(ctx, *stored, 200, []byte("{}\n")); err != nil {
 			t.Fatal(err)
 		}
 		e.events(t)
@@ -157,8 +151,8 @@ func TestCreateJobGroupLeavesARetryAlone(t *testing.T) {
 			t.Errorf("written by the group = %v, want %v", together, want)
 		}
 		wantCode(t, errs[1], workshop.CodeIdempotencyInProgress)
-		if !retry.Raced || created[1] {
-			t.Errorf("retry: raced %v, created %v; want raced, not created", retry.Raced, created[1])
+		if created[1] {
+			t.Errorf("retry: created, want not created")
 		}
 		for i, want := range map[int]string{0: "RO-2026-0001", 2: "RO-2026-0002"} {
 			if errs[i] != nil || !created[i] || jobs[i].JobNumber != want {

@@ -93,20 +93,20 @@ func jobsEqual(a, b workshop.Job) bool {
 
 // DeliverJob marks a job delivered (job.delivered); delivering a delivered
 // job returns it unchanged, a cancelled one is invalid_transition.
-func (s *Store) DeliverJob(ctx context.Context, v Visibility, id string, now workshop.Micros) (workshop.Job, error) {
-	return s.finishJob(ctx, v, id, now, workshop.JobDelivered, nil)
+func (s *Store) DeliverJob(ctx context.Context, v Visibility, id string, now workshop.Micros, opts ...WriteOption) (workshop.Job, error) {
+	return s.finishJob(ctx, v, id, now, workshop.JobDelivered, nil, keyOf(opts))
 }
 
 // CancelJob cancels a job with reason tags from the location's governed
 // list (job.cancelled); an unknown tag is named and nothing changes;
 // cancelling a cancelled job returns it unchanged, a delivered one is
 // invalid_transition.
-func (s *Store) CancelJob(ctx context.Context, v Visibility, id string, tags []string, now workshop.Micros) (workshop.Job, error) {
-	return s.finishJob(ctx, v, id, now, workshop.JobCancelled, tags)
+func (s *Store) CancelJob(ctx context.Context, v Visibility, id string, tags []string, now workshop.Micros, opts ...WriteOption) (workshop.Job, error) {
+	return s.finishJob(ctx, v, id, now, workshop.JobCancelled, tags, keyOf(opts))
 }
 
-func (s *Store) finishJob(ctx context.Context, v Visibility, id string, now workshop.Micros, to string, tags []string) (workshop.Job, error) {
-	return write(ctx, s, func(c conn) (workshop.Job, error) {
+func (s *Store) finishJob(ctx context.Context, v Visibility, id string, now workshop.Micros, to string, tags []string, key *IdempotencyKey) (workshop.Job, error) {
+	return writeUnder(ctx, s, key, func(c conn) (workshop.Job, error) {
 		j, err := s.jobWrite(ctx, c, v, id)
 		if err != nil {
 			return j, err

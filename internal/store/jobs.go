@@ -178,24 +178,27 @@ type JobCreate struct {
 // the same transaction. stampArrival records the arrival as now, with the
 // location's offset (a walk-in). Concurrent creates are written in groups
 // (jobgroup.go).
-func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool) (JobCreate, error) {
-	if j.ExternalKey != nil {
+func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool, opts ...WriteOption) (JobCreate, error) {
+	key := keyOf(opts)
+	// The existing job of an externalKey is read first, outside any write,
+	// unless the answer is to be stored with a key (the write does it).
+	if j.ExternalKey != nil && key == nil {
 		if existing, err := s.existingJob(ctx, s.read(), j); err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return JobCreate{Job: existing}, err
 		}
 	}
-	if created, err := s.createInGroup(ctx, j, stampArrival); !errors.Is(err, errRunAlone) {
+	if created, err := s.createInGroup(ctx, j, stampArrival, key); !errors.Is(err, errRunAlone) {
 		return JobCreate{Job: created, Created: err == nil}, err
 	}
-	return s.createAlone(ctx, j, stampArrival)
+	return s.createAlone(ctx, j, stampArrival, key)
 }
 
 // createAlone is CreateJob in a write of its own: the path with every rule
 // and message, which a group of creates leaves the unusual ones to (see
 // jobgroup.go).
-func (s *Store) createAlone(ctx context.Context, j workshop.Job, stampArrival bool) (JobCreate, error) {
+func (s *Store) createAlone(ctx context.Context, j workshop.Job, stampArrival bool, key *IdempotencyKey) (JobCreate, error) {
 	v := Visibility{OrgID: j.OrgID}
-	out, err := write(ctx, s, func(c conn) (JobCreate, error) {
+	out, err := writeUnder(ctx, s, key, func(c conn) (JobCreate, error) {
 		if j.ExternalKey != nil {
 			if existing, err := s.existingJob(ctx, c, j); err == nil || !errors.Is(err, sql.ErrNoRows) {
 				return JobCreate{Job: existing}, err

@@ -109,8 +109,8 @@ func (s *Store) User(ctx context.Context, id string) (workshop.User, error) {
 const integrationColumns = `id, org_id, name, system_type, created_at, updated_at`
 
 // CreateIntegration stores a new integration.
-func (s *Store) CreateIntegration(ctx context.Context, in workshop.Integration) (workshop.Integration, error) {
-	return write(ctx, s, func(c conn) (workshop.Integration, error) {
+func (s *Store) CreateIntegration(ctx context.Context, in workshop.Integration, opts ...WriteOption) (workshop.Integration, error) {
+	return writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Integration, error) {
 		_, err := c.exec(ctx, `INSERT INTO integrations (`+integrationColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
 			in.ID, in.OrgID, in.Name, in.SystemType, in.CreatedAt, in.UpdatedAt)
 		return in, err

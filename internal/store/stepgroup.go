@@ -63,10 +63,10 @@ func (s *Store) patchInGroup(ctx context.Context, v Visibility, jobID, stepID st
 }
 
 // newPatchReq is a patch for the queue, marked to run alone when it
-// changes techIds or carries an Idempotency-Key.
+// changes techIds.
 func newPatchReq(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) *patchReq {
 	r := &patchReq{queued: newQueued(ctx), v: v, jobID: jobID, stepID: stepID, patch: p, now: now}
-	r.alone = p.TechIDs != nil || activeClaim(ctx) != nil
+	r.alone = p.TechIDs != nil
 	return r
 }
 

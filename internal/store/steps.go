@@ -141,8 +141,8 @@ func terminalError(j workshop.Job, what string) error {
 
 // CreateStep adds a step to a job with its step.created event (and
 // job.updated when the job's status changes, e.g. ready -> waiting).
-func (s *Store) CreateStep(ctx context.Context, v Visibility, st workshop.Step) (workshop.Step, error) {
-	return write(ctx, s, func(c conn) (workshop.Step, error) {
+func (s *Store) CreateStep(ctx context.Context, v Visibility, st workshop.Step, opts ...WriteOption) (workshop.Step, error) {
+	return writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Step, error) {
 		j, err := s.jobWrite(ctx, c, v, st.JobID)
 		if err != nil {
 			return st, err

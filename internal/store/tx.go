@@ -135,27 +135,30 @@ func (c conn) queryRow(ctx context.Context, query string, args ...any) row {
 func (s *Store) read() conn { return conn{s: s, ex: s.reader, stmts: s.readStmts} }
 
 // write runs fn as one atomic write and commits it before it returns.
-// When ctx carries an Idempotency-Key claim, the key and the response
-// rendered from fn's result are stored in the same transaction, so a
-// create and the record that protects it from being repeated commit
-// together or not at all. A key another request holds or stored makes the
-// write fail with idempotency_in_progress (claim.Raced). On PostgreSQL the
-// key's insert waits for a concurrent holder, so a request never runs
-// twice; on SQLite writes are serial anyway.
 //
 // On SQLite, concurrent writes are committed in groups (see batcher): each
 // runs inside its own savepoint of a shared transaction, so it succeeds or
 // fails alone, and it returns only once the group is committed.
 func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T, error) {
+	return writeUnder(ctx, s, nil, fn)
+}
+
+// writeUnder is write under an Idempotency-Key (nil: none): the key and the
+// response rendered from fn's result are stored in the same transaction,
+// so a create and the record that protects it from being repeated commit
+// together or not at all. A key another request holds or stored makes the
+// write fail with idempotency_in_progress. On PostgreSQL the key's insert
+// waits for a concurrent holder, so a request never runs twice; on SQLite
+// writes are serial anyway.
+func writeUnder[T any](ctx context.Context, s *Store, key *IdempotencyKey, fn func(c conn) (T, error)) (T, error) {
 	var out T
-	claim := activeClaim(ctx)
 	op := func(c conn) error {
 		var err error
 		if out, err = fn(c); err != nil {
 			return err
 		}
-		if claim != nil {
-			return storeClaim(ctx, c, claim, out)
+		if key != nil {
+			return storeKey(ctx, c, key, out)
 		}
 		return nil
 	}
@@ -163,20 +166,7 @@ func write[T any](ctx context.Context, s *Store, fn func(c conn) (T, error)) (T,
 		var zero T
 		return zero, err
 	}
-	if claim != nil {
-		claim.Completed = true
-	}
 	return out, nil
-}
-
-// activeClaim is the Idempotency-Key claim of ctx that a write must store,
-// or nil: none, not one for an operation the claim protects, or stored.
-func activeClaim(ctx context.Context) *workshop.IdempotencyClaim {
-	claim := workshop.IdempotencyClaimFrom(ctx)
-	if claim != nil && (claim.Render == nil || claim.Completed) {
-		return nil
-	}
-	return claim
 }
 
 // run commits op as one atomic write: in the batcher's next group on

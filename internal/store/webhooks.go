@@ -27,8 +27,8 @@ const webhookVisible = `org_id = ? AND (? = '' OR location_id = ?)`
 func visibleArgs(v Visibility) []any { return []any{v.OrgID, v.LocationID, v.LocationID} }
 
 // CreateWebhook stores a new registration.
-func (s *Store) CreateWebhook(ctx context.Context, w workshop.Webhook) (workshop.Webhook, error) {
-	return write(ctx, s, func(c conn) (workshop.Webhook, error) {
+func (s *Store) CreateWebhook(ctx context.Context, w workshop.Webhook, opts ...WriteOption) (workshop.Webhook, error) {
+	return writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Webhook, error) {
 		_, err := c.exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			w.ID, w.OrgID, nullString(w.LocationID), w.URL, jsonText(w.Events), w.SigningSecret, w.IsActive, w.CreatedAt, w.UpdatedAt)
 		return w, err
@@ -178,8 +178,8 @@ func (s *Store) Delivery(ctx context.Context, v Visibility, webhookID, id string
 // again) while attempts go on counting. An attempt in flight loses its
 // lease, so its result is not recorded over the new schedule. A delivery of
 // an inactive registration cannot be redelivered (invalid_transition).
-func (s *Store) Redeliver(ctx context.Context, v Visibility, webhookID, id string, now workshop.Micros) (workshop.Delivery, error) {
-	return write(ctx, s, func(c conn) (workshop.Delivery, error) {
+func (s *Store) Redeliver(ctx context.Context, v Visibility, webhookID, id string, now workshop.Micros, opts ...WriteOption) (workshop.Delivery, error) {
+	return writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Delivery, error) {
 		w, err := visibleWebhook(ctx, c, v, webhookID, s.forUpdate())
 		if err != nil {
 			return workshop.Delivery{}, err
