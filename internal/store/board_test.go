@@ -58,7 +58,7 @@ func (e *jobEnv) countJobs(t *testing.T, locationID string, now workshop.Micros)
 // over promises without any write.
 func TestBoardCountsMatchTheJobs(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		other := e.location(t, "Other", "Europe/Berlin")

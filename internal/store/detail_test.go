@@ -12,7 +12,7 @@ import (
 
 func TestJobDetailReadsHistoryAndCalendar(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		j := e.createJob(t, e.loc.ID)
 		want := []store.StatusChange{{Status: j.Status, At: j.UpdatedAt}}

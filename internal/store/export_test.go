@@ -7,25 +7,34 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// CreateJobsAsOneGroup runs creates as CreateJob does, but as one group of
-// the create queue, as if all had queued while the previous group was
-// written: concurrent creates form groups only when they happen to meet.
-// together tells which of them the group wrote; the others ran alone.
+// asOneGroup writes reqs as one group of w, as if all had queued while the
+// previous group was written (concurrent writes form groups only when they
+// happen to meet), then writes alone those the group sent back. together
+// tells which of them the group answered.
+func asOneGroup[R grouped](ctx context.Context, w *groupWriter[R], reqs []R) (together []bool, errs []error) {
+	together, errs = make([]bool, len(reqs)), make([]error, len(reqs))
+	w.writeGroup(reqs)
+	for i, r := range reqs {
+		if err := <-r.base().done; !errors.Is(err, errWriteAgain) {
+			together[i], errs[i] = true, err
+			continue
+		}
+		errs[i] = w.writeAlone(ctx, r)
+	}
+	return together, errs
+}
+
+// CreateJobsAsOneGroup runs creates as CreateJob does, but as one group;
 // keys[i] is the Idempotency-Key of jobs[i] (nil: none).
 func (s *Store) CreateJobsAsOneGroup(ctx context.Context, jobs []workshop.Job, keys []*IdempotencyKey) (out []JobCreate, together []bool, errs []error) {
 	group := make([]*createReq, len(jobs))
 	for i, j := range jobs {
-		group[i] = newCreateReq(ctx, j, false, keys[i])
+		group[i] = &createReq{queued: newQueued(ctx), job: j, key: keys[i]}
 	}
-	writeQueued(s, group, writeGroup)
-	out, together, errs = make([]JobCreate, len(jobs)), make([]bool, len(jobs)), make([]error, len(jobs))
+	together, errs = asOneGroup(ctx, s.creates, group)
+	out = make([]JobCreate, len(jobs))
 	for i, r := range group {
-		j, err := r.outcome()
-		if errors.Is(err, errRunAlone) {
-			out[i], errs[i] = s.createAlone(ctx, jobs[i], false, keys[i])
-			continue
-		}
-		out[i], together[i], errs[i] = JobCreate{Job: j, Created: err == nil}, err == nil, err
+		out[i] = r.result
 	}
 	return out, together, errs
 }
@@ -38,23 +47,16 @@ type GroupPatch struct {
 	Now           workshop.Micros
 }
 
-// PatchStepsAsOneGroup runs patches as PatchStep does, but as one group of
-// the patch queue. together tells which of them the group answered; the
-// others ran alone.
+// PatchStepsAsOneGroup runs patches as PatchStep does, but as one group.
 func (s *Store) PatchStepsAsOneGroup(ctx context.Context, patches []GroupPatch) (out []workshop.Step, together []bool, errs []error) {
 	group := make([]*patchReq, len(patches))
 	for i, p := range patches {
-		group[i] = newPatchReq(ctx, p.V, p.JobID, p.StepID, p.Patch, p.Now)
+		group[i] = &patchReq{queued: newQueued(ctx), v: p.V, jobID: p.JobID, stepID: p.StepID, patch: p.Patch, now: p.Now}
 	}
-	writeQueued(s, group, writePatchGroup)
-	out, together, errs = make([]workshop.Step, len(patches)), make([]bool, len(patches)), make([]error, len(patches))
+	together, errs = asOneGroup(ctx, s.patches, group)
+	out = make([]workshop.Step, len(patches))
 	for i, r := range group {
-		if err := <-r.err; !errors.Is(err, errRunAlone) {
-			out[i], together[i], errs[i] = r.step, err == nil, err
-			continue
-		}
-		p := patches[i]
-		out[i], errs[i] = s.patchAlone(ctx, p.V, p.JobID, p.StepID, p.Patch, p.Now)
+		out[i] = r.step
 	}
 	return out, together, errs
 }

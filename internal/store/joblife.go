@@ -31,9 +31,9 @@ func (s *Store) PatchJob(ctx context.Context, v Visibility, id string, p JobPatc
 			return j, err
 		}
 		if j.Terminal() {
-			return j, terminalError(j, "it can no longer change")
+			return j, workshop.TerminalError(j, "it can no longer change")
 		}
-		if err := checkVersion("job", j.UpdatedAt, p.UpdatedAt); err != nil {
+		if err := workshop.CheckVersion("job", j.UpdatedAt, p.UpdatedAt); err != nil {
 			return j, err
 		}
 		next := j

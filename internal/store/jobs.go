@@ -187,69 +187,15 @@ func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool
 			return JobCreate{Job: existing}, err
 		}
 	}
-	if created, err := s.createInGroup(ctx, j, stampArrival, key); !errors.Is(err, errRunAlone) {
-		return JobCreate{Job: created, Created: err == nil}, err
-	}
-	return s.createAlone(ctx, j, stampArrival, key)
-}
-
-// createAlone is CreateJob in a write of its own: the path with every rule
-// and message, which a group of creates leaves the unusual ones to (see
-// jobgroup.go).
-func (s *Store) createAlone(ctx context.Context, j workshop.Job, stampArrival bool, key *IdempotencyKey) (JobCreate, error) {
-	v := Visibility{OrgID: j.OrgID}
-	out, err := writeUnder(ctx, s, key, func(c conn) (JobCreate, error) {
-		if j.ExternalKey != nil {
-			if existing, err := s.existingJob(ctx, c, j); err == nil || !errors.Is(err, sql.ErrNoRows) {
-				return JobCreate{Job: existing}, err
-			}
-		}
-		loc, err := openLocation(ctx, c, v, j.LocationID)
-		if err != nil {
-			return JobCreate{}, err
-		}
-		j, year, err := settle(j, loc.Timezone, stampArrival)
-		if err != nil {
-			return JobCreate{}, err
-		}
-		if j.JobNumber != "" {
-			if err := insertJob(ctx, c, j, false); err != nil {
-				return JobCreate{}, err
-			}
-		} else if j.JobNumber, err = assignJobNumber(ctx, c, j, year); err != nil {
-			return JobCreate{}, err
-		}
-		if err := recordStatus(ctx, c, j); err != nil {
-			return JobCreate{}, err
-		}
-		return JobCreate{Job: j, Created: true}, recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobCreated, j.CreatedAt, jobRow(j))
-	})
+	r := &createReq{queued: newQueued(ctx), job: j, stampArrival: stampArrival, key: key}
+	err := s.creates.do(ctx, r)
 	if isUniqueViolation(err, "external_key") {
 		// A concurrent create with the same externalKey committed first
 		// (PostgreSQL): answer with its job.
 		existing, err := s.existingJob(ctx, s.read(), j)
 		return JobCreate{Job: existing}, err
 	}
-	if isUniqueViolation(err, "job_number") {
-		return out, jobNumberTaken(j.JobNumber)
-	}
-	return out, err
-}
-
-// settle completes a job being created in a location of time zone tz: its
-// arrival stamped now when stampArrival, and its first status. year is the
-// year of its number: the location's local year.
-func settle(j workshop.Job, tz string, stampArrival bool) (_ workshop.Job, year int, _ error) {
-	zone, err := workshop.LoadZone(tz)
-	if err != nil {
-		return j, 0, err
-	}
-	local := j.CreatedAt.Time().In(zone)
-	if stampArrival {
-		j.ArrivalTime = &workshop.OffsetTime{Time: local}
-	}
-	j.Status = workshop.DeriveJobStatus(false, false, j.ArrivalTime != nil, workshop.StepCounts{})
-	return j, local.Year(), nil
+	return r.result, err
 }
 
 func jobNumberTaken(n string) error {
@@ -292,23 +238,6 @@ func (s *Store) JobByExternalKey(ctx context.Context, v Visibility, integrationI
 	return j, err
 }
 
-// insertJob inserts j; with skipTaken, a taken job number inserts nothing
-// and reports false instead of failing.
-func insertJob(ctx context.Context, c conn, j workshop.Job, skipTaken bool) error {
-	onConflict := ""
-	if skipTaken {
-		onConflict = " ON CONFLICT (location_id, job_number) DO NOTHING"
-	}
-	res, err := c.exec(ctx, jobInsert+valueRows(1, jobWidth)+onConflict, jobArgs(nil, j)...)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errNumberTaken
-	}
-	return nil
-}
-
 // jobInsert inserts jobs rows of jobWidth values each, jobArgs's.
 const (
 	jobInsert = `INSERT INTO jobs (id, org_id, location_id, integration_id, external_key, job_number, vehicle_plate,
@@ -323,31 +252,6 @@ func jobArgs(args []any, j workshop.Job) []any {
 		j.VehicleModel, offsetText(j.PromiseTime), offsetMicros(j.PromiseTime), j.Priority, j.Source, offsetText(j.ArrivalTime),
 		j.InsuranceClaim, j.Status, nullMicros(j.DeliveredAt), nullMicros(j.CancelledAt), reasonsText(j.CancelReasons),
 		j.CreatedAt, j.UpdatedAt)
-}
-
-var errNumberTaken = errors.New("job number taken")
-
-// assignJobNumber takes the location's next number of the local year and
-// inserts the job with it, moving on past numbers set explicitly. The
-// counter row moves in the transaction: a rolled-back create leaves no gap,
-// and on PostgreSQL concurrent creates in a location queue on its row.
-func assignJobNumber(ctx context.Context, c conn, j workshop.Job, year int) (string, error) {
-	for {
-		var seq int
-		if err := c.queryRow(ctx, `INSERT INTO job_number_counters (location_id, year, next_seq) VALUES (?, ?, 2)
-			ON CONFLICT (location_id, year) DO UPDATE SET next_seq = job_number_counters.next_seq + 1
-			RETURNING next_seq - 1`, j.LocationID, year).Scan(&seq); err != nil {
-			return "", err
-		}
-		j.JobNumber = workshop.FormatJobNumber(year, seq)
-		err := insertJob(ctx, c, j, true)
-		if err == nil {
-			return j.JobNumber, nil
-		}
-		if !errors.Is(err, errNumberTaken) {
-			return "", err
-		}
-	}
 }
 
 // Job reads a job with its steps.

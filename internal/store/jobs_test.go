@@ -226,7 +226,7 @@ func sameJob(a, b workshop.Job) bool {
 
 func TestCreateJobAssignsNumbers(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		other := e.location(t, "Hamburg", "Europe/Berlin")
@@ -276,7 +276,7 @@ func TestCreateJobAssignsNumbers(t *testing.T) {
 
 func TestCreateJobNumberYearIsTheLocationsLocalYear(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		e.setClock(time.Date(2026, 12, 31, 23, 30, 0, 0, time.UTC))
 		for _, tc := range []struct{ tz, want string }{
@@ -316,7 +316,7 @@ func TestCreateJobNumberYearIsTheLocationsLocalYear(t *testing.T) {
 
 func TestCreateJobExternalKeyReturnsTheStoredJob(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		first := e.createJob(t, e.loc.ID, withExternalKey("dms-4711"), withNumber("RO-X-1"), func(j *workshop.Job) {
@@ -375,7 +375,7 @@ func TestCreateJobExternalKeyReturnsTheStoredJob(t *testing.T) {
 
 func TestCreateJobArrival(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		tokyo := e.location(t, "Tokyo", "Asia/Tokyo")
@@ -450,7 +450,7 @@ func tableColumns(t *testing.T, db storetest.Database, table string) []string {
 // to a table must be added to the event row too.
 func TestEventRowsHaveEveryColumn(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		var jobCols []string
@@ -540,7 +540,7 @@ func TestEventRowsHaveEveryColumn(t *testing.T) {
 
 func TestPatchJob(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		j := e.createJob(t, e.loc.ID)
@@ -637,7 +637,7 @@ func TestPatchJob(t *testing.T) {
 
 func TestStepsDriveTheJobStatus(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		j := e.createJob(t, e.loc.ID, withArrival(t0.Add(-time.Hour)))
@@ -761,7 +761,7 @@ func TestStepsDriveTheJobStatus(t *testing.T) {
 
 func TestStepAssignments(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		other := e.location(t, "Hamburg", "Europe/Berlin")
@@ -845,7 +845,7 @@ func TestStepAssignments(t *testing.T) {
 
 func TestDeliverAndCancel(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		other := e.location(t, "Hamburg", "Europe/Berlin")
@@ -941,7 +941,7 @@ func TestDeliverAndCancel(t *testing.T) {
 
 func TestDayCloseBlocksJobAndStepWrites(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		other := e.location(t, "Hamburg", "Europe/Berlin")
@@ -1072,7 +1072,7 @@ func jobIDs(list []workshop.Job) []string {
 
 func TestJobsList(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		other := e.location(t, "Hamburg", "Europe/Berlin")
@@ -1173,7 +1173,7 @@ func TestJobsList(t *testing.T) {
 
 func TestCreateJobConcurrentExternalKey(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		const n = 20
@@ -1223,7 +1223,7 @@ func TestCreateJobConcurrentExternalKey(t *testing.T) {
 
 func TestCreateJobConcurrentNumbers(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		const n = 30
@@ -1269,7 +1269,7 @@ func TestCreateJobConcurrentNumbers(t *testing.T) {
 // database (the technician's row is locked before counting).
 func TestWIPLimitUnderConcurrentStarts(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		for round := range 10 {
 			tech := e.technician(t, e.loc.ID, 1)

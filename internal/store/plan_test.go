@@ -36,7 +36,7 @@ func (e *jobEnv) catalogItem(t *testing.T, locationID, code string, skills []str
 // triggers of migration 00009), and a change in another location does not.
 func TestPlanVersionMovesWithEveryChangeAPlanReads(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		other := e.location(t, "Queens", "America/New_York")
 		var job workshop.Job
@@ -98,7 +98,7 @@ func TestPlanVersionMovesWithEveryChangeAPlanReads(t *testing.T) {
 // step, service codes and the catalog's skills.
 func TestPlanDataReadsTheOpenWork(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		e.catalogItem(t, e.loc.ID, "BRAKES", []string{"brakes"}, true)
 		tech := e.technician(t, e.loc.ID, 2)
@@ -158,7 +158,7 @@ func TestPlanDataReadsTheOpenWork(t *testing.T) {
 // job's location; without one, label and duration are required.
 func TestCreateStepServiceCode(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		other := e.location(t, "Queens", "America/New_York")
 		e.catalogItem(t, e.loc.ID, "OLD", nil, false)
@@ -192,7 +192,7 @@ func TestCreateStepServiceCode(t *testing.T) {
 // version moved, and is blocked by a day close.
 func TestAssignSteps(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		tech, bay := e.technician(t, e.loc.ID, 2), e.bay(t, e.loc.ID)
 		job := e.createJob(t, e.loc.ID)
@@ -235,7 +235,7 @@ func TestAssignSteps(t *testing.T) {
 // by another that planned the same.
 func TestPromiseWatchTellsEachTurnOnce(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		second := storetest.Open(t, db.URL) // another process
 		job := e.createJob(t, e.loc.ID)

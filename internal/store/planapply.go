@@ -72,11 +72,11 @@ func persistAssignments(ctx context.Context, c conn, steps []workshop.Step) erro
 	if err := writeSteps(ctx, c, steps); err != nil {
 		return err
 	}
+	if err := assignTechnicians(ctx, c, steps); err != nil {
+		return err
+	}
 	var jobs []any
 	for _, st := range steps {
-		if err := assignTechnicians(ctx, c, st); err != nil {
-			return err
-		}
 		if err := recordEvent(ctx, c, st.OrgID, st.LocationID, workshop.EventStepUpdated, st.UpdatedAt, stepRow(st)); err != nil {
 			return err
 		}

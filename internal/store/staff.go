@@ -87,7 +87,7 @@ func (k staffKind[T]) patchStatus(ctx context.Context, s *Store, v Visibility, i
 			return rec, err
 		}
 		recID, _, _, st, _, updated := k.fields(&rec)
-		if err := checkVersion(k.what, *updated, expected); err != nil || *st == status {
+		if err := workshop.CheckVersion(k.what, *updated, expected); err != nil || *st == status {
 			return rec, err
 		}
 		*st, *updated = status, workshop.NextMicros(now.Time(), *updated)
@@ -133,15 +133,6 @@ func bayRow(b workshop.Bay) eventRow {
 	return eventRow{{"created_at", b.CreatedAt.String()}, {"deleted_at", nil}, {"equipment", b.Equipment}, {"id", b.ID},
 		{"location_id", b.LocationID}, {"name", b.Name}, {"org_id", b.OrgID}, {"services", b.Services},
 		{"status", b.Status}, {"updated_at", b.UpdatedAt.String()}}
-}
-
-// checkVersion is stale_updated_at unless the caller's version is current.
-func checkVersion(what string, current, expected workshop.Micros) error {
-	if current == expected {
-		return nil
-	}
-	return &workshop.Error{Code: workshop.CodeStaleUpdatedAt, Field: "updatedAt", CurrentUpdatedAt: &current,
-		Detail: "The " + what + " changed since you read it (updatedAt " + current.String() + "); read it again and reapply your change."}
 }
 
 // forUpdateOf locks the rows of one table of a join (PostgreSQL).

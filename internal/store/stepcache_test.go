@@ -14,7 +14,7 @@ import (
 // another process on the same database.
 func TestJobReadsSeeStepWritesOfAnotherProcess(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		other := storetest.Open(t, db.URL, store.WithClock(e.clk.Now))

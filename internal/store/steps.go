@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"slices"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -135,10 +133,6 @@ func writeStatuses(ctx context.Context, c conn, jobs []workshop.Job) error {
 	return err
 }
 
-func terminalError(j workshop.Job, what string) error {
-	return workshop.Errorf(workshop.CodeInvalidTransition, "Job %s is %s: %s.", j.ID, j.Status, what)
-}
-
 // CreateStep adds a step to a job with its step.created event (and
 // job.updated when the job's status changes, e.g. ready -> waiting).
 func (s *Store) CreateStep(ctx context.Context, v Visibility, st workshop.Step, opts ...WriteOption) (workshop.Step, error) {
@@ -148,7 +142,7 @@ func (s *Store) CreateStep(ctx context.Context, v Visibility, st workshop.Step, 
 			return st, err
 		}
 		if j.Terminal() {
-			return st, terminalError(j, "its steps cannot change")
+			return st, workshop.TerminalError(j, "its steps cannot change")
 		}
 		item, err := stepCatalogItem(ctx, c, j.LocationID, st.ServiceCode)
 		if err != nil {
@@ -169,69 +163,18 @@ func (s *Store) CreateStep(ctx context.Context, v Visibility, st workshop.Step, 
 }
 
 // StepPatch is a change to a step; nil fields stay as they are.
-type StepPatch struct {
-	UpdatedAt         workshop.Micros // the step's current updatedAt, as the caller knows it
-	Label             *string
-	Phase             *int
-	SchedulingMode    *string
-	EstimatedDuration *int
-	TechIDs           *[]string
-	BayID             **string // set to a nil *string to unassign
-	Status            *string
-}
+type StepPatch = workshop.StepPatch
 
 // PatchStep changes a step: optimistic concurrency on updatedAt, the
 // status machine, assignment checks (same location, bay not in
 // maintenance, technicians' work-in-progress limits), the job's derived
 // status and the events, in one transaction. A patch that changes nothing
-// keeps updatedAt and records nothing. Concurrent patches are written in
-// groups (stepgroup.go).
+// keeps updatedAt and records nothing. Concurrent patches are written
+// together (stepwrite.go).
 func (s *Store) PatchStep(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) (workshop.Step, error) {
-	if st, err := s.patchInGroup(ctx, v, jobID, stepID, p, now); !errors.Is(err, errRunAlone) {
-		return st, err
-	}
-	return s.patchAlone(ctx, v, jobID, stepID, p, now)
-}
-
-// patchAlone is PatchStep in a write of its own: the path with every rule
-// and message, which a group of patches leaves the unusual ones to.
-func (s *Store) patchAlone(ctx context.Context, v Visibility, jobID, stepID string, p StepPatch, now workshop.Micros) (workshop.Step, error) {
-	return write(ctx, s, func(c conn) (workshop.Step, error) {
-		j, err := s.jobWrite(ctx, c, v, jobID)
-		if err != nil {
-			return workshop.Step{}, err
-		}
-		st, err := scanStep(c.queryRow(ctx, `SELECT `+stepColumns+` FROM steps WHERE id = ? AND job_id = ?`+s.forUpdate(), stepID, jobID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return st, workshop.NotFound("step")
-		}
-		if err != nil {
-			return st, err
-		}
-		if j.Terminal() {
-			return st, terminalError(j, "its steps cannot change")
-		}
-		if err := checkVersion("step", st.UpdatedAt, p.UpdatedAt); err != nil {
-			return st, err
-		}
-		next, err := applyStepPatch(ctx, c, st, p, now)
-		if err != nil || stepsEqual(st, next) {
-			return st, err
-		}
-		next.UpdatedAt = workshop.NextMicros(now.Time(), st.UpdatedAt)
-		if err := writeSteps(ctx, c, []workshop.Step{next}); err != nil {
-			return st, err
-		}
-		if !slices.Equal(st.TechIDs, next.TechIDs) {
-			if err := assignTechnicians(ctx, c, next); err != nil {
-				return st, err
-			}
-		}
-		if err := recordEvent(ctx, c, next.OrgID, next.LocationID, stepEvent(st, next), next.UpdatedAt, stepRow(next)); err != nil {
-			return st, err
-		}
-		return next, rederive(ctx, c, &j, next.UpdatedAt)
-	})
+	r := &patchReq{queued: newQueued(ctx), v: v, jobID: jobID, stepID: stepID, patch: p, now: now}
+	err := s.patches.do(ctx, r)
+	return r.step, err
 }
 
 // writeSteps writes changed steps, in one upsert of their rows whatever
@@ -257,135 +200,25 @@ func stepEvent(prev, next workshop.Step) string {
 	return workshop.EventStepUpdated
 }
 
-// applyStepPatch returns the step as the patch would leave it, or the
-// reason it cannot.
-func applyStepPatch(ctx context.Context, c conn, st workshop.Step, p StepPatch, now workshop.Micros) (workshop.Step, error) {
-	next := st
-	next.TechIDs = slices.Clone(st.TechIDs)
-	if p.Label != nil {
-		next.Label = *p.Label
+// assignTechnicians mirrors steps' technicians into step_technicians, in
+// two statements for any number of steps.
+func assignTechnicians(ctx context.Context, c conn, steps []workshop.Step) error {
+	if len(steps) == 0 {
+		return nil
 	}
-	if p.Phase != nil {
-		next.Phase = *p.Phase
-	}
-	if p.SchedulingMode != nil {
-		next.SchedulingMode = *p.SchedulingMode
-	}
-	if p.EstimatedDuration != nil {
-		next.EstimatedDuration = *p.EstimatedDuration
-	}
-	if p.TechIDs != nil {
-		next.TechIDs = workshop.Dedupe(*p.TechIDs)
-		if err := checkTechnicians(ctx, c, st.LocationID, next.TechIDs); err != nil {
-			return st, err
+	ids, pairs := make([]any, 0, len(steps)), []any{}
+	for _, st := range steps {
+		ids = append(ids, st.ID)
+		for _, t := range st.TechIDs {
+			pairs = append(pairs, st.ID, t)
 		}
 	}
-	if p.BayID != nil {
-		next.BayID = *p.BayID
-		if next.BayID != nil && (st.BayID == nil || *st.BayID != *next.BayID) {
-			if err := checkBay(ctx, c, st.LocationID, *next.BayID); err != nil {
-				return st, err
-			}
-		}
-	}
-	if p.Status != nil {
-		if err := workshop.StepTransition(st.Status, *p.Status); err != nil {
-			return st, err
-		}
-		next.Status = *p.Status
-		switch {
-		case st.Status == workshop.StepPending && next.Status == workshop.StepInProgress:
-			next.StartedAt = &now
-		case st.Status == workshop.StepInProgress && next.Status == workshop.StepCompleted:
-			next.CompletedAt = &now
-		}
-	}
-	if next.Status == workshop.StepInProgress {
-		var added []string
-		for _, t := range next.TechIDs {
-			if st.Status != workshop.StepInProgress || !slices.Contains(st.TechIDs, t) {
-				added = append(added, t)
-			}
-		}
-		if err := checkWIP(ctx, c, st.ID, added); err != nil {
-			return st, err
-		}
-	}
-	return next, nil
-}
-
-func stepsEqual(a, b workshop.Step) bool {
-	return a.Label == b.Label && a.Phase == b.Phase && a.SchedulingMode == b.SchedulingMode &&
-		a.EstimatedDuration == b.EstimatedDuration && slices.Equal(a.TechIDs, b.TechIDs) &&
-		((a.BayID == nil) == (b.BayID == nil)) && (a.BayID == nil || *a.BayID == *b.BayID) && a.Status == b.Status
-}
-
-// checkTechnicians refuses technicians that are not of the location.
-func checkTechnicians(ctx context.Context, c conn, locationID string, ids []string) error {
-	for i, id := range ids {
-		var loc string
-		err := c.queryRow(ctx, `SELECT location_id FROM technicians WHERE id = ? AND deleted_at IS NULL`, id).Scan(&loc)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && loc != locationID) {
-			var v workshop.Validation
-			v.AddCode("techIds", "not_in_location", "techIds[%d]: technician %s is not a technician of the job's location.", i, id)
-			return v.Err()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkBay refuses a bay of another location or in maintenance.
-func checkBay(ctx context.Context, c conn, locationID, id string) error {
-	var loc, status string
-	err := c.queryRow(ctx, `SELECT location_id, status FROM bays WHERE id = ? AND deleted_at IS NULL`, id).Scan(&loc, &status)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && loc != locationID) {
-		return workshop.Invalid("bayId", "Bay %s is not a bay of the job's location.", id)
-	}
-	if err != nil {
+	if _, err := c.exec(ctx, `DELETE FROM step_technicians WHERE step_id IN (`+placeholders(len(ids))+`)`, ids...); err != nil {
 		return err
 	}
-	if status == "maintenance" {
-		var v workshop.Validation
-		v.AddCode("bayId", "bay_in_maintenance", "Bay %s is in maintenance and cannot be assigned.", id)
-		return v.Err()
+	if len(pairs) == 0 {
+		return nil
 	}
-	return nil
-}
-
-// checkWIP refuses to put technicians over their work-in-progress limit.
-func checkWIP(ctx context.Context, c conn, stepID string, techIDs []string) error {
-	var v workshop.Validation
-	// Lock the technicians (in id order, so two transactions cannot
-	// deadlock) before counting: on PostgreSQL two steps of different jobs
-	// started at once would otherwise each miss the other's uncommitted start.
-	for _, id := range slices.Sorted(slices.Values(techIDs)) {
-		var limit, busy int
-		if err := c.queryRow(ctx, `SELECT wip_limit FROM technicians WHERE id = ?`+c.s.forUpdate(), id).Scan(&limit); err != nil {
-			return err
-		}
-		if err := c.queryRow(ctx, `SELECT COUNT(*) FROM step_technicians a JOIN steps s ON s.id = a.step_id
-			WHERE a.tech_id = ? AND s.status = 'in_progress' AND s.id <> ?`, id, stepID).Scan(&busy); err != nil {
-			return err
-		}
-		if busy+1 > limit {
-			v.AddCode("techIds", "wip_limit_exceeded", "Technician %s already has %d step(s) in progress, their limit is %d.", id, busy, limit)
-		}
-	}
-	return v.Err()
-}
-
-// assignTechnicians mirrors a step's technicians into step_technicians.
-func assignTechnicians(ctx context.Context, c conn, st workshop.Step) error {
-	if _, err := c.exec(ctx, `DELETE FROM step_technicians WHERE step_id = ?`, st.ID); err != nil {
-		return err
-	}
-	for _, t := range st.TechIDs {
-		if _, err := c.exec(ctx, `INSERT INTO step_technicians (step_id, tech_id) VALUES (?, ?)`, st.ID, t); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := c.exec(ctx, `INSERT INTO step_technicians (step_id, tech_id) VALUES `+valueRows(len(pairs)/2, 2), pairs...)
+	return err
 }

@@ -42,10 +42,11 @@ type Store struct {
 
 	rebound sync.Map // query with ? -> query with $n (PostgreSQL)
 
-	readStmts, writeStmts *stmtCache              // SQLite only
-	batcher               *batcher                // SQLite only: group commit of writes
-	creates               *groupQueue[*createReq] // concurrent job creates, written in groups (jobgroup.go)
-	patches               *groupQueue[*patchReq]  // concurrent step patches, written in groups (stepgroup.go)
+	readStmts, writeStmts *stmtCache               // SQLite only
+	batcher               *batcher                 // SQLite only: group commit of writes
+	creates               *groupWriter[*createReq] // job creates (jobwrite.go)
+	patches               *groupWriter[*patchReq]  // step patches (stepwrite.go)
+	groupWrites           bool                     // concurrent creates and patches are written in groups
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 
@@ -61,10 +62,15 @@ type Option func(*Store)
 // WithClock replaces time.Now (tests of time-dependent rules).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
+// WithGroupedWrites says whether concurrent job creates and step patches
+// are written in groups (the default) or each as it comes. Both ways run
+// the same rules and statements (groupWriter); the store's tests run both.
+func WithGroupedWrites(on bool) Option { return func(s *Store) { s.groupWrites = on } }
+
 // Open connects to the database named by a URL (sqlite://PATH or
 // postgres://...) and migrates its schema.
 func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, steps: newStepCache(), settings: newSettingsCache(), grants: newMemo[string, epochGrant](grantCacheSize)}
+	s := &Store{now: time.Now, groupWrites: true, steps: newStepCache(), settings: newSettingsCache(), grants: newMemo[string, epochGrant](grantCacheSize)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -81,7 +87,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.creates, s.patches = newCreateQueue(s), newPatchQueue(s)
+	s.creates, s.patches = newCreateWriter(s), newPatchWriter(s)
 	return s, nil
 }
 

@@ -54,7 +54,7 @@ type env struct {
 func newEnv(t *testing.T, db storetest.Database) env {
 	t.Helper()
 	clk := newClock()
-	st := storetest.Open(t, db.URL, store.WithClock(clk.Now))
+	st := storetest.Open(t, db.URL, append(slices.Clone(db.Options), store.WithClock(clk.Now))...)
 	org := createOrg(t, st, workshop.PlanPro)
 	return env{st: st, clk: clk, org: org, loc: createLocation(t, st, org.ID), user: createUser(t, st, org.ID, workshop.RoleOwner)}
 }

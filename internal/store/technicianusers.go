@@ -30,14 +30,6 @@ type AssignedStep struct {
 // assignedStepColumns are stepColumns of the steps table aliased s.
 var assignedStepColumns = "s." + strings.Join(strings.Fields(strings.ReplaceAll(stepColumns, ",", " ")), ", s.")
 
-// withTail scans a row's leading columns with scan and the rest into tail.
-type withTail struct {
-	scanner
-	tail []any
-}
-
-func (w withTail) Scan(dest ...any) error { return w.scanner.Scan(append(dest, w.tail...)...) }
-
 // assignedStepsLimit bounds a technician's list: a technician has a few
 // steps at a time, and a list that grew without bound would be a bug.
 const assignedStepsLimit = 200
@@ -58,7 +50,7 @@ func (s *Store) TechnicianSteps(ctx context.Context, techID string) ([]AssignedS
 	return collect(rows, func(sc scanner) (AssignedStep, error) {
 		var as AssignedStep
 		var plate sql.NullString
-		st, err := scanStep(withTail{sc, []any{&as.JobNumber, &plate}})
+		st, err := scanStep(withColumns{sc, []any{&as.JobNumber, &plate}})
 		as.Step, as.VehiclePlate = st, strPtr(plate)
 		return as, err
 	})

@@ -18,7 +18,7 @@ func withPlate(plate string) func(*workshop.Job) {
 // ended.
 func TestTechnicianSteps(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		jonas, aylin := e.technician(t, e.loc.ID, 3), e.technician(t, e.loc.ID, 3)
 		assign := func(st workshop.Step, techs ...string) workshop.Step {

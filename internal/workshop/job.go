@@ -178,3 +178,15 @@ var EventNames = []string{EventJobCreated, EventJobUpdated, EventJobDelivered, E
 
 // ValidEvent tells whether name is subscribable.
 func ValidEvent(name string) bool { return slices.Contains(EventNames, name) }
+
+// Opened is a job being created in a location of time zone zone, settled:
+// its arrival stamped at its creation when stampArrival, and its first
+// status. year is the year of its number, the location's local year.
+func Opened(j Job, zone *time.Location, stampArrival bool) (_ Job, year int) {
+	local := j.CreatedAt.Time().In(zone)
+	if stampArrival {
+		j.ArrivalTime = &OffsetTime{Time: local}
+	}
+	j.Status = DeriveJobStatus(false, false, j.ArrivalTime != nil, StepCounts{})
+	return j, local.Year()
+}

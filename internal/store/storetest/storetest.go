@@ -24,6 +24,9 @@ const PostgresEnv = "WORKSHOP_TEST_POSTGRES_URL"
 type Database struct {
 	Name string // "sqlite" or "postgres"
 	URL  string
+	// Options open the test's store as the test is to run it (see
+	// EachGrouping); Open does not add them by itself.
+	Options []store.Option
 }
 
 // SQLiteURL is a fresh SQLite file in the test's temp dir.
@@ -86,6 +89,22 @@ func Each(t *testing.T, fn func(t *testing.T, db Database)) {
 			fn(t, Database{Name: name, URL: u})
 		})
 	}
+}
+
+// EachGrouping runs fn as Each does, each database twice: with the store's
+// concurrent writes grouped ("grouped", the default) and written one at a
+// time ("one-by-one"), in db.Options. The store's write tests run so.
+func EachGrouping(t *testing.T, fn func(t *testing.T, db Database)) {
+	t.Helper()
+	Each(t, func(t *testing.T, db Database) {
+		fn(t, Database{Name: db.Name, URL: db.URL, Options: []store.Option{store.WithGroupedWrites(true)}})
+	})
+	t.Run("one-by-one", func(t *testing.T) {
+		t.Parallel()
+		Each(t, func(t *testing.T, db Database) {
+			fn(t, Database{Name: db.Name, URL: db.URL, Options: []store.Option{store.WithGroupedWrites(false)}})
+		})
+	})
 }
 
 // Open opens and migrates a store, closed when the test ends.

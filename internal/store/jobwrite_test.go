@@ -39,7 +39,7 @@ func claimFor(orgID, key string) *store.IdempotencyKey {
 // path's answer.
 func TestCreateJobGroupWritesPlainCreatesTogether(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		other := e.location(t, "Hamburg", "Europe/Berlin")
@@ -64,7 +64,9 @@ func TestCreateJobGroupWritesPlainCreatesTogether(t *testing.T) {
 		}
 		jobs, created, together, errs := createAsOneGroup(t, e, creates)
 
-		wantTogether := []bool{true, true, true, true, true, false, false, false, false}
+		// The group decides every create but the second of an externalKey
+		// or an Idempotency-Key, which it defers to a group of its own.
+		wantTogether := []bool{true, true, true, true, true, false, true, true, false}
 		if !slices.Equal(together, wantTogether) {
 			t.Errorf("written by the group = %v, want %v", together, wantTogether)
 		}
@@ -106,36 +108,60 @@ func TestCreateJobGroupWritesPlainCreatesTogether(t *testing.T) {
 	})
 }
 
-// When a statement of a group fails, the group leaves nothing and every
-// create runs alone: a number taken explicitly is skipped, and the rest
-// are made.
-func TestCreateJobGroupThatFailsRunsEachAlone(t *testing.T) {
+// A number taken explicitly is skipped by the group: its create takes the
+// next free number, and every create of the group is made.
+func TestCreateJobGroupSkipsATakenNumber(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		e.createJob(t, e.loc.ID, withNumber("RO-2026-0002"))
 		e.events(t)
 
 		jobs, created, together, errs := createAsOneGroup(t, e, []groupCreate{{job: e.newJob(e.loc.ID)}, {job: e.newJob(e.loc.ID)}, {job: e.newJob(e.loc.ID)}})
-		if slices.Contains(together, true) {
-			t.Errorf("written by the group = %v, want none", together)
+		if slices.Contains(together, false) {
+			t.Errorf("written by the group = %v, want all", together)
 		}
-		for i, want := range []string{"RO-2026-0001", "RO-2026-0003", "RO-2026-0004"} {
-			if errs[i] != nil || !created[i] || jobs[i].JobNumber != want {
-				t.Errorf("create %d = %s created %v, %v, want %s", i, jobs[i].JobNumber, created[i], errs[i], want)
+		var numbers []string
+		for i := range jobs {
+			if errs[i] != nil || !created[i] {
+				t.Errorf("create %d = created %v, %v, want a new job", i, created[i], errs[i])
 			}
+			numbers = append(numbers, jobs[i].JobNumber)
+		}
+		slices.Sort(numbers)
+		if want := []string{"RO-2026-0001", "RO-2026-0003", "RO-2026-0004"}; !slices.Equal(numbers, want) {
+			t.Errorf("numbers = %v, want %v", numbers, want)
 		}
 		e.wantEvents(t, "after the group", workshop.EventJobCreated, workshop.EventJobCreated, workshop.EventJobCreated)
 	})
 }
 
-// A create under an Idempotency-Key that is stored already is a retry of an
-// answered request: it runs alone, is refused (the API replays the stored
-// response) and takes no number, and the rest of its group is written by
-// the group.
-func TestCreateJobGroupLeavesARetryAlone(t *testing.T) {
+// An explicit number taken in the location, or by an earlier create of the
+// same group, refuses its create; the others are made.
+func TestCreateJobGroupRefusesATakenExplicitNumber(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
+		e := newJobEnv(t, db)
+		e.createJob(t, e.loc.ID, withNumber("WS-1"))
+		e.events(t)
+		jobs, created, _, errs := createAsOneGroup(t, e, []groupCreate{{job: e.newJob(e.loc.ID, withNumber("WS-1"))},
+			{job: e.newJob(e.loc.ID, withNumber("WS-2"))}, {job: e.newJob(e.loc.ID, withNumber("WS-2"))}, {job: e.newJob(e.loc.ID)}})
+		wantFieldCode(t, errs[0], "jobNumber", "taken")
+		wantFieldCode(t, errs[2], "jobNumber", "taken")
+		if errs[1] != nil || !created[1] || jobs[1].JobNumber != "WS-2" || errs[3] != nil || !created[3] {
+			t.Errorf("creates 1 and 3 = %s %v %v, %s %v %v; want WS-2 and a numbered job made", jobs[1].JobNumber, created[1], errs[1],
+				jobs[3].JobNumber, created[3], errs[3])
+		}
+		e.wantEvents(t, "after the group", workshop.EventJobCreated, workshop.EventJobCreated)
+	})
+}
+
+// A create under an Idempotency-Key that is stored already is a retry of an
+// answered request: it is refused (the API replays the stored response)
+// and takes no number, and the rest of its group is written.
+func TestCreateJobGroupRefusesARetry(t *testing.T) {
+	t.Parallel()
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		stored := claimFor(e.org.ID, "stored")
@@ -147,8 +173,8 @@ func TestCreateJobGroupLeavesARetryAlone(t *testing.T) {
 		retry := claimFor(e.org.ID, "stored")
 		jobs, created, together, errs := createAsOneGroup(t, e, []groupCreate{
 			{job: e.newJob(e.loc.ID), claim: claimFor(e.org.ID, "fresh")}, {job: e.newJob(e.loc.ID), claim: retry}, {job: e.newJob(e.loc.ID)}})
-		if want := []bool{true, false, true}; !slices.Equal(together, want) {
-			t.Errorf("written by the group = %v, want %v", together, want)
+		if slices.Contains(together, false) {
+			t.Errorf("answered by the group = %v, want all", together)
 		}
 		wantCode(t, errs[1], workshop.CodeIdempotencyInProgress)
 		if created[1] {

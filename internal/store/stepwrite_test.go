@@ -11,12 +11,12 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// A group writes its plain patches together, with the steps, the jobs'
-// derived statuses and the events the one-patch path gives, and leaves
-// each unusual one to run alone with that path's answer.
+// A group writes its patches together, with the steps, the jobs
+// derived statuses and the events one patch at a time would give, and
+// refuses the ones the rules refuse.
 func TestPatchStepGroupWritesPlainPatchesTogether(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		e := newJobEnv(t, db)
 		closing := e.location(t, "Munich", "Europe/Berlin")
@@ -83,7 +83,9 @@ func TestPatchStepGroupWritesPlainPatchesTogether(t *testing.T) {
 		}
 		steps, together, errs := e.st.PatchStepsAsOneGroup(ctx, patches)
 
-		wantTogether := []bool{true, true, true, true, false, false, false, false, false, false, false, false, false}
+		// The group decides every patch but the second of a job, which it
+		// defers to a group of its own: refusals are answered by the group.
+		wantTogether := []bool{true, true, true, true, false, true, true, true, true, true, true, false, false}
 		if !slices.Equal(together, wantTogether) {
 			t.Errorf("answered by the group = %v, want %v", together, wantTogether)
 		}
@@ -132,10 +134,10 @@ func TestPatchStepGroupWritesPlainPatchesTogether(t *testing.T) {
 			workshop.EventStepUpdated, workshop.EventJobUpdated, // a, its job
 			workshop.EventStepUpdated,                             // b1
 			workshop.EventStepCompleted, workshop.EventJobUpdated, // c, its job
-			workshop.EventStepUpdated,                           // b2, alone
-			workshop.EventStepUpdated, workshop.EventJobUpdated) // g, alone
+			workshop.EventStepUpdated, workshop.EventJobUpdated, // g, its job
+			workshop.EventStepUpdated) // b2, in a group of its own
 		if len(evs) == 8 {
-			for i, want := range []string{a.ID, started.ID, b1.ID, c.ID, finishing.ID, b2.ID, g.ID, manned.ID} {
+			for i, want := range []string{a.ID, started.ID, b1.ID, c.ID, finishing.ID, g.ID, manned.ID, b2.ID} {
 				if data := eventData(t, evs[i]); data["id"] != want {
 					t.Errorf("event %d (%s) is of %v, want %s", i, evs[i].Name, data["id"], want)
 				}
@@ -159,7 +161,7 @@ func TestPatchStepGroupWritesPlainPatchesTogether(t *testing.T) {
 // in step with it.
 func TestConcurrentStepPatchesKeepJobsDerived(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
 		e := newJobEnv(t, db)
 		var jobs []workshop.Job
 		var steps []workshop.Step

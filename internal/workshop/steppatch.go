@@ -1,0 +1,191 @@
+package workshop
+
+import (
+	"slices"
+)
+
+// StepPatch is a change to a step; nil fields stay as they are.
+type StepPatch struct {
+	UpdatedAt         Micros // the step's current updatedAt, as the caller knows it
+	Label             *string
+	Phase             *int
+	SchedulingMode    *string
+	EstimatedDuration *int
+	TechIDs           *[]string
+	BayID             **string // set to a nil *string to unassign
+	Status            *string
+}
+
+// StepFacts is what a step change is checked against besides the job and
+// the step: the technicians and bays it names, as stored (a bay that is
+// missing or deleted is absent).
+type StepFacts struct {
+	Technicians map[string]TechnicianLoad
+	Bays        map[string]BaySlot
+}
+
+// TechnicianLoad is a technician as a step change sees it: where it works,
+// how many steps it may have in progress, and which it has.
+type TechnicianLoad struct {
+	LocationID string
+	WIPLimit   int
+	InProgress []string // ids of the steps in progress it is assigned to
+	// Deleted technicians are not assigned anew, but the steps that have
+	// them keep them, within their limit.
+	Deleted bool
+}
+
+// BaySlot is a bay as a step change sees it.
+type BaySlot struct {
+	LocationID, Status string
+}
+
+// ChangeStep decides a patch of step st of job j at now: the step as the
+// patch leaves it (st itself when nothing changes, so its updatedAt too),
+// or why it cannot. The rules, in the order their errors are reported:
+// the job is open, the caller's updatedAt is current, technicians are the
+// job location's, the bay is the location's and not in maintenance, the
+// status moves pending, in_progress, completed (stamping the start and the
+// end), and technicians stay within their work-in-progress limits.
+func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, error) {
+	if j.Terminal() {
+		return st, TerminalError(j, "its steps cannot change")
+	}
+	if err := CheckVersion("step", st.UpdatedAt, p.UpdatedAt); err != nil {
+		return st, err
+	}
+	next := st
+	next.TechIDs = slices.Clone(st.TechIDs)
+	if p.Label != nil {
+		next.Label = *p.Label
+	}
+	if p.Phase != nil {
+		next.Phase = *p.Phase
+	}
+	if p.SchedulingMode != nil {
+		next.SchedulingMode = *p.SchedulingMode
+	}
+	if p.EstimatedDuration != nil {
+		next.EstimatedDuration = *p.EstimatedDuration
+	}
+	if p.TechIDs != nil {
+		next.TechIDs = Dedupe(*p.TechIDs)
+		for i, id := range next.TechIDs {
+			if t, ok := f.Technicians[id]; !ok || t.Deleted || t.LocationID != st.LocationID {
+				var v Validation
+				v.AddCode("techIds", "not_in_location", "techIds[%d]: technician %s is not a technician of the job's location.", i, id)
+				return st, v.Err()
+			}
+		}
+	}
+	if p.BayID != nil {
+		next.BayID = *p.BayID
+		if next.BayID != nil && (st.BayID == nil || *st.BayID != *next.BayID) {
+			if err := checkBay(f.Bays, st.LocationID, *next.BayID); err != nil {
+				return st, err
+			}
+		}
+	}
+	if p.Status != nil {
+		if err := StepTransition(st.Status, *p.Status); err != nil {
+			return st, err
+		}
+		next.Status = *p.Status
+		switch {
+		case st.Status == StepPending && next.Status == StepInProgress:
+			next.StartedAt = &now
+		case st.Status == StepInProgress && next.Status == StepCompleted:
+			next.CompletedAt = &now
+		}
+	}
+	if err := checkWIP(f.Technicians, st, next); err != nil {
+		return st, err
+	}
+	if stepsEqual(st, next) {
+		return st, nil
+	}
+	next.UpdatedAt = NextMicros(now.Time(), st.UpdatedAt)
+	return next, nil
+}
+
+// checkBay refuses a bay of another location or in maintenance.
+func checkBay(bays map[string]BaySlot, locationID, id string) error {
+	b, ok := bays[id]
+	if !ok || b.LocationID != locationID {
+		return Invalid("bayId", "Bay %s is not a bay of the job's location.", id)
+	}
+	if b.Status == "maintenance" {
+		var v Validation
+		v.AddCode("bayId", "bay_in_maintenance", "Bay %s is in maintenance and cannot be assigned.", id)
+		return v.Err()
+	}
+	return nil
+}
+
+// checkWIP refuses to put technicians over their work-in-progress limit:
+// those a step in progress gains, counted with their other steps in
+// progress.
+func checkWIP(techs map[string]TechnicianLoad, prev, next Step) error {
+	if next.Status != StepInProgress {
+		return nil
+	}
+	var v Validation
+	for _, id := range slices.Sorted(slices.Values(next.TechIDs)) {
+		if prev.Status == StepInProgress && slices.Contains(prev.TechIDs, id) {
+			continue
+		}
+		t, ok := techs[id]
+		if !ok {
+			continue // no such technician: nothing to count against
+		}
+		busy := len(t.InProgress)
+		if slices.Contains(t.InProgress, prev.ID) {
+			busy--
+		}
+		if busy+1 > t.WIPLimit {
+			v.AddCode("techIds", "wip_limit_exceeded", "Technician %s already has %d step(s) in progress, their limit is %d.", id, busy, t.WIPLimit)
+		}
+	}
+	return v.Err()
+}
+
+// Record keeps a decided change in the facts, so that the changes decided
+// after it with the same facts (a group's) count its technicians' work.
+func (f StepFacts) Record(prev, next Step) {
+	for _, id := range prev.TechIDs {
+		if t, ok := f.Technicians[id]; ok {
+			t.InProgress = slices.DeleteFunc(slices.Clone(t.InProgress), func(s string) bool { return s == prev.ID })
+			f.Technicians[id] = t
+		}
+	}
+	if next.Status != StepInProgress {
+		return
+	}
+	for _, id := range next.TechIDs {
+		if t, ok := f.Technicians[id]; ok {
+			t.InProgress = append(t.InProgress, next.ID)
+			f.Technicians[id] = t
+		}
+	}
+}
+
+func stepsEqual(a, b Step) bool {
+	return a.Label == b.Label && a.Phase == b.Phase && a.SchedulingMode == b.SchedulingMode &&
+		a.EstimatedDuration == b.EstimatedDuration && slices.Equal(a.TechIDs, b.TechIDs) &&
+		((a.BayID == nil) == (b.BayID == nil)) && (a.BayID == nil || *a.BayID == *b.BayID) && a.Status == b.Status
+}
+
+// CheckVersion is stale_updated_at unless the caller's version of a record
+// (what) is its current one.
+func CheckVersion(what string, current, expected Micros) error {
+	if current == expected {
+		return nil
+	}
+	return &Error{Code: CodeStaleUpdatedAt, Field: "updatedAt", CurrentUpdatedAt: &current,
+		Detail: "The " + what + " changed since you read it (updatedAt " + current.String() + "); read it again and reapply your change."}
+}
+
+// TerminalError refuses a change (what) of a delivered or cancelled job.
+func TerminalError(j Job, what string) error {
+	return Errorf(CodeInvalidTransition, "Job %s is %s: %s.", j.ID, j.Status, what)
+}
