@@ -177,7 +177,7 @@ type JobCreate struct {
 // skipping numbers taken explicitly, gap-free because the counter moves in
 // the same transaction. stampArrival records the arrival as now, with the
 // location's offset (a walk-in). Concurrent creates are written in groups
-// (jobgroup.go).
+// (jobwrite.go).
 func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool, opts ...WriteOption) (JobCreate, error) {
 	key := keyOf(opts)
 	// The existing job of an externalKey is read first, outside any write,
