@@ -1,0 +1,257 @@
+package webapp
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// waitFor waits for cond, failing the test after a deadline.
+func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// told waits for a signal on a subscription.
+func told(t *testing.T, what string, s *subscription, within time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	select {
+	case <-s.c:
+		return time.Since(start)
+	case <-time.After(within):
+		t.Fatalf("%s: not told within %v", what, within)
+		return 0
+	}
+}
+
+func quiet(s *subscription) bool { return len(s.c) == 0 }
+
+type hubWorld struct {
+	st       *store.Store
+	op       *operator.Operator
+	org      string
+	locA     workshop.Location
+	locB     workshop.Location
+	stopHubs []func()
+}
+
+func newHubWorld(t *testing.T, url string) *hubWorld {
+	t.Helper()
+	ctx := t.Context()
+	st := storetest.Open(t, url)
+	op := operator.New(st)
+	org, err := op.CreateOrg(ctx, "Hub Motors", workshop.PlanPro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &hubWorld{st: st, op: op, org: org.ID}
+	if w.locA, err = op.CreateLocation(ctx, org.ID, "A", "Europe/Berlin", "EUR"); err != nil {
+		t.Fatal(err)
+	}
+	if w.locB, err = op.CreateLocation(ctx, org.ID, "B", "Europe/Berlin", "EUR"); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// runHub runs a hub with the tick until the test ends.
+func (w *hubWorld) runHub(t *testing.T, tick time.Duration) *hub {
+	h := newHub(w.st, slog.New(slog.DiscardHandler))
+	h.tick = tick
+	ctx, cancel := context.WithCancel(context.Background())
+	go h.Run(ctx)
+	t.Cleanup(func() { cancel(); <-h.done })
+	return h
+}
+
+func (w *hubWorld) createJob(t *testing.T, locationID string) {
+	t.Helper()
+	now := workshop.MicrosOf(time.Now())
+	if _, err := w.st.CreateJob(t.Context(), workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: w.org, LocationID: locationID,
+		Priority: "normal", Source: "other", CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}}, false); err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
+}
+
+// A write of this process wakes the hub at once (its tick here is an
+// hour): the location's subscribers are told, another location's are not,
+// and a burst of writes while nobody reads is one signal.
+func TestHubTellsSubscribersOfTheirLocation(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newHubWorld(t, db.URL)
+		w.createJob(t, w.locA.ID) // before the hub: not news
+		h := w.runHub(t, time.Hour)
+		a, cancelA := h.subscribe(w.locA.ID)
+		defer cancelA()
+		a2, cancelA2 := h.subscribe(w.locA.ID)
+		defer cancelA2()
+		b, cancelB := h.subscribe(w.locB.ID)
+		defer cancelB()
+		// The hub starts at the outbox's end as it finds it: writes until
+		// one is news show it has started.
+		waitFor(t, "the hub started", 5*time.Second, func() bool {
+			w.createJob(t, w.locA.ID)
+			select {
+			case <-a.c:
+				return true
+			case <-time.After(50 * time.Millisecond):
+				return false
+			}
+		})
+		waitFor(t, "the second subscriber told", time.Second, func() bool { return len(a2.c) == 1 })
+		<-a2.c
+
+		w.createJob(t, w.locA.ID)
+		took := told(t, "subscriber of A", a, 2*time.Second)
+		told(t, "second subscriber of A", a2, 2*time.Second)
+		t.Logf("%s: a write of this process told in %v", db.Name, took)
+		if !quiet(b) {
+			t.Error("the subscriber of B was told of a change to A")
+		}
+
+		for range 10 {
+			w.createJob(t, w.locB.ID)
+		}
+		told(t, "subscriber of B", b, 2*time.Second)
+		if len(b.c) > 1 || !quiet(a) {
+			t.Errorf("after a burst on B: B holds %d signals (at most 1), A %d (none)", len(b.c), len(a.c))
+		}
+
+		cancelB()
+		w.createJob(t, w.locB.ID) // nobody to tell: no harm
+		w.createJob(t, w.locA.ID)
+		told(t, "A after B unsubscribed", a, 2*time.Second)
+	})
+}
+
+// Writes that record no event (a technician or bay made or removed, as
+// `workshop admin` does, or a write by another process) are found by the
+// tick through the plan versions.
+func TestHubSeesWritesWithoutEvents(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newHubWorld(t, db.URL)
+		h := w.runHub(t, 50*time.Millisecond)
+		a, cancel := h.subscribe(w.locA.ID)
+		defer cancel()
+		told(t, "first look at A's plan version", a, 2*time.Second)
+
+		tech, err := w.op.CreateTechnician(t.Context(), w.locA.ID, "Mira", nil, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := told(t, "technician created", a, 2*time.Second)
+		t.Logf("%s: a technician created told in %v", db.Name, took)
+		if _, err := w.op.DeleteTechnician(t.Context(), tech.ID); err != nil {
+			t.Fatal(err)
+		}
+		told(t, "technician deleted", a, 2*time.Second)
+
+		// Another process's write: a store of its own, whose commits do
+		// not wake this hub.
+		other := storetest.Open(t, db.URL)
+		if _, err := operator.New(other).CreateBay(t.Context(), w.locA.ID, "Lift 9", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		told(t, "bay created by another store", a, 2*time.Second)
+	})
+}
+
+// syncBuffer is a writer safe to read while a stream writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A stream sends the board at once, renders a burst of changes as few
+// boards (at most one per coalesce, the last change always rendered),
+// sends heartbeats, and ends with "end" when its session is over, or when
+// the hub stops.
+func TestStreamCoalescesAndEnds(t *testing.T) {
+	t.Parallel()
+	var renders atomic.Int32
+	var valid atomic.Bool
+	valid.Store(true)
+	out := &syncBuffer{}
+	s := &stream{w: out, flush: func() error { return nil }, warn: func(error) {},
+		render: func() ([]byte, error) {
+			n := renders.Add(1)
+			return []byte("<p>board " + strings.Repeat("x", int(n)) + "</p>\n<p>line two</p>\n"), nil
+		},
+		check: func() bool { return valid.Load() },
+		times: liveTimes{coalesce: 100 * time.Millisecond, heartbeat: 30 * time.Millisecond, sessionCheck: 50 * time.Millisecond, retry: time.Second}}
+	changes := make(chan struct{}, 1)
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() { defer close(ended); s.run(context.Background(), done, changes) }()
+
+	waitFor(t, "the first board", time.Second, func() bool { return renders.Load() == 1 })
+	if got := out.String(); !strings.HasPrefix(got, "retry: 1000\n\nevent: board\ndata: <p>board x</p>\ndata: <p>line two</p>\n\n") {
+		t.Errorf("stream starts %q", got)
+	}
+	start := time.Now()
+	for time.Since(start) < 300*time.Millisecond {
+		select {
+		case changes <- struct{}{}:
+		default:
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	burst := time.Since(start)
+	waitFor(t, "the burst's last board", time.Second, func() bool { return time.Since(start) > burst+150*time.Millisecond })
+	// 300 ms of changes every 5 ms at most one render per 100 ms: about 4.
+	if n := renders.Load() - 1; n < 2 || n > 5 {
+		t.Errorf("a 300 ms burst rendered %d boards, want 2 to 5", n)
+	}
+	waitFor(t, "a heartbeat", time.Second, func() bool { return strings.Contains(out.String(), ": heartbeat\n\n") })
+
+	valid.Store(false)
+	select {
+	case <-ended:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the stream of an ended session did not end")
+	}
+	if !strings.HasSuffix(out.String(), "event: end\ndata: session ended\n\n") {
+		t.Errorf("the stream ends %q, want event end", out.String()[max(0, len(out.String())-80):])
+	}
+
+	// The hub's end ends a stream.
+	valid.Store(true)
+	ended2 := make(chan struct{})
+	go func() { defer close(ended2); s.run(context.Background(), done, changes) }()
+	close(done)
+	select {
+	case <-ended2:
+	case <-time.After(2 * time.Second):
+		t.Fatal("a stream outlived its hub")
+	}
+}
