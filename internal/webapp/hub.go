@@ -174,6 +174,7 @@ func (h *hub) tail(ctx context.Context) {
 	if quiet { // the window below the start was only marked seen
 		return
 	}
+	h.refreshVersions(ctx, changed)
 	for loc := range changed {
 		h.notify(loc)
 	}
@@ -202,6 +203,29 @@ func (h *hub) pollVersions(ctx context.Context) {
 			h.versions[loc] = v
 			h.notify(loc)
 		}
+	}
+}
+
+// refreshVersions reads the plan versions of the changed locations that
+// are watched before their streams are told, so that the tick does not
+// tell them of the same change again. A write without an event that
+// committed meanwhile is absorbed safely: the streams render after this.
+func (h *hub) refreshVersions(ctx context.Context, changed map[string]bool) {
+	var locs []string
+	for loc := range changed {
+		if _, ok := h.versions[loc]; ok {
+			locs = append(locs, loc)
+		}
+	}
+	if len(locs) == 0 {
+		return
+	}
+	vs, err := h.st.PlanVersions(ctx, locs)
+	if err != nil {
+		return // the tick reads them; at worst a board renders twice
+	}
+	for loc, v := range vs {
+		h.versions[loc] = v
 	}
 }
 

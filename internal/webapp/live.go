@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // The live board: GET /locations/{id}/board/events is a server-sent event
@@ -60,9 +61,14 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 		err = a.pages["board"].ExecuteTemplate(&b, "boardBody", d)
 		return b.Bytes(), err
 	}
+	// check tells whether the session still holds; a failed read is
+	// not an answer (the next check tries again).
 	check := func() bool {
 		now, err := a.store.Session(ctx, si.ID)
-		return err == nil && now.UserID == si.UserID
+		if workshop.ErrorCode(err) == workshop.CodeNotFound {
+			return false
+		}
+		return err != nil || now.UserID == si.UserID
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")

@@ -171,6 +171,22 @@ func TestHubSeesWritesWithoutEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		told(t, "bay created by another store", a, 2*time.Second)
+
+		// A write with an event is told once: the tick after it finds the
+		// plan version it moved already read.
+		for range 3 { // settle: nothing pending
+			select {
+			case <-a.c:
+			case <-time.After(150 * time.Millisecond):
+			}
+		}
+		w.createJob(t, w.locA.ID)
+		told(t, "job created", a, 2*time.Second)
+		select {
+		case <-a.c:
+			t.Error("a job created was told twice (by its event, then by the plan version)")
+		case <-time.After(4 * h.tick):
+		}
 	})
 }
 
