@@ -14,9 +14,13 @@ import (
 
 func boardPath(locationID string) string { return "/locations/" + locationID + "/board" }
 
-// boardPerStatus is how many jobs of each open status the board lists;
+// boardPerStatus is how many jobs of each open status the board lists,
+// wallPerStatus the wall display (one screen seen from across the room);
 // the rest are "and K more", from the counts.
-const boardPerStatus = 50
+const (
+	boardPerStatus = 50
+	wallPerStatus  = 5
+)
 
 // boardCount is one count of the board, labelled.
 type boardCount struct {
@@ -110,13 +114,13 @@ func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) 
 		a.notFound(w, r)
 		return
 	}
-	d, err := a.boardData(r.Context(), loc)
+	wall := r.URL.Query().Get("display") == "wall"
+	d, err := a.boardData(r.Context(), loc, wall)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	if r.URL.Query().Get("display") == "wall" {
-		d.Wall = true
+	if wall {
 		var b bytes.Buffer
 		if err := a.wall.ExecuteTemplate(&b, "wall.html", d); err != nil {
 			a.fail(w, r, err)
@@ -131,13 +135,17 @@ func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) 
 }
 
 // boardData reads and shapes a location's board now.
-func (a *App) boardData(ctx context.Context, loc *workshop.Location) (*boardData, error) {
+func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) (*boardData, error) {
 	now := a.now()
 	b, err := a.store.Board(ctx, loc.ID, workshop.MicrosOf(now))
 	if err != nil {
 		return nil, err
 	}
-	v, err := a.store.BoardView(ctx, loc.ID, boardPerStatus)
+	perStatus := boardPerStatus
+	if wall {
+		perStatus = wallPerStatus
+	}
+	v, err := a.store.BoardView(ctx, loc.ID, perStatus)
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +153,11 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location) (*boardData
 	if err != nil {
 		zone = time.UTC
 	}
-	d := &boardData{Location: loc, Updated: now.In(zone).Format("15:04:05"), LivePath: boardPath(loc.ID) + "/events",
+	d := &boardData{Location: loc, Updated: now.In(zone).Format("15:04:05"), Wall: wall, LivePath: boardPath(loc.ID) + "/events",
 		WallPath: boardPath(loc.ID) + "?display=wall", BoardPath: boardPath(loc.ID)}
+	if wall {
+		d.LivePath += "?display=wall"
+	}
 	for _, l := range boardLabels {
 		d.Counts = append(d.Counts, boardCount{Status: l.status, Label: l.label, N: b.Jobs[l.status]})
 	}

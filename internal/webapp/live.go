@@ -49,11 +49,12 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 		a.notFound(w, r)
 		return
 	}
+	wall := r.URL.Query().Get("display") == "wall" // the wall display's board: fewer jobs per status
 	sub, cancel := a.hub.subscribe(locID)
 	defer cancel()
 	ctx := r.Context()
 	render := func() ([]byte, error) {
-		d, err := a.boardData(ctx, loc)
+		d, err := a.boardData(ctx, loc, wall)
 		if err != nil {
 			return nil, err
 		}
