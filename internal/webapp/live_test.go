@@ -1,8 +1,13 @@
 package webapp
 
 import (
+	"bufio"
 	"context"
 	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,4 +275,81 @@ func TestStreamCoalescesAndEnds(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("a stream outlived its hub")
 	}
+}
+
+// A board stream ends with event "end" once its session is over (here:
+// the user's password changed, as when a user is removed), and the hub's
+// end ends it too. Sessions are checked every 50 ms here, every minute in
+// a server.
+func TestStreamEndsWithTheSession(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newHubWorld(t, db.URL)
+		u, err := w.op.AddUser(t.Context(), operator.UserRequest{OrgID: w.org, Email: "tech@example.com", Role: workshop.RoleTechnician,
+			Password: "correct horse battery"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		app, err := New(w.st, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		app.live.sessionCheck = 50 * time.Millisecond
+		hubCtx, stopHub := context.WithCancel(context.Background())
+		hubDone := make(chan struct{})
+		go func() { defer close(hubDone); app.Run(hubCtx) }()
+		defer func() { stopHub(); <-hubDone }()
+		srv := httptest.NewServer(app.Handler())
+		defer srv.Close()
+		jar, _ := cookiejar.New(nil)
+		client := &http.Client{Jar: jar}
+		res, err := client.PostForm(srv.URL+"/login", url.Values{"email": {u.Email}, "password": {"correct horse battery"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+
+		open := func() (*bufio.Reader, func()) {
+			t.Helper()
+			res, err := client.Get(srv.URL + "/locations/" + w.locA.ID + "/board/events")
+			if err != nil || res.StatusCode != http.StatusOK {
+				t.Fatalf("open the stream: %v %v", res.StatusCode, err)
+			}
+			return bufio.NewReader(res.Body), func() { res.Body.Close() }
+		}
+		readUntil := func(r *bufio.Reader, want string) {
+			t.Helper()
+			done := make(chan string, 1)
+			go func() {
+				var seen strings.Builder
+				for {
+					line, err := r.ReadString('\n')
+					seen.WriteString(line)
+					if strings.Contains(seen.String(), want) || err != nil {
+						done <- seen.String()
+						return
+					}
+				}
+			}()
+			select {
+			case got := <-done:
+				if !strings.Contains(got, want) {
+					t.Fatalf("the stream ended without %q: %q", want, got)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no %q within 5 s", want)
+			}
+		}
+
+		r, closeStream := open()
+		defer closeStream()
+		readUntil(r, "event: board\n")
+		if _, err := w.op.SetPassword(t.Context(), u.ID, "another long password"); err != nil {
+			t.Fatal(err)
+		}
+		readUntil(r, "event: end\ndata: session ended\n\n")
+		if _, err := r.ReadString('\n'); err == nil {
+			t.Error("the stream went on after its end")
+		}
+	})
 }
