@@ -3,6 +3,7 @@ package webapp
 import (
 	"bufio"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
@@ -350,6 +351,85 @@ func TestStreamEndsWithTheSession(t *testing.T) {
 		readUntil(r, "event: end\ndata: session ended\n\n")
 		if _, err := r.ReadString('\n'); err == nil {
 			t.Error("the stream went on after its end")
+		}
+	})
+}
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
+
+// An open board keeps its session alive: a wall display left open for a
+// day is still signed in, though sessions end after 12 hours idle, as the
+// stream's session checks refresh last_seen_at.
+func TestStreamKeepsTheSessionAlive(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		clk := &fakeClock{t: time.Now()}
+		st := storetest.Open(t, db.URL, store.WithClock(clk.Now))
+		op := operator.New(st)
+		org, err := op.CreateOrg(t.Context(), "Wall Motors", workshop.PlanPro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loc, err := op.CreateLocation(t.Context(), org.ID, "Hall", "Europe/Berlin", "EUR")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := op.AddUser(t.Context(), operator.UserRequest{OrgID: org.ID, Email: "wall@example.com", Role: workshop.RoleAdvisor,
+			Password: "correct horse battery"}); err != nil {
+			t.Fatal(err)
+		}
+		app, err := New(st, Config{Now: clk.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		app.live.sessionCheck = 20 * time.Millisecond
+		srv := httptest.NewServer(app.Handler())
+		defer srv.Close()
+		jar, _ := cookiejar.New(nil)
+		client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := client.PostForm(srv.URL+"/login", url.Values{"email": {"wall@example.com"}, "password": {"correct horse battery"}})
+		if err != nil || res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("sign in: %v %v", res.StatusCode, err)
+		}
+		res.Body.Close()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/locations/"+loc.ID+"/board/events?display=wall", nil)
+		stream, err := client.Do(req)
+		if err != nil || stream.StatusCode != http.StatusOK {
+			t.Fatalf("open the stream: %v %v", stream.StatusCode, err)
+		}
+		defer stream.Body.Close()
+		go func() { _, _ = io.Copy(io.Discard, stream.Body) }()
+
+		raw := storetest.RawDB(t, db.URL)
+		lastSeen := func() int64 {
+			var v int64
+			if err := raw.QueryRowContext(t.Context(), `SELECT MAX(last_seen_at) FROM sessions`).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		for range 3 { // 3 x 8 h: a day, never 12 h without a check
+			clk.Advance(8 * time.Hour)
+			want := workshop.MicrosOf(clk.Now())
+			waitFor(t, "the stream's check refreshed the session", 5*time.Second, func() bool { return lastSeen() == int64(want) })
+		}
+		res, err = client.Get(srv.URL + "/locations/" + loc.ID + "/board")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("a day later the board answers %d, want 200: the session ended while the wall was open", res.StatusCode)
 		}
 	})
 }
