@@ -98,7 +98,7 @@ func (w *hubWorld) createJob(t *testing.T, locationID string) {
 // A write of this process wakes the hub at once (its tick here is an
 // hour): the location's subscribers are told, another location's are not,
 // and a burst of writes while nobody reads is one signal.
-func TestHubTellsSubscribersOfTheirLocation(t *testing.T) {
+func TestLiveHubTellsSubscribersOfTheirLocation(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		w := newHubWorld(t, db.URL)
@@ -150,7 +150,7 @@ func TestHubTellsSubscribersOfTheirLocation(t *testing.T) {
 // Writes that record no event (a technician or bay made or removed, as
 // `workshop admin` does, or a write by another process) are found by the
 // tick through the plan versions.
-func TestHubSeesWritesWithoutEvents(t *testing.T) {
+func TestLiveHubSeesWritesWithoutEvents(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		w := newHubWorld(t, db.URL)
@@ -218,7 +218,7 @@ func (s *syncBuffer) String() string {
 // boards (at most one per coalesce, the last change always rendered),
 // sends heartbeats, and ends with "end" when its session is over, or when
 // the hub stops.
-func TestStreamCoalescesAndEnds(t *testing.T) {
+func TestLiveStreamCoalescesAndEnds(t *testing.T) {
 	t.Parallel()
 	var renders atomic.Int32
 	var valid atomic.Bool
@@ -282,7 +282,7 @@ func TestStreamCoalescesAndEnds(t *testing.T) {
 // the user's password changed, as when a user is removed), and the hub's
 // end ends it too. Sessions are checked every 50 ms here, every minute in
 // a server.
-func TestStreamEndsWithTheSession(t *testing.T) {
+func TestLiveStreamEndsWithTheSession(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		w := newHubWorld(t, db.URL)
@@ -368,7 +368,7 @@ func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock();
 // An open board keeps its session alive: a wall display left open for a
 // day is still signed in, though sessions end after 12 hours idle, as the
 // stream's session checks refresh last_seen_at.
-func TestStreamKeepsTheSessionAlive(t *testing.T) {
+func TestLiveStreamKeepsTheSessionAlive(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		clk := &fakeClock{t: time.Now()}
