@@ -23,6 +23,14 @@
 
   var es = new EventSource(board.dataset.live);
   window.workshopLive = es;
+  // A boosted link replaces the page without unloading it: the stream
+  // closes with it (a board page opened next starts its own).
+  function leave(e) {
+    if (e.detail.target !== document.body) return;
+    es.close();
+    document.body.removeEventListener("htmx:beforeSwap", leave);
+  }
+  document.body.addEventListener("htmx:beforeSwap", leave);
   es.addEventListener("open", function () { board.classList.remove("live-lost"); });
   es.addEventListener("board", function (e) {
     if (!board.isConnected) { es.close(); return; } // navigated away
