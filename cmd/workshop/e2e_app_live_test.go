@@ -146,7 +146,7 @@ func TestAppLiveBoard(t *testing.T) {
 		if r.err != nil || r.job.JobNumber == "" {
 			t.Fatalf("create a job: %d %v", r.status, r.err)
 		}
-		took := live.waitBoard("a job made through the API", start, 2*time.Second, r.job.JobNumber, "LIVE-1", "Volvo V70", "At risk")
+		took := live.waitBoard("a job made through the API", start, 2*time.Second, r.job.JobNumber, "LIVE-1", "Volvo V70", "Late: promise passed")
 		t.Logf("%s: API write to the stream in %v", db.Name, took)
 
 		// A technician made by `workshop admin` (another process, no event).

@@ -36,6 +36,9 @@ type BoardJob struct {
 	PromiseTime           *workshop.OffsetTime
 	Priority              string
 	CreatedAt             workshop.Micros
+	// PlanLateMinutes is set when the promise watch last saw the plan
+	// finish the job after its promise (job.at_risk), by how much.
+	PlanLateMinutes *int
 }
 
 // BoardStep is a step in progress.
@@ -60,7 +63,8 @@ type BoardBayRow struct{ ID, Name, Status string }
 const boardActiveLimit = 1000
 
 // BoardView reads the location's floor. Each status's jobs are a range of
-// the index jobs_location_status_created; the steps in progress are those
+// the index jobs_location_status_created (with the promise watch's
+// verdict, job_promises by its key); the steps in progress are those
 // of the jobs in progress (a job has a step in progress exactly when it is
 // in progress), through the same index and steps_job; technicians and bays
 // through their location indexes, clock-ins through attendance_open. Its
@@ -69,16 +73,23 @@ func (s *Store) BoardView(ctx context.Context, locationID string, perStatus int)
 	v := BoardView{Jobs: map[string][]BoardJob{}}
 	err := s.readTx(ctx, func(c conn) error {
 		for _, status := range BoardOpenStatuses {
-			rows, err := c.query(ctx, `SELECT id, job_number, status, vehicle_plate, vehicle_make, vehicle_model, promise_time, priority, created_at
-				FROM jobs WHERE location_id = ? AND status = ? ORDER BY created_at, id LIMIT ?`, locationID, status, perStatus)
+			rows, err := c.query(ctx, `SELECT j.id, j.job_number, j.status, j.vehicle_plate, j.vehicle_make, j.vehicle_model, j.promise_time,
+					j.priority, j.created_at, p.late_minutes
+				FROM jobs j LEFT JOIN job_promises p ON p.job_id = j.id
+				WHERE j.location_id = ? AND j.status = ? ORDER BY j.created_at, j.id LIMIT ?`, locationID, status, perStatus)
 			if err != nil {
 				return err
 			}
 			jobs, err := collect(rows, func(sc scanner) (BoardJob, error) {
 				var j BoardJob
 				var plate, mk, model, promise sql.NullString
-				if err := sc.Scan(&j.ID, &j.JobNumber, &j.Status, &plate, &mk, &model, &promise, &j.Priority, &j.CreatedAt); err != nil {
+				var late sql.NullInt64
+				if err := sc.Scan(&j.ID, &j.JobNumber, &j.Status, &plate, &mk, &model, &promise, &j.Priority, &j.CreatedAt, &late); err != nil {
 					return j, err
+				}
+				if late.Valid {
+					n := int(late.Int64)
+					j.PlanLateMinutes = &n
 				}
 				j.Plate, j.Make, j.Model = strPtr(plate), strPtr(mk), strPtr(model)
 				var err error

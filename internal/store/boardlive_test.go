@@ -85,6 +85,16 @@ func TestBoardView(t *testing.T) {
 			t.Errorf("bays = %+v, want %+v", v.Bays, wantBays)
 		}
 
+		// The promise watch's verdict comes with the job.
+		e.exec(t, `INSERT INTO job_promises (job_id, location_id, projected_completion, late_minutes, at_risk_since) VALUES (?, ?, ?, ?, ?)`,
+			booked[1].ID, e.loc.ID, now.Add(2*time.Hour).Format(time.RFC3339), 45, now.UnixMicro())
+		if v, err = e.st.BoardView(ctx, e.loc.ID, 3); err != nil {
+			t.Fatalf("BoardView: %v", err)
+		}
+		if got := v.Jobs[workshop.JobBooked]; got[0].PlanLateMinutes != nil || got[1].PlanLateMinutes == nil || *got[1].PlanLateMinutes != 45 {
+			t.Errorf("plan late minutes of the booked jobs = %v, %v; want none, 45", got[0].PlanLateMinutes, got[1].PlanLateMinutes)
+		}
+
 		// Completed, the step leaves the floor; the job waits.
 		e.setStepStatus(t, step, workshop.StepCompleted)
 		if _, err := e.st.ClockOut(ctx, e.v, tech.ID, now.Add(time.Minute)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,6 +69,7 @@ type boardColumn struct {
 type boardJob struct {
 	Number, Plate, Vehicle, Promise, Priority string
 	AtRisk                                    bool
+	Risk                                      string // why, in words
 	Steps                                     []boardStep
 }
 
@@ -199,11 +201,17 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 		for _, j := range v.Jobs[status] {
 			bj := boardJob{Number: j.JobNumber, Plate: deref(j.Plate), Priority: j.Priority, Steps: stepsOf[j.ID],
 				Vehicle: strings.TrimSpace(deref(j.Make) + " " + deref(j.Model))}
+			// At risk: the promise has passed and the job is not ready
+			// (the board's notion of late), or the promise watch last saw
+			// the plan finish it after its promise (job.at_risk).
 			if j.PromiseTime != nil {
 				bj.Promise = promiseText(j.PromiseTime.Time, now, zone)
-				// At risk: the promise has passed and the job is not ready
-				// (the board's own notion of late).
-				bj.AtRisk = j.Status != workshop.JobReady && j.PromiseTime.Before(now)
+				if j.Status != workshop.JobReady && j.PromiseTime.Before(now) {
+					bj.AtRisk, bj.Risk = true, "Late: promise passed"
+				}
+			}
+			if !bj.AtRisk && j.PlanLateMinutes != nil && j.Status != workshop.JobReady {
+				bj.AtRisk, bj.Risk = true, "At risk: planned "+strconv.Itoa(*j.PlanLateMinutes)+" min late"
 			}
 			col.Jobs = append(col.Jobs, bj)
 		}
