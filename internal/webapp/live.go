@@ -77,7 +77,11 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	s := &stream{w: w, flush: rc.Flush, render: render, check: check, times: a.live,
-		warn: func(err error) { a.log.WarnContext(ctx, "live board render", "location", locID, "error", err) }}
+		warn: func(err error) {
+			if ctx.Err() == nil { // not a browser gone mid-render
+				a.log.WarnContext(ctx, "live board render", "location", locID, "error", err)
+			}
+		}}
 	s.run(ctx, a.hub.done, sub.c)
 }
 
