@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -217,6 +218,31 @@ func TestBrowserLiveBoard(t *testing.T) {
 		t.Fatalf("job %s not on the wall display within 3 s: %v", number, err)
 	}
 	t.Logf("browser: API write on the wall display in %v", time.Since(start))
+
+	// The server restarts (on the same address and database): the wall's
+	// stream reconnects by itself, and shows a change made afterwards,
+	// without a reload.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded = true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("board").classList.contains("live-lost")`,
+		chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		t.Errorf("the wall does not show its stream lost: %v", err)
+	}
+	srv = startServer(t, db, func(c *apitest.Config) { c.Addr = srv.Addr })
+	if _, err := chromedp.Run(ctx, streamOpen); err != nil {
+		t.Fatalf("the wall's stream did not reconnect after a restart: %v", err)
+	}
+	number = createJob("AFTER-3")
+	if _, err := chromedp.Run(ctx, onBoard(number)); err != nil {
+		t.Fatalf("job %s not on the wall display after a restart: %v", number, err)
+	}
+	if kept, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded === true && !document.getElementById("board").classList.contains("live-lost")`)); err != nil || !kept {
+		t.Errorf("after the restart the wall was reloaded or still shows the stream lost (%v)", err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(consoleErrors) > 0 {
