@@ -1,11 +1,15 @@
 package main
 
 import (
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -44,4 +48,121 @@ func TestBrowserSignIn(t *testing.T) {
 		t.Errorf("after signing in: heading %q at %s, want the board of %s", heading, location, a.Locations[0].Name)
 	}
 	b.checkShopFloor(t, "board")
+}
+
+// The open board updates without a reload when a job is made through the
+// API; the wall display does too, at 1920 px, without the header; on a
+// 768-px tablet the board's columns collapse to two.
+func TestBrowserLiveBoard(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	ctx := b.ctx
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	a := w.org("Browser Live Motors", "pro", 1)
+	appUser(t, w, a.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
+	srv := startServer(t, db)
+	loc := a.Locations[0]
+
+	createJob := func(plate string) string {
+		t.Helper()
+		r := mpCreateJob(http.DefaultClient, srv.URL, a.Key.Key, map[string]any{"locationId": loc.ID, "vehiclePlate": plate})
+		if r.err != nil {
+			t.Fatalf("create a job: %v", r.err)
+		}
+		return r.job.JobNumber
+	}
+	streamOpen := chromedp.Poll[bool](`window.workshopLive && window.workshopLive.readyState === 1`, chromedp.WithPollingTimeout(10*time.Second))
+	onBoard := func(text string) chromedp.Action[bool] {
+		return chromedp.Poll[bool](`document.getElementById("board").textContent.includes(`+strconv.Quote(text)+`)`,
+			chromedp.WithPollingTimeout(3*time.Second))
+	}
+
+	err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(`input[name="email"]`),
+		chromedp.SendKeys(`input[name="email"]`, "advisor@example.com"),
+		chromedp.SendKeys(`input[name="password"]`, testPassword),
+		chromedp.Click(`form[action="/login"] button[type="submit"]`),
+		chromedp.WaitVisible(`#jobs-heading`),
+	)
+	if err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, streamOpen); err != nil {
+		t.Fatalf("the board's stream did not open: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded = true`)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	number := createJob("BRO-1")
+	if _, err := chromedp.Run(ctx, onBoard(number)); err != nil {
+		t.Fatalf("job %s not on the open board within 3 s: %v", number, err)
+	}
+	t.Logf("browser: API write on the open board in %v", time.Since(start))
+	if kept, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded === true`)); err != nil || !kept {
+		t.Errorf("the board was reloaded to show the job (%v)", err)
+	}
+
+	b.checkShopFloor(t, "board with a job")
+
+	// A 768-px tablet: two columns of jobs.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(768, 1024)); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := chromedp.Run(ctx, chromedp.Evaluate[int](`getComputedStyle(document.querySelector(".columns")).gridTemplateColumns.split(" ").length`))
+	if err != nil || cols != 2 {
+		t.Errorf("at 768 px the board has %d columns (%v), want 2", cols, err)
+	}
+
+	// The wall display at 1920 px: no header, five columns, large type, live.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(srv.URL+"/locations/"+loc.ID+"/board?display=wall"),
+		chromedp.WaitVisible(`#jobs-heading`)); err != nil {
+		t.Fatalf("wall display: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, streamOpen); err != nil {
+		t.Fatalf("the wall's stream did not open: %v", err)
+	}
+	wall, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`({header: !!document.querySelector("header.bar, form[action='/logout']"),
+		cols: getComputedStyle(document.querySelector(".columns")).gridTemplateColumns.split(" ").length,
+		number: parseFloat(getComputedStyle(document.querySelector(".job-number")).fontSize)})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wall["header"] != false || wall["cols"] != float64(5) || wall["number"].(float64) < 30 {
+		t.Errorf("wall display: %v; want no header, 5 columns, job numbers of 30 px or more", wall)
+	}
+	start = time.Now()
+	number = createJob("WALL-2")
+	if _, err := chromedp.Run(ctx, onBoard(number)); err != nil {
+		t.Fatalf("job %s not on the wall display within 3 s: %v", number, err)
+	}
+	t.Logf("browser: API write on the wall display in %v", time.Since(start))
+
+	// The server restarts (on the same address and database): the wall's
+	// stream reconnects by itself, and shows a change made afterwards,
+	// without a reload.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded = true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("board").classList.contains("live-lost")`,
+		chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		t.Errorf("the wall does not show its stream lost: %v", err)
+	}
+	srv = startServer(t, db, func(c *apitest.Config) { c.Addr = srv.Addr })
+	if _, err := chromedp.Run(ctx, streamOpen); err != nil {
+		t.Fatalf("the wall's stream did not reconnect after a restart: %v", err)
+	}
+	number = createJob("AFTER-3")
+	if _, err := chromedp.Run(ctx, onBoard(number)); err != nil {
+		t.Fatalf("job %s not on the wall display after a restart: %v", number, err)
+	}
+	if kept, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded === true && !document.getElementById("board").classList.contains("live-lost")`)); err != nil || !kept {
+		t.Errorf("after the restart the wall was reloaded or still shows the stream lost (%v)", err)
+	}
 }

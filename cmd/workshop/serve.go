@@ -115,6 +115,13 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	api.Mount("/", app.Handler())
+	// The live board's watcher: one per process. It stops when shutdown
+	// begins (RegisterOnShutdown below), which ends the open board streams:
+	// Shutdown waits for handlers, and a stream would never return.
+	lctx, stopLive := context.WithCancel(context.WithoutCancel(ctx))
+	liveDone := make(chan struct{})
+	go func() { defer close(liveDone); app.Run(lctx) }()
+	defer func() { stopLive(); <-liveDone }()
 	// The dispatcher stops after the HTTP server (deferred): attempts in
 	// flight get up to the webhook timeout to finish and be recorded.
 	dispatcher := webhooks.New(st, webhooks.Config{RetryDelays: c.retryDelays, Timeout: c.webhookTimeout, Guard: guard,
@@ -135,6 +142,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	srv.RegisterOnShutdown(stopLive)
 	log.Info("serving", "addr", ln.Addr().String(), "database", st.Dialect())
 	if demo != nil {
 		printDemo(stdout, *demo, ln.Addr().String())

@@ -1,13 +1,27 @@
 package webapp
 
 import (
+	"bytes"
+	"context"
+	"html/template"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 func boardPath(locationID string) string { return "/locations/" + locationID + "/board" }
+
+// boardPerStatus is how many jobs of each open status the board lists,
+// wallPerStatus the wall display (one screen seen from across the room);
+// the rest are "and K more", from the counts.
+const (
+	boardPerStatus = 50
+	wallPerStatus  = 5
+)
 
 // boardCount is one count of the board, labelled.
 type boardCount struct {
@@ -22,33 +36,235 @@ var boardLabels = []struct{ status, label string }{
 	{workshop.JobCancelled, "Cancelled"}, {"late", "Late"}, {"total", "All jobs"},
 }
 
-// board is a location's board: its job counts and bays. Every role sees
-// it (issue 19: a technician sees the board).
+func statusLabel(status string) string {
+	for _, l := range boardLabels {
+		if l.status == status {
+			return l.label
+		}
+	}
+	return status
+}
+
+// boardData is what the board's body renders: the page, the wall display
+// and every push of the live stream alike.
+type boardData struct {
+	Location  *workshop.Location
+	Counts    []boardCount
+	Columns   []boardColumn
+	Techs     []boardTech
+	Bays      []boardBay
+	Updated   string // the local time it was read
+	Wall      bool
+	LivePath  string
+	WallPath  string
+	BoardPath string
+}
+
+type boardColumn struct {
+	Status, Label string
+	Jobs          []boardJob
+	More          int // jobs of the status not listed
+}
+
+type boardJob struct {
+	Number, Plate, Vehicle, Promise, Priority string
+	AtRisk                                    bool
+	Risk                                      string // why, in words
+	Steps                                     []boardStep
+}
+
+type boardStep struct{ Label, Techs, Bay string }
+
+type boardTech struct {
+	Name, Status string
+	ClockedIn    bool
+	Busy         bool
+	Jobs         string // the numbers of the jobs they work on
+}
+
+type boardBay struct {
+	Name, State, Job string // State: free, occupied, maintenance
+}
+
+// boardLocation is the signed-in member's header and the location shown,
+// nil when the location is not one of the member's organisation.
+func (a *App) boardLocation(r *http.Request, si *store.SignedIn, locID string) (*header, *workshop.Location, error) {
+	h, err := a.headerOf(r, si, locID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range h.Locations {
+		if h.Locations[i].ID == locID {
+			return h, &h.Locations[i], nil
+		}
+	}
+	return h, nil, nil
+}
+
+// board is a location's board: jobs by status, the work in progress,
+// technicians, bays and the counts, kept live by live.js over the board's
+// event stream. Every role sees it (issue 19: a technician sees the
+// board). ?display=wall is the wall display: the board alone, full screen.
 func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
 	locID := r.PathValue("locationID")
-	h, err := a.headerOf(r, si, locID)
+	h, loc, err := a.boardLocation(r, si, locID)
 	if err != nil {
 		a.fail(w, r, err)
 		return
-	}
-	var loc *workshop.Location
-	for i := range h.Locations {
-		if h.Locations[i].ID == locID {
-			loc = &h.Locations[i]
-		}
 	}
 	if loc == nil { // of another organisation, or none: alike
 		a.notFound(w, r)
 		return
 	}
-	b, err := a.store.Board(r.Context(), locID, workshop.MicrosOf(a.now()))
+	wall := r.URL.Query().Get("display") == "wall"
+	d, err := a.boardData(r.Context(), loc, wall)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	counts := make([]boardCount, len(boardLabels))
-	for i, l := range boardLabels {
-		counts[i] = boardCount{Status: l.status, Label: l.label, N: b.Jobs[l.status]}
+	if wall {
+		var b bytes.Buffer
+		if err := a.wall.ExecuteTemplate(&b, "wall.html", d); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = b.WriteTo(w)
+		return
 	}
-	a.render(w, r, http.StatusOK, "board", view{Header: h, Data: map[string]any{"Location": loc, "Counts": counts, "Bays": b.Bays}})
+	a.render(w, r, http.StatusOK, "board", view{Header: h, Data: d})
+}
+
+// boardData reads and shapes a location's board now.
+func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) (*boardData, error) {
+	now := a.now()
+	b, err := a.store.Board(ctx, loc.ID, workshop.MicrosOf(now))
+	if err != nil {
+		return nil, err
+	}
+	perStatus := boardPerStatus
+	if wall {
+		perStatus = wallPerStatus
+	}
+	v, err := a.store.BoardView(ctx, loc.ID, perStatus)
+	if err != nil {
+		return nil, err
+	}
+	zone, err := workshop.LoadZone(loc.Timezone)
+	if err != nil {
+		zone = time.UTC
+	}
+	d := &boardData{Location: loc, Updated: now.In(zone).Format("15:04:05"), Wall: wall, LivePath: boardPath(loc.ID) + "/events",
+		WallPath: boardPath(loc.ID) + "?display=wall", BoardPath: boardPath(loc.ID)}
+	if wall {
+		d.LivePath += "?display=wall"
+	}
+	for _, l := range boardLabels {
+		d.Counts = append(d.Counts, boardCount{Status: l.status, Label: l.label, N: b.Jobs[l.status]})
+	}
+
+	techName := map[string]string{}
+	for _, t := range v.Techs {
+		techName[t.ID] = t.Name
+	}
+	bayName := map[string]string{}
+	for _, bay := range v.Bays {
+		bayName[bay.ID] = bay.Name
+	}
+	stepsOf := map[string][]boardStep{}
+	busy := map[string][]string{}   // tech id -> job numbers
+	bayJob := map[string][]string{} // bay id -> job numbers
+	for _, st := range v.Active {
+		var names []string
+		for _, id := range st.TechIDs {
+			name := techName[id]
+			if name == "" {
+				name = "(removed technician)"
+			}
+			names = append(names, name)
+			busy[id] = appendOnce(busy[id], st.JobNumber)
+		}
+		s := boardStep{Label: st.Label, Techs: strings.Join(names, ", ")}
+		if st.BayID != nil {
+			s.Bay = bayName[*st.BayID]
+			if s.Bay == "" {
+				s.Bay = "(removed bay)"
+			}
+			bayJob[*st.BayID] = appendOnce(bayJob[*st.BayID], st.JobNumber)
+		}
+		stepsOf[st.JobID] = append(stepsOf[st.JobID], s)
+	}
+
+	for _, status := range store.BoardOpenStatuses {
+		col := boardColumn{Status: status, Label: statusLabel(status)}
+		for _, j := range v.Jobs[status] {
+			bj := boardJob{Number: j.JobNumber, Plate: deref(j.Plate), Priority: j.Priority, Steps: stepsOf[j.ID],
+				Vehicle: strings.TrimSpace(deref(j.Make) + " " + deref(j.Model))}
+			// At risk: the promise has passed and the job is not ready
+			// (the board's notion of late), or the promise watch last saw
+			// the plan finish it after its promise (job.at_risk).
+			if j.PromiseTime != nil {
+				bj.Promise = promiseText(j.PromiseTime.Time, now, zone)
+				if j.Status != workshop.JobReady && j.PromiseTime.Before(now) {
+					bj.AtRisk, bj.Risk = true, "Late: promise passed"
+				}
+			}
+			if !bj.AtRisk && j.PlanLateMinutes != nil && j.Status != workshop.JobReady {
+				bj.AtRisk, bj.Risk = true, "At risk: planned "+strconv.Itoa(*j.PlanLateMinutes)+" min late"
+			}
+			col.Jobs = append(col.Jobs, bj)
+		}
+		col.More = max(0, b.Jobs[status]-len(col.Jobs))
+		d.Columns = append(d.Columns, col)
+	}
+	for _, t := range v.Techs {
+		jobs := busy[t.ID]
+		d.Techs = append(d.Techs, boardTech{Name: t.Name, Status: t.Status, ClockedIn: t.ClockedIn, Busy: len(jobs) > 0,
+			Jobs: strings.Join(jobs, ", ")})
+	}
+	for _, bay := range v.Bays {
+		x := boardBay{Name: bay.Name, State: "free"}
+		switch {
+		case len(bayJob[bay.ID]) > 0:
+			x.State, x.Job = "occupied", strings.Join(bayJob[bay.ID], ", ")
+		case bay.Status == "maintenance":
+			x.State = "maintenance"
+		}
+		d.Bays = append(d.Bays, x)
+	}
+	return d, nil
+}
+
+// promiseText is a promise in the location's zone: the time alone today,
+// with the day otherwise.
+func promiseText(t, now time.Time, zone *time.Location) string {
+	lt, ln := t.In(zone), now.In(zone)
+	if lt.Year() == ln.Year() && lt.YearDay() == ln.YearDay() {
+		return lt.Format("15:04")
+	}
+	return lt.Format("Mon 2 Jan 15:04")
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// parseWall parses the wall display: a document of its own (no header,
+// no controls) around the board's body.
+func parseWall() (*template.Template, error) {
+	funcs := template.FuncMap{"asset": func(name string) string { return assetPaths[name] }}
+	return template.New("wall.html").Funcs(funcs).ParseFS(templateFS, "templates/wall.html", "templates/board.html")
 }

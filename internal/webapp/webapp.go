@@ -7,6 +7,7 @@
 package webapp
 
 import (
+	"html/template"
 	"log/slog"
 	"net/http"
 	"time"
@@ -28,6 +29,9 @@ type App struct {
 	log   *slog.Logger
 	now   func() time.Time
 	pages pages
+	wall  *template.Template // the wall display, a document of its own
+	hub   *hub               // the live board's change watcher (Run)
+	live  liveTimes
 }
 
 // New makes the application on a store.
@@ -42,9 +46,14 @@ func New(st *store.Store, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	wall, err := parseWall()
+	if err != nil {
+		return nil, err
+	}
 	op := operator.New(st)
 	op.Now = cfg.Now
-	return &App{store: st, op: op, log: cfg.Logger, now: cfg.Now, pages: p}, nil
+	return &App{store: st, op: op, log: cfg.Logger, now: cfg.Now, pages: p, wall: wall, hub: newHub(st, cfg.Logger),
+		live: defaultLiveTimes}, nil
 }
 
 // Handler serves every page. Form posts from another origin are refused
@@ -63,6 +72,7 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /invite/{token}", a.invitePage)
 	mux.HandleFunc("POST /invite/{token}", a.acceptInvite)
 	mux.Handle("GET /locations/{locationID}/board", a.member(a.board))
+	mux.Handle("GET /locations/{locationID}/board/events", a.member(a.boardEvents))
 	mux.HandleFunc("GET /static/{name}", serveAsset)
 	mux.HandleFunc("/", a.notFound)
 
