@@ -435,6 +435,17 @@ func TestTechnicianWorkedByAUser(t *testing.T) {
 		if err != nil || got.ID != tec.ID || got.UserID != user.ID {
 			t.Errorf("TechnicianOfUser = %s (user %q), %v, want %s", got.ID, got.UserID, err, tec.ID)
 		}
+		worksAs := func() string {
+			t.Helper()
+			members, err := e.st.MembersByEmail(ctx, user.Email)
+			if err != nil || len(members) != 1 {
+				t.Fatalf("MembersByEmail = %v, %v", members, err)
+			}
+			return members[0].TechnicianID
+		}
+		if got := worksAs(); got != tec.ID {
+			t.Errorf("member works as %q, want %s", got, tec.ID)
+		}
 		_, err = e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: "Jonas again", WIPLimit: 2, UserID: user.ID})
 		wantInvalid(t, err, "user")
 		_, err = e.st.TechnicianOfUser(ctx, e.owner.ID)
@@ -444,6 +455,9 @@ func TestTechnicianWorkedByAUser(t *testing.T) {
 		}
 		_, err = e.st.TechnicianOfUser(ctx, user.ID)
 		wantCode(t, err, workshop.CodeNotFound)
+		if got := worksAs(); got != "" {
+			t.Errorf("member works as %q after the technician's deletion, want none", got)
+		}
 	})
 }
 

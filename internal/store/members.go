@@ -14,17 +14,21 @@ import (
 type Member struct {
 	User workshop.User // PasswordHash set ("" when the user has none)
 	Org  workshop.Org
+	// TechnicianID is the technician the user works as ("": none), whose
+	// steps the user may start and complete in the application.
+	TechnicianID string
 }
 
 const memberColumns = `u.id, u.org_id, u.email, u.role, u.developer_access, u.created_at, u.updated_at, u.password_hash,
-	o.id, o.name, o.plan_tier, o.created_at, o.updated_at`
+	o.id, o.name, o.plan_tier, o.created_at, o.updated_at,
+	COALESCE((SELECT t.id FROM technicians t WHERE t.user_id = u.id AND t.deleted_at IS NULL), '')`
 
 func scanMember(sc scanner) (Member, error) {
 	var m Member
 	var hash sql.NullString
 	u, o := &m.User, &m.Org
 	err := sc.Scan(&u.ID, &u.OrgID, &u.Email, &u.Role, &u.DeveloperAccess, &u.CreatedAt, &u.UpdatedAt, &hash,
-		&o.ID, &o.Name, &o.PlanTier, &o.CreatedAt, &o.UpdatedAt)
+		&o.ID, &o.Name, &o.PlanTier, &o.CreatedAt, &o.UpdatedAt, &m.TechnicianID)
 	u.PasswordHash = hash.String
 	return m, err
 }
