@@ -89,11 +89,10 @@ func (s *Store) ClockOut(ctx context.Context, v Visibility, techID string, at ti
 		if err != nil {
 			return a, err
 		}
-		out := workshop.LocalTime(at, zone)
-		if out.Before(a.ClockIn.Time) {
-			return a, workshop.Invalid("at", "The clock-out %s is before the clock-in %s.", out, a.ClockIn)
+		if a, err = workshop.ClockOut(a, workshop.LocalTime(at, zone), workshop.MicrosOf(s.now())); err != nil {
+			return a, err
 		}
-		a.ClockOut, a.UpdatedAt = &out, workshop.NextMicros(s.now(), a.UpdatedAt)
+		out := *a.ClockOut
 		if _, err := c.exec(ctx, `UPDATE attendance SET clock_out = ?, clock_out_us = ?, updated_at = ? WHERE id = ?`,
 			out.String(), out.UnixMicro(), a.UpdatedAt, a.ID); err != nil {
 			return a, err

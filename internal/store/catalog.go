@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -56,12 +55,10 @@ func (s *Store) PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (Ca
 		if err != nil {
 			return CatalogPut{}, err
 		}
-		if cur.Name == it.Name && cur.EstimatedDuration == it.EstimatedDuration && slices.Equal(cur.RequiredSkills, it.RequiredSkills) &&
-			cur.IsActive == it.IsActive {
+		cur, changed := workshop.SyncCatalogItem(cur, it)
+		if !changed {
 			return CatalogPut{Item: cur}, nil
 		}
-		cur.Name, cur.EstimatedDuration, cur.RequiredSkills, cur.IsActive = it.Name, it.EstimatedDuration, it.RequiredSkills, it.IsActive
-		cur.UpdatedAt = workshop.NextMicros(it.UpdatedAt.Time(), cur.UpdatedAt)
 		_, err = c.exec(ctx, `UPDATE catalog_items SET name = ?, estimated_duration = ?, required_skills = ?, is_active = ?, updated_at = ? WHERE id = ?`,
 			cur.Name, cur.EstimatedDuration, jsonText(cur.RequiredSkills), cur.IsActive, cur.UpdatedAt, cur.ID)
 		return CatalogPut{Item: cur}, err

@@ -2,24 +2,13 @@ package store
 
 import (
 	"context"
-	"slices"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // JobPatch is a change to a job; nil fields stay as they are. For the
 // nullable fields a non-nil pointer to nil clears the value.
-type JobPatch struct {
-	UpdatedAt    workshop.Micros
-	JobNumber    *string
-	VehiclePlate **string
-	VehicleMake  **string
-	VehicleModel **string
-	PromiseTime  **workshop.OffsetTime
-	Priority     *string
-	Source       *string
-	ArrivalTime  **workshop.OffsetTime
-}
+type JobPatch = workshop.JobPatch
 
 // PatchJob changes a job's fields with optimistic concurrency on updatedAt;
 // the arrival moves a job between booked and arrived. A patch that changes
@@ -30,32 +19,14 @@ func (s *Store) PatchJob(ctx context.Context, v Visibility, id string, p JobPatc
 		if err != nil {
 			return j, err
 		}
-		if j.Terminal() {
-			return j, workshop.TerminalError(j, "it can no longer change")
-		}
-		if err := workshop.CheckVersion("job", j.UpdatedAt, p.UpdatedAt); err != nil {
+		next, err := workshop.ChangeJob(j, p, now)
+		if err != nil {
 			return j, err
 		}
-		next := j
-		set(&next.JobNumber, p.JobNumber)
-		set(&next.VehiclePlate, p.VehiclePlate)
-		set(&next.VehicleMake, p.VehicleMake)
-		set(&next.VehicleModel, p.VehicleModel)
-		set(&next.PromiseTime, p.PromiseTime)
-		set(&next.Priority, p.Priority)
-		set(&next.Source, p.Source)
-		set(&next.ArrivalTime, p.ArrivalTime)
-		if next.ArrivalTime != nil && j.ArrivalTime == nil && j.Status == workshop.JobBooked {
-			next.Status = workshop.JobArrived
-		}
-		if next.ArrivalTime == nil && j.Status == workshop.JobArrived {
-			next.Status = workshop.JobBooked
-		}
-		if jobsEqual(j, next) {
+		if next.UpdatedAt == j.UpdatedAt {
 			j.Steps, err = jobSteps(ctx, c, j.ID)
 			return j, err
 		}
-		next.UpdatedAt = workshop.NextMicros(now.Time(), j.UpdatedAt)
 		if err := updateJob(ctx, c, next, j.Status); err != nil {
 			if isUniqueViolation(err, "job_number") {
 				return j, jobNumberTaken(next.JobNumber)
@@ -72,23 +43,6 @@ func (s *Store) PatchJob(ctx context.Context, v Visibility, id string, p JobPatc
 		return j, jobNumberTaken(*p.JobNumber)
 	}
 	return j, err
-}
-
-// set applies an optional change.
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
-func jobsEqual(a, b workshop.Job) bool {
-	eq := func(x, y *string) bool { return (x == nil && y == nil) || (x != nil && y != nil && *x == *y) }
-	teq := func(x, y *workshop.OffsetTime) bool {
-		return (x == nil && y == nil) || (x != nil && y != nil && x.Equal(y.Time) && x.String() == y.String())
-	}
-	return a.JobNumber == b.JobNumber && eq(a.VehiclePlate, b.VehiclePlate) && eq(a.VehicleMake, b.VehicleMake) &&
-		eq(a.VehicleModel, b.VehicleModel) && teq(a.PromiseTime, b.PromiseTime) && a.Priority == b.Priority &&
-		a.Source == b.Source && teq(a.ArrivalTime, b.ArrivalTime) && a.Status == b.Status
 }
 
 // DeliverJob marks a job delivered (job.delivered); delivering a delivered
@@ -111,53 +65,45 @@ func (s *Store) finishJob(ctx context.Context, v Visibility, id string, now work
 		if err != nil {
 			return j, err
 		}
-		switch {
-		case j.Status == to:
-			j.Steps, err = jobSteps(ctx, c, j.ID)
-			return j, err
-		case j.Terminal():
-			return j, workshop.Errorf(workshop.CodeInvalidTransition, "Job %s is %s and cannot become %s.", j.ID, j.Status, to)
-		}
-		event, prev := workshop.EventJobDelivered, j.Status
-		j.Status, j.UpdatedAt = to, workshop.NextMicros(now.Time(), j.UpdatedAt)
-		if to == workshop.JobDelivered {
-			j.DeliveredAt = &j.UpdatedAt
-		} else {
-			if err := checkCancelTags(ctx, c, j.LocationID, tags); err != nil {
+		var known []string
+		if to == workshop.JobCancelled && !j.Terminal() {
+			if known, err = cancelTagsOf(ctx, c, j.LocationID); err != nil {
 				return j, err
 			}
-			event, j.CancelledAt, j.CancelReasons = workshop.EventJobCancelled, &j.UpdatedAt, tags
 		}
-		if err := updateJob(ctx, c, j, prev); err != nil {
+		next, err := workshop.FinishJob(j, to, tags, known, now)
+		if err != nil {
 			return j, err
 		}
-		if err := recordEvent(ctx, c, j.OrgID, j.LocationID, event, j.UpdatedAt, jobRow(j)); err != nil {
+		if next.UpdatedAt == j.UpdatedAt {
+			j.Steps, err = jobSteps(ctx, c, j.ID)
 			return j, err
 		}
-		j.Steps, err = jobSteps(ctx, c, j.ID)
-		return j, err
+		event := workshop.EventJobDelivered
+		if to == workshop.JobCancelled {
+			event = workshop.EventJobCancelled
+		}
+		if err := updateJob(ctx, c, next, j.Status); err != nil {
+			return j, err
+		}
+		if err := recordEvent(ctx, c, next.OrgID, next.LocationID, event, next.UpdatedAt, jobRow(next)); err != nil {
+			return j, err
+		}
+		next.Steps, err = jobSteps(ctx, c, next.ID)
+		return next, err
 	})
 }
 
-func checkCancelTags(ctx context.Context, c conn, locationID string, tags []string) error {
+// cancelTagsOf lists the tags of a location's cancel reasons.
+func cancelTagsOf(ctx context.Context, c conn, locationID string) ([]string, error) {
 	rows, err := c.query(ctx, `SELECT tag FROM cancel_tags WHERE location_id = ?`, locationID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	known, err := collect(rows, func(sc scanner) (string, error) {
+	return collect(rows, func(sc scanner) (string, error) {
 		var t string
 		return t, sc.Scan(&t)
 	})
-	if err != nil {
-		return err
-	}
-	var v workshop.Validation
-	for i, t := range tags {
-		if !slices.Contains(known, t) {
-			v.AddCode("reasonTags", "unknown_tag", "reasonTags[%d]: %q is not a cancel reason tag of this location (see GET /v1/scheduler/cancel-reason-tags).", i, t)
-		}
-	}
-	return v.Err()
 }
 
 // updateJob writes a job's row, and its status history when the status

@@ -87,10 +87,11 @@ func (k staffKind[T]) patchStatus(ctx context.Context, s *Store, v Visibility, i
 			return rec, err
 		}
 		recID, _, _, st, _, updated := k.fields(&rec)
-		if err := workshop.CheckVersion(k.what, *updated, expected); err != nil || *st == status {
+		next, changed, err := workshop.SetStatus(k.what, *st, *updated, expected, status, now)
+		if err != nil || !changed {
 			return rec, err
 		}
-		*st, *updated = status, workshop.NextMicros(now.Time(), *updated)
+		*st, *updated = status, next
 		if _, err := c.exec(ctx, `UPDATE `+k.table+` SET status = ?, updated_at = ? WHERE id = ?`, status, *updated, *recID); err != nil {
 			return rec, err
 		}

@@ -1,6 +1,9 @@
 package workshop
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Attendance is one clock-in (and its clock-out) of a technician, in the
 // location's local time: ClockIn and ClockOut carry the location's UTC
@@ -36,4 +39,27 @@ type CatalogItem struct {
 	IsActive          bool
 	CreatedAt         Micros
 	UpdatedAt         Micros
+}
+
+// ClockOut decides the clock-out of open record a at out (the location's
+// local time) at now: a clock-out before the clock-in is refused.
+func ClockOut(a Attendance, out OffsetTime, now Micros) (Attendance, error) {
+	if out.Before(a.ClockIn.Time) {
+		return a, Invalid("at", "The clock-out %s is before the clock-in %s.", out, a.ClockIn)
+	}
+	a.ClockOut, a.UpdatedAt = &out, NextMicros(now.Time(), a.UpdatedAt)
+	return a, nil
+}
+
+// SyncCatalogItem decides a catalog sync of item in over the stored cur:
+// cur updated to in's name, duration, skills and state (its updatedAt
+// moved on from in's), and whether anything changed.
+func SyncCatalogItem(cur, in CatalogItem) (CatalogItem, bool) {
+	if cur.Name == in.Name && cur.EstimatedDuration == in.EstimatedDuration && slices.Equal(cur.RequiredSkills, in.RequiredSkills) &&
+		cur.IsActive == in.IsActive {
+		return cur, false
+	}
+	cur.Name, cur.EstimatedDuration, cur.RequiredSkills, cur.IsActive = in.Name, in.EstimatedDuration, in.RequiredSkills, in.IsActive
+	cur.UpdatedAt = NextMicros(in.UpdatedAt.Time(), cur.UpdatedAt)
+	return cur, true
 }

@@ -1,0 +1,147 @@
+package workshop
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// codeOf is err's code, "" for no error.
+func codeOf(err error) Code {
+	if err == nil {
+		return ""
+	}
+	return ErrorCode(err)
+}
+
+// ChangeStep's rules, one case each, in the order its errors are reported.
+func TestChangeStep(t *testing.T) {
+	t.Parallel()
+	at := MicrosOf(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	job := Job{ID: "job_1", LocationID: "loc_1", Status: JobArrived}
+	step := Step{ID: "stp_1", JobID: "job_1", LocationID: "loc_1", Label: "Brakes", Status: StepPending, TechIDs: []string{"tec_busy"},
+		UpdatedAt: at - 10}
+	facts := func() StepFacts {
+		return StepFacts{
+			Technicians: map[string]TechnicianLoad{
+				"tec_free":  {LocationID: "loc_1", WIPLimit: 1},
+				"tec_busy":  {LocationID: "loc_1", WIPLimit: 1, InProgress: []string{"stp_other"}},
+				"tec_far":   {LocationID: "loc_2", WIPLimit: 1},
+				"tec_gone":  {LocationID: "loc_1", WIPLimit: 1, Deleted: true},
+				"tec_roomy": {LocationID: "loc_1", WIPLimit: 2, InProgress: []string{"stp_other"}},
+			},
+			Bays: map[string]BaySlot{"bay_1": {LocationID: "loc_1", Status: "available"}, "bay_fixing": {LocationID: "loc_1", Status: "maintenance"},
+				"bay_far": {LocationID: "loc_2", Status: "available"}},
+		}
+	}
+	delivered := job
+	delivered.Status = JobDelivered
+	for _, c := range []struct {
+		name  string
+		job   Job
+		patch StepPatch
+		code  Code   // the error's code, "" for none
+		field string // and the field of its first error
+	}{
+		{"delivered job", delivered, StepPatch{UpdatedAt: step.UpdatedAt, Label: ptr("x")}, CodeInvalidTransition, ""},
+		{"stale", job, StepPatch{UpdatedAt: step.UpdatedAt - 1, Label: ptr("x")}, CodeStaleUpdatedAt, "updatedAt"},
+		{"technician of another location", job, StepPatch{UpdatedAt: step.UpdatedAt, TechIDs: &[]string{"tec_far"}}, CodeValidationFailed, "techIds"},
+		{"deleted technician", job, StepPatch{UpdatedAt: step.UpdatedAt, TechIDs: &[]string{"tec_gone"}}, CodeValidationFailed, "techIds"},
+		{"bay of another location", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_far"))}, CodeValidationFailed, "bayId"},
+		{"bay in maintenance", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_fixing"))}, CodeValidationFailed, "bayId"},
+		{"backwards", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepCompleted)}, CodeInvalidTransition, ""},
+		{"over the limit", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepInProgress)}, CodeValidationFailed, "techIds"},
+		{"within the limit", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepInProgress), TechIDs: &[]string{"tec_roomy", "tec_free"}}, "", ""},
+		{"a free bay", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_1"))}, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			next, err := ChangeStep(c.job, step, c.patch, at, facts())
+			if got := codeOf(err); got != c.code {
+				t.Fatalf("ChangeStep = %v (code %q), want code %q", err, got, c.code)
+			}
+			var e *Error
+			if c.field != "" && (!errors.As(err, &e) || e.Field != c.field) {
+				t.Errorf("error %v, want it on %s", err, c.field)
+			}
+			if err == nil && next.UpdatedAt <= step.UpdatedAt {
+				t.Errorf("updatedAt %v, want later than %v", next.UpdatedAt, step.UpdatedAt)
+			}
+		})
+	}
+
+	// Unchanged: the step itself, its updatedAt kept.
+	if next, err := ChangeStep(job, step, StepPatch{UpdatedAt: step.UpdatedAt, Label: ptr("Brakes")}, at, facts()); err != nil || next.UpdatedAt != step.UpdatedAt {
+		t.Errorf("a patch that changes nothing = %v, %v; want the step as it was", next.UpdatedAt, err)
+	}
+
+	// A group: the first start takes tec_free's only slot, recorded in the
+	// facts, and the second start on tec_free is refused.
+	f := facts()
+	first := Step{ID: "stp_a", LocationID: "loc_1", Status: StepPending, TechIDs: []string{"tec_free"}, UpdatedAt: at - 5}
+	second := Step{ID: "stp_b", LocationID: "loc_1", Status: StepPending, TechIDs: []string{"tec_free"}, UpdatedAt: at - 5}
+	started, err := ChangeStep(job, first, StepPatch{UpdatedAt: first.UpdatedAt, Status: ptr(StepInProgress)}, at, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Record(first, started)
+	if _, err := ChangeStep(job, second, StepPatch{UpdatedAt: second.UpdatedAt, Status: ptr(StepInProgress)}, at, f); ErrorCode(err) != CodeValidationFailed {
+		t.Errorf("second start on a technician at their limit = %v, want wip_limit_exceeded", err)
+	}
+	// Completing the first frees the slot again.
+	done, err := ChangeStep(job, started, StepPatch{UpdatedAt: started.UpdatedAt, Status: ptr(StepCompleted)}, at+1, f)
+	if err != nil || done.CompletedAt == nil {
+		t.Fatalf("complete = %+v, %v", done, err)
+	}
+	f.Record(started, done)
+	if _, err := ChangeStep(job, second, StepPatch{UpdatedAt: second.UpdatedAt, Status: ptr(StepInProgress)}, at+2, f); err != nil {
+		t.Errorf("start after the other step completed = %v, want it allowed", err)
+	}
+}
+
+func TestFinishJob(t *testing.T) {
+	t.Parallel()
+	at := MicrosOf(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	ready := Job{ID: "job_1", Status: JobReady, UpdatedAt: at - 1}
+	cancelled := Job{ID: "job_2", Status: JobCancelled, UpdatedAt: at - 1}
+	for _, c := range []struct {
+		name       string
+		job        Job
+		to         string
+		tags       []string
+		code       Code
+		wantStatus string
+		changed    bool
+	}{
+		{"deliver", ready, JobDelivered, nil, "", JobDelivered, true},
+		{"cancel with a known tag", ready, JobCancelled, []string{"no_show"}, "", JobCancelled, true},
+		{"cancel with an unknown tag", ready, JobCancelled, []string{"bogus"}, CodeValidationFailed, JobReady, false},
+		{"cancel again", cancelled, JobCancelled, nil, "", JobCancelled, false},
+		{"deliver a cancelled job", cancelled, JobDelivered, nil, CodeInvalidTransition, JobCancelled, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			next, err := FinishJob(c.job, c.to, c.tags, []string{"no_show"}, at)
+			if codeOf(err) != c.code || next.Status != c.wantStatus || (next.UpdatedAt != c.job.UpdatedAt) != c.changed {
+				t.Errorf("FinishJob = %s at %v, %v; want %s, changed %v, code %q", next.Status, next.UpdatedAt, err, c.wantStatus, c.changed, c.code)
+			}
+		})
+	}
+}
+
+func TestChangeJob(t *testing.T) {
+	t.Parallel()
+	at := MicrosOf(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	booked := Job{ID: "job_1", Status: JobBooked, Priority: "normal", UpdatedAt: at - 1}
+	arrival := ptr(&OffsetTime{Time: at.Time()})
+	next, err := ChangeJob(booked, JobPatch{UpdatedAt: booked.UpdatedAt, ArrivalTime: arrival}, at)
+	if err != nil || next.Status != JobArrived || next.UpdatedAt <= booked.UpdatedAt {
+		t.Errorf("arrival = %s at %v, %v; want arrived, later", next.Status, next.UpdatedAt, err)
+	}
+	if same, err := ChangeJob(booked, JobPatch{UpdatedAt: booked.UpdatedAt, Priority: ptr("normal")}, at); err != nil || same.UpdatedAt != booked.UpdatedAt {
+		t.Errorf("no change = %v, %v; want the job as it was", same.UpdatedAt, err)
+	}
+	if _, err := ChangeJob(booked, JobPatch{UpdatedAt: booked.UpdatedAt - 1}, at); ErrorCode(err) != CodeStaleUpdatedAt {
+		t.Errorf("stale = %v, want stale_updated_at", err)
+	}
+}
