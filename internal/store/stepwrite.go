@@ -70,8 +70,8 @@ type patchLoad struct {
 // loadPatches reads the group's jobs (locked, in id order, so that the
 // groups of several processes lock them in one order), their locations
 // (share-locked on PostgreSQL, as openLocation does), steps (locked), and
-// the technicians and bays the patches name (technicians locked, in id
-// order: their work-in-progress counts hold until the commit). It defers
+// the technicians and bays the patches name or start steps with (locked,
+// in id order: their steps in progress hold until the commit). It defers
 // each patch of a job after the group's first.
 func loadPatches(ctx context.Context, c conn, group []*patchReq) (patchLoad, error) {
 	var l patchLoad
@@ -106,6 +106,9 @@ func loadPatches(ctx context.Context, c conn, group []*patchReq) (patchLoad, err
 		}
 		if st, ok := l.steps[r.stepID]; ok && p.Status != nil && *p.Status == workshop.StepInProgress {
 			techIDs = append(techIDs, st.TechIDs...)
+			if st.BayID != nil {
+				bayIDs = append(bayIDs, *st.BayID)
+			}
 		}
 		if p.BayID != nil && *p.BayID != nil {
 			bayIDs = append(bayIDs, **p.BayID)
@@ -238,7 +241,8 @@ func technicianLoads(ctx context.Context, c conn, ids []string) (map[string]work
 	return loads, rows.Err()
 }
 
-// baySlots reads the bays (not deleted) that step changes assign.
+// baySlots reads the bays (not deleted) that step changes assign or start
+// steps in, locked in id order, with the steps in progress in each.
 func baySlots(ctx context.Context, c conn, ids []string) (map[string]workshop.BaySlot, error) {
 	slots := map[string]workshop.BaySlot{}
 	distinct := distinctArgs(ids)
@@ -246,18 +250,36 @@ func baySlots(ctx context.Context, c conn, ids []string) (map[string]workshop.Ba
 		return slots, nil
 	}
 	rows, err := c.query(ctx, `SELECT id, location_id, status FROM bays WHERE id IN (`+placeholders(len(distinct))+
-		`) AND deleted_at IS NULL`, distinct...)
+		`) AND deleted_at IS NULL ORDER BY id`+c.s.forUpdate(), distinct...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var b workshop.BaySlot
+		b := workshop.BaySlot{InProgress: map[string]string{}}
 		if err := rows.Scan(&id, &b.LocationID, &b.Status); err != nil {
 			return nil, err
 		}
 		slots[id] = b
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = c.query(ctx, `SELECT bay_id, id, job_id FROM steps WHERE bay_id IN (`+placeholders(len(distinct))+
+		`) AND status = 'in_progress'`, distinct...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var bayID, stepID, jobID string
+		if err := rows.Scan(&bayID, &stepID, &jobID); err != nil {
+			return nil, err
+		}
+		if b, ok := slots[bayID]; ok {
+			b.InProgress[stepID] = jobID
+		}
 	}
 	return slots, rows.Err()
 }

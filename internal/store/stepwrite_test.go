@@ -222,3 +222,40 @@ func TestConcurrentStepPatchesKeepJobsDerived(t *testing.T) {
 		}
 	})
 }
+
+// A bay holds one vehicle: a step of another job cannot start in a bay
+// where a step is in progress, alone or in the same group; a step of the
+// same job can, and the bay is free again once the step is completed.
+func TestBayHoldsOneVehicle(t *testing.T) {
+	t.Parallel()
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
+		ctx := t.Context()
+		e := newJobEnv(t, db)
+		bay := e.bay(t, e.loc.ID)
+		inBay := func(st workshop.Step) workshop.Step {
+			return e.patchStep(t, st, store.StepPatch{BayID: refOf(&bay.ID)})
+		}
+		first, second, third := e.createJob(t, e.loc.ID), e.createJob(t, e.loc.ID), e.createJob(t, e.loc.ID)
+		e.setStepStatus(t, inBay(e.createStep(t, first.ID, "Brakes")), workshop.StepInProgress)
+		sameJob := inBay(e.createStep(t, first.ID, "Pads"))
+		other, another := inBay(e.createStep(t, second.ID, "Oil")), inBay(e.createStep(t, third.ID, "Tyres"))
+
+		start := refOf(workshop.StepInProgress)
+		_, err := e.st.PatchStep(ctx, e.v, other.JobID, other.ID, store.StepPatch{UpdatedAt: other.UpdatedAt, Status: start}, e.now())
+		wantFieldCode(t, err, "bayId", "bay_occupied")
+		e.setStepStatus(t, sameJob, workshop.StepInProgress)
+
+		// Completed, the bay is free, and of two starts in one group the
+		// second finds it taken by the first.
+		e.setStepStatus(t, e.job(t, first.ID).Steps[0], workshop.StepCompleted)
+		e.setStepStatus(t, e.job(t, first.ID).Steps[1], workshop.StepCompleted)
+		patch := func(st workshop.Step) store.GroupPatch {
+			return store.GroupPatch{V: e.v, JobID: st.JobID, StepID: st.ID, Patch: store.StepPatch{UpdatedAt: st.UpdatedAt, Status: start}, Now: e.now()}
+		}
+		_, _, errs := e.st.PatchStepsAsOneGroup(ctx, []store.GroupPatch{patch(other), patch(another)})
+		if errs[0] != nil {
+			t.Errorf("first start in the free bay = %v, want it started", errs[0])
+		}
+		wantFieldCode(t, errs[1], "bayId", "bay_occupied")
+	})
+}

@@ -35,9 +35,11 @@ type TechnicianLoad struct {
 	Deleted bool
 }
 
-// BaySlot is a bay as a step change sees it.
+// BaySlot is a bay as a step change sees it: where it is, its status, and
+// the steps in progress in it (step id -> job id). A bay holds one vehicle.
 type BaySlot struct {
 	LocationID, Status string
+	InProgress         map[string]string
 }
 
 // ChangeStep decides a patch of step st of job j at now: the step as the
@@ -46,7 +48,8 @@ type BaySlot struct {
 // the job is open, the caller's updatedAt is current, technicians are the
 // job location's, the bay is the location's and not in maintenance, the
 // status moves pending, in_progress, completed (stamping the start and the
-// end), and technicians stay within their work-in-progress limits.
+// end), technicians stay within their work-in-progress limits, and a step
+// in progress is in a bay no other job has a step in progress in.
 func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, error) {
 	if j.Terminal() {
 		return st, TerminalError(j, "its steps cannot change")
@@ -101,6 +104,9 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 	if err := checkWIP(f.Technicians, st, next); err != nil {
 		return st, err
 	}
+	if err := checkBayFree(f.Bays, st, next); err != nil {
+		return st, err
+	}
 	if stepsEqual(st, next) {
 		return st, nil
 	}
@@ -149,9 +155,40 @@ func checkWIP(techs map[string]TechnicianLoad, prev, next Step) error {
 	return v.Err()
 }
 
+// checkBayFree refuses a step in progress in a bay (started there, or moved
+// there while in progress) where a step of another job is in progress.
+func checkBayFree(bays map[string]BaySlot, prev, next Step) error {
+	if next.Status != StepInProgress || next.BayID == nil ||
+		prev.Status == StepInProgress && prev.BayID != nil && *prev.BayID == *next.BayID {
+		return nil
+	}
+	for stepID, jobID := range bays[*next.BayID].InProgress {
+		if stepID != prev.ID && jobID != prev.JobID {
+			var v Validation
+			v.AddCode("bayId", "bay_occupied", "Bay %s holds another job's vehicle: a step of job %s is in progress there.", *next.BayID, jobID)
+			return v.Err()
+		}
+	}
+	return nil
+}
+
 // Record keeps a decided change in the facts, so that the changes decided
 // after it with the same facts (a group's) count its technicians' work.
 func (f StepFacts) Record(prev, next Step) {
+	if prev.BayID != nil {
+		if b, ok := f.Bays[*prev.BayID]; ok {
+			delete(b.InProgress, prev.ID)
+		}
+	}
+	if next.Status == StepInProgress && next.BayID != nil {
+		if b, ok := f.Bays[*next.BayID]; ok {
+			if b.InProgress == nil {
+				b.InProgress = map[string]string{}
+				f.Bays[*next.BayID] = b
+			}
+			b.InProgress[next.ID] = next.JobID
+		}
+	}
 	for _, id := range prev.TechIDs {
 		if t, ok := f.Technicians[id]; ok {
 			t.InProgress = slices.DeleteFunc(slices.Clone(t.InProgress), func(s string) bool { return s == prev.ID })

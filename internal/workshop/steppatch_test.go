@@ -33,7 +33,9 @@ func TestChangeStep(t *testing.T) {
 				"tec_roomy": {LocationID: "loc_1", WIPLimit: 2, InProgress: []string{"stp_other"}},
 			},
 			Bays: map[string]BaySlot{"bay_1": {LocationID: "loc_1", Status: "available"}, "bay_fixing": {LocationID: "loc_1", Status: "maintenance"},
-				"bay_far": {LocationID: "loc_2", Status: "available"}},
+				"bay_far":   {LocationID: "loc_2", Status: "available"},
+				"bay_taken": {LocationID: "loc_1", Status: "available", InProgress: map[string]string{"stp_x": "job_2"}},
+				"bay_ours":  {LocationID: "loc_1", Status: "available", InProgress: map[string]string{"stp_y": "job_1"}}},
 		}
 	}
 	delivered := job
@@ -55,6 +57,11 @@ func TestChangeStep(t *testing.T) {
 		{"over the limit", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepInProgress)}, CodeValidationFailed, "techIds"},
 		{"within the limit", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepInProgress), TechIDs: &[]string{"tec_roomy", "tec_free"}}, "", ""},
 		{"a free bay", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_1"))}, "", ""},
+		{"assigned to a bay another job works in", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_taken"))}, "", ""},
+		{"started in a bay another job works in", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_taken")),
+			Status: ptr(StepInProgress), TechIDs: &[]string{}}, CodeValidationFailed, "bayId"},
+		{"started in a bay its own job works in", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_ours")),
+			Status: ptr(StepInProgress), TechIDs: &[]string{}}, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			next, err := ChangeStep(c.job, step, c.patch, at, facts())
