@@ -176,13 +176,18 @@ type JobCreate struct {
 // is assigned: the location's next RO-<year>-<seq> in its local year,
 // skipping numbers taken explicitly, gap-free because the counter moves in
 // the same transaction. stampArrival records the arrival as now, with the
-// location's offset (a walk-in). Concurrent creates are written in groups
-// (jobgroup.go).
+// location's offset (a walk-in). Steps of j (the application's create)
+// are added in the same transaction, each with its step.created event, as
+// CreateStep adds them: the job is made with all of them or not at all.
+// Concurrent creates without steps are written in groups (jobgroup.go).
 func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool) (JobCreate, error) {
 	if j.ExternalKey != nil {
 		if existing, err := s.existingJob(ctx, s.read(), j); err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return JobCreate{Job: existing}, err
 		}
+	}
+	if len(j.Steps) > 0 {
+		return s.createAlone(ctx, j, stampArrival)
 	}
 	if created, err := s.createInGroup(ctx, j, stampArrival); !errors.Is(err, errRunAlone) {
 		return JobCreate{Job: created, Created: err == nil}, err
@@ -219,7 +224,15 @@ func (s *Store) createAlone(ctx context.Context, j workshop.Job, stampArrival bo
 		if err := recordStatus(ctx, c, j); err != nil {
 			return JobCreate{}, err
 		}
-		return JobCreate{Job: j, Created: true}, recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobCreated, j.CreatedAt, jobRow(j))
+		if err := recordEvent(ctx, c, j.OrgID, j.LocationID, workshop.EventJobCreated, j.CreatedAt, jobRow(j)); err != nil {
+			return JobCreate{}, err
+		}
+		if len(j.Steps) > 0 {
+			if j.Steps, err = insertNewSteps(ctx, c, &j); err != nil {
+				return JobCreate{}, err
+			}
+		}
+		return JobCreate{Job: j, Created: true}, nil
 	})
 	if isUniqueViolation(err, "external_key") {
 		// A concurrent create with the same externalKey committed first
@@ -231,6 +244,31 @@ func (s *Store) createAlone(ctx context.Context, j workshop.Job, stampArrival bo
 		return out, jobNumberTaken(j.JobNumber)
 	}
 	return out, err
+}
+
+// insertNewSteps adds the steps of a job being created, completed from the
+// location's catalog and checked as CreateStep checks them, with their
+// step.created events; the job's status follows them.
+func insertNewSteps(ctx context.Context, c conn, j *workshop.Job) ([]workshop.Step, error) {
+	steps := make([]workshop.Step, 0, len(j.Steps))
+	for _, st := range j.Steps {
+		item, err := stepCatalogItem(ctx, c, j.LocationID, st.ServiceCode)
+		if err != nil {
+			return nil, err
+		}
+		if st, err = workshop.CompleteStep(st, item); err != nil {
+			return nil, err
+		}
+		st.JobID, st.OrgID, st.LocationID = j.ID, j.OrgID, j.LocationID
+		if _, err := c.exec(ctx, stepInsert+valueRows(1, stepWidth), stepArgs(nil, st)...); err != nil {
+			return nil, err
+		}
+		if err := recordEvent(ctx, c, st.OrgID, st.LocationID, workshop.EventStepCreated, st.CreatedAt, stepRow(st)); err != nil {
+			return nil, err
+		}
+		steps = append(steps, st)
+	}
+	return steps, rederive(ctx, c, j, j.CreatedAt)
 }
 
 // settle completes a job being created in a location of time zone tz: its
