@@ -196,6 +196,29 @@ func TestAppDesk(t *testing.T) {
 			t.Errorf("cancelled job = %s %v, want cancelled [customer_declined]", got.Status, got.CancelReasons)
 		}
 
+		// The store's rules reach the page: a taken job number beside its
+		// field, a technician over their WIP limit beside the technicians.
+		first, second := w.job(org.ID, loc.ID), w.job(org.ID, loc.ID)
+		edit = url.Values{"jobNumber": {first.JobNumber}, "priority": {"normal"}, "updatedAt": {ver(second.UpdatedAt)}}
+		b.post("/jobs/"+second.ID+"/edit", edit).want(t, "a taken job number", http.StatusUnprocessableEntity, "",
+			`id="jobNumber-error"`, first.JobNumber)
+		busy, err := w.op.CreateTechnician(ctx, loc.ID, "Busy Bee", nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, jb := range []workshop.Job{first, second} {
+			st := w.step(org.ID, jb.ID)
+			path := "/jobs/" + jb.ID + "/steps/" + st.ID
+			b.post(path+"/assign", url.Values{"techIds": {busy.ID}, "updatedAt": {ver(st.UpdatedAt)}}).want(t, "assign the busy technician", http.StatusSeeOther, "")
+			st = deskJob(t, w, org.ID, jb.ID).Steps[0]
+			p := b.post(path+"/start", url.Values{"updatedAt": {ver(st.UpdatedAt)}})
+			if i == 0 {
+				p.want(t, "start within the WIP limit", http.StatusSeeOther, "")
+			} else {
+				p.want(t, "start over the WIP limit", http.StatusUnprocessableEntity, "", `id="techs-`+st.ID+`-error"`, "their limit is 1")
+			}
+		}
+
 		// Day close: a banner on every page of the location, writes refused.
 		open := w.job(org.ID, loc.ID)
 		if _, err := w.op.StartDayClose(ctx, loc.ID); err != nil {
