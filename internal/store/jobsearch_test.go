@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/workshop-platform/workshop/internal/store"
@@ -139,6 +141,58 @@ func TestStoreCreateJobWithSteps(t *testing.T) {
 		wantCode(t, err, workshop.CodeNotFound)
 		if evs := e.events(t); len(evs) != 0 {
 			t.Errorf("a refused create recorded %d events", len(evs))
+		}
+	})
+}
+
+// TestStoreSearchJobsUsesIndexes: the plate and external key lookups of
+// SearchJobs are index lookups on both databases (migration 00012), not
+// scans of the location's jobs.
+func TestStoreSearchJobsUsesIndexes(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newJobEnv(t, db)
+		e.createJob(t, e.loc.ID, withPlate("AB 1"))
+		conn, err := storetest.RawDB(t, db.URL).Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		explain := "EXPLAIN QUERY PLAN "
+		if db.Name == "postgres" {
+			explain = "EXPLAIN "
+			// A table of one row is cheaper to scan: ask whether an index
+			// can serve the query at all.
+			if _, err := conn.ExecContext(t.Context(), "SET enable_seqscan = off"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for index, where := range map[string]string{
+			"jobs_location_plate":        `upper(replace(vehicle_plate, ' ', '')) = 'AB1'`,
+			"jobs_location_external_key": `external_key = 'k'`,
+		} {
+			rows, err := conn.QueryContext(t.Context(), explain+`SELECT id FROM jobs WHERE location_id = '`+e.loc.ID+`' AND org_id = '`+e.org.ID+`' AND `+where)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols, _ := rows.Columns()
+			var plan []string
+			for rows.Next() {
+				dest := make([]any, len(cols))
+				for i := range dest {
+					dest[i] = new(any)
+				}
+				if err := rows.Scan(dest...); err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range dest {
+					plan = append(plan, fmt.Sprint(*d.(*any)))
+				}
+			}
+			rows.Close()
+			if text := strings.Join(plan, " "); !strings.Contains(text, index) {
+				t.Errorf("plan of %s = %s, want it to use %s", where, text, index)
+			}
 		}
 	})
 }
