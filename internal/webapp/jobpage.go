@@ -45,6 +45,7 @@ type jobPageData struct {
 	Priorities     []option
 	Catalog        []option
 	Tags           []option
+	Notice         string // a refusal whose form the page does not show (the job is finished)
 }
 
 // detailView is the job detail as the page shows it, in the location's zone.
@@ -200,6 +201,13 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 			sv.Bays = append(sv.Bays, option{Value: b.ID, Label: label, Checked: chosenBay == b.ID, Disabled: b.Status == "maintenance" && chosenBay != b.ID})
 		}
 		p.Steps = append(p.Steps, sv)
+	}
+	if !p.MayWrite { // the forms are not shown: their refusal goes on top
+		for _, f := range []*form{fs.edit, fs.addStep, fs.actions} {
+			if f != nil && f.Errors[""] != "" {
+				p.Notice = f.Errors[""]
+			}
+		}
 	}
 	a.render(w, r, status, "job", view{Header: d.header, Data: p})
 }
