@@ -131,6 +131,10 @@ func TestAppDesk(t *testing.T) {
 			t.Errorf("assigned step = techs %v bay %v, want [%s] %s", st.TechIDs, st.BayID, tech.ID, bay.ID)
 		}
 		b.get("/jobs/"+jobID).want(t, "the assigned step", http.StatusOK, "", "Jonas Weber", "Lift 1", `value="`+ver(st.UpdatedAt)+`"`)
+		b.post(stepPath+"/assign", url.Values{"techIds": {}, "updatedAt": {ver(j.Steps[0].UpdatedAt)}}).
+			want(t, "a stale assignment", http.StatusConflict, "", "Someone else changed this", `value="`+tech.ID+`" checked`)
+		b.post("/jobs/"+stranger.ID+"/deliver", url.Values{"updatedAt": {ver(stranger.UpdatedAt)}}).
+			want(t, "deliver another organisation's job", http.StatusNotFound, "")
 		b.post(stepPath+"/start", url.Values{"updatedAt": {ver(st.UpdatedAt)}}).want(t, "start", http.StatusSeeOther, "/jobs/"+jobID)
 		b.get("/jobs/"+jobID).want(t, "a step in progress", http.StatusOK, "", "In progress")
 		st = deskJob(t, w, org.ID, jobID).Steps[0]
