@@ -8,6 +8,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -18,26 +19,51 @@ type DetailStore interface {
 }
 
 func (h *handlers) GetJobDetail(ctx context.Context, req oapi.GetJobDetailRequestObject) (oapi.GetJobDetailResponseObject, error) {
-	in, err := h.store.JobDetail(ctx, visibility(principalOf(ctx)), req.JobId)
+	d, err := jobDetail(ctx, h.store, h.plans, visibility(principalOf(ctx)), req.JobId, h.now())
 	if err != nil {
 		return nil, err
 	}
+	return appended{status: http.StatusOK, body: d, size: detailSize}, nil
+}
+
+// JobDetail is the job detail of GET /v1/scheduler/jobs/{id}/detail as the
+// caller of visibility v sees it, with the job's status history it was
+// made from: the same computation, plan and promise, for the
+// application's job page.
+func (s *Server) JobDetail(ctx context.Context, v store.Visibility, id string) (oapi.JobDetail, []store.StatusChange, error) {
+	in, err := s.store.JobDetail(ctx, v, id)
+	if err != nil {
+		return oapi.JobDetail{}, nil, err
+	}
+	d, err := detailFrom(ctx, in, s.plans, s.now())
+	return d, in.History, err
+}
+
+func jobDetail(ctx context.Context, st DetailStore, plans *planning.Service, v store.Visibility, id string, now time.Time) (oapi.JobDetail, error) {
+	in, err := st.JobDetail(ctx, v, id)
+	if err != nil {
+		return oapi.JobDetail{}, err
+	}
+	return detailFrom(ctx, in, plans, now)
+}
+
+// detailFrom computes the detail of a job read for it.
+func detailFrom(ctx context.Context, in store.JobDetailInput, plans *planning.Service, now time.Time) (oapi.JobDetail, error) {
 	zone, err := workshop.LoadZone(in.Timezone)
 	if err != nil {
-		return nil, err
+		return oapi.JobDetail{}, err
 	}
-	now := h.now()
 	var outlook *workshop.JobOutlook
 	if openForPlan(in.Job) {
-		plan, err := h.plans.Plan(ctx, in.Job.LocationID, "", now)
+		plan, err := plans.Plan(ctx, in.Job.LocationID, "", now)
 		if err != nil {
-			return nil, err
+			return oapi.JobDetail{}, err
 		}
 		if o, ok := plan.Outlook(in.Job.ID); ok {
 			outlook = &o
 		}
 	}
-	return appended{status: http.StatusOK, body: detailOf(in, zone, now, outlook), size: detailSize}, nil
+	return detailOf(in, zone, now, outlook), nil
 }
 
 // openForPlan tells whether a job is in its location's plan: not delivered

@@ -30,9 +30,12 @@ func TestBoardView(t *testing.T) {
 		arrived := e.createJob(t, e.loc.ID, withArrival(now.Add(-time.Minute)))
 		e.tick()
 		working := e.createJob(t, e.loc.ID, withArrival(now.Add(-time.Minute)))
+		// Made a tick apart: technicians and bays are listed by createdAt.
 		tech := e.technician(t, e.loc.ID, 2)
+		e.tick()
 		idle := e.technician(t, e.loc.ID, 2)
 		bay := e.bay(t, e.loc.ID)
+		e.tick()
 		free := e.bay(t, e.loc.ID)
 		step := e.createStep(t, working.ID, "Brakes")
 		e.createStep(t, working.ID, "Wash")

@@ -176,8 +176,10 @@ type JobCreate struct {
 // is assigned: the location's next RO-<year>-<seq> in its local year,
 // skipping numbers taken explicitly, gap-free because the counter moves in
 // the same transaction. stampArrival records the arrival as now, with the
-// location's offset (a walk-in). Concurrent creates are written in groups
-// (jobwrite.go).
+// location's offset (a walk-in). Steps of j (the application's create)
+// are added in the same transaction, each with its step.created event, as
+// CreateStep adds them: the job is made with all of them or not at all.
+// Concurrent creates are written in groups (jobwrite.go).
 func (s *Store) CreateJob(ctx context.Context, j workshop.Job, stampArrival bool, opts ...WriteOption) (JobCreate, error) {
 	key := keyOf(opts)
 	// The existing job of an externalKey is read first, outside any write,

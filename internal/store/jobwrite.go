@@ -72,8 +72,9 @@ func writeCreates(c conn, group []*createReq) error {
 // createLoad is what a group of creates is decided on.
 type createLoad struct {
 	locs     map[string]lockedLocation
-	existing map[[3]string]workshop.Job // by (org, integration, externalKey)
-	keys     map[[2]string]bool         // Idempotency-Keys stored, by (org, key)
+	existing map[[3]string]workshop.Job         // by (org, integration, externalKey)
+	keys     map[[2]string]bool                 // Idempotency-Keys stored, by (org, key)
+	catalog  map[[2]string]workshop.CatalogItem // the steps' catalog items, by (location, service code)
 }
 
 // loadCreates reads the group's locations (share-locked on PostgreSQL, as
@@ -103,8 +104,34 @@ func loadCreates(ctx context.Context, c conn, group []*createReq) (createLoad, e
 	if l.existing, err = jobsOfExternalKeys(ctx, c, externalKeys); err != nil {
 		return l, err
 	}
-	l.keys, err = storedKeys(ctx, c, keys)
+	if l.keys, err = storedKeys(ctx, c, keys); err != nil {
+		return l, err
+	}
+	l.catalog, err = stepsCatalog(ctx, c, group)
 	return l, err
+}
+
+// stepsCatalog reads the catalog items the steps of the group's jobs name.
+func stepsCatalog(ctx context.Context, c conn, group []*createReq) (map[[2]string]workshop.CatalogItem, error) {
+	codes := map[string][]string{} // by location
+	for _, r := range group {
+		for _, st := range r.job.Steps {
+			if st.ServiceCode != nil {
+				codes[r.job.LocationID] = append(codes[r.job.LocationID], *st.ServiceCode)
+			}
+		}
+	}
+	items := map[[2]string]workshop.CatalogItem{}
+	for loc, list := range codes {
+		found, err := catalogItemsByCode(ctx, c, loc, list)
+		if err != nil {
+			return nil, err
+		}
+		for code, it := range found {
+			items[[2]string{loc, code}] = it
+		}
+	}
+	return items, nil
 }
 
 // externalKeyOf is a job's externalKey in its namespace.
@@ -145,6 +172,20 @@ func (l createLoad) decide(r *createReq) (refused, err error) {
 		return nil, err
 	}
 	j, r.year = workshop.Opened(j, zone, r.stampArrival)
+	j.Steps = slices.Clone(j.Steps) // the request's stay as sent: a group may be decided again
+	for i, st := range j.Steps {
+		var item *workshop.CatalogItem
+		if st.ServiceCode != nil {
+			if it, ok := l.catalog[[2]string{j.LocationID, *st.ServiceCode}]; ok {
+				item = &it
+			}
+		}
+		if st, err = workshop.CompleteStep(st, item); err != nil {
+			return err, nil
+		}
+		st.JobID, st.OrgID, st.LocationID = j.ID, j.OrgID, j.LocationID
+		j.Steps[i] = st
+	}
 	r.result = JobCreate{Job: j, Created: true}
 	return nil, nil
 }
@@ -208,6 +249,37 @@ func insertJobs(ctx context.Context, c conn, reqs []*createReq) error {
 		return err
 	}
 	c.ev.n += len(written)
+	return insertFirstSteps(ctx, c, written)
+}
+
+// insertFirstSteps inserts the steps of new jobs (the application creates
+// a job with its steps) with their step.created events, and has each such
+// job's status follow its steps, as CreateStep does.
+func insertFirstSteps(ctx context.Context, c conn, reqs []*createReq) error {
+	for _, r := range reqs {
+		j := &r.result.Job
+		if len(j.Steps) == 0 {
+			continue
+		}
+		args, events := make([]any, 0, len(j.Steps)*stepWidth), make([]any, 0, len(j.Steps)*eventWidth)
+		for _, st := range j.Steps {
+			args = stepArgs(args, st)
+			var err error
+			if events, err = eventArgs(events, st.OrgID, st.LocationID, workshop.EventStepCreated, st.CreatedAt, stepRow(st)); err != nil {
+				return err
+			}
+		}
+		if _, err := c.exec(ctx, stepInsert+valueRows(len(j.Steps), stepWidth), args...); err != nil {
+			return err
+		}
+		if _, err := c.exec(ctx, eventInsert+valueRows(len(j.Steps), eventWidth), events...); err != nil {
+			return err
+		}
+		c.ev.n += len(j.Steps)
+		if err := rederive(ctx, c, j, j.CreatedAt); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -9,10 +9,6 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-func withPlate(plate string) func(*workshop.Job) {
-	return func(j *workshop.Job) { j.VehiclePlate = &plate }
-}
-
 // A technician's list holds its steps that are still to do, in progress
 // first, and nothing of completed steps, other technicians or jobs that
 // ended.

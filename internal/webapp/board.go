@@ -36,15 +36,6 @@ var boardLabels = []struct{ status, label string }{
 	{workshop.JobCancelled, "Cancelled"}, {"late", "Late"}, {"total", "All jobs"},
 }
 
-func statusLabel(status string) string {
-	for _, l := range boardLabels {
-		if l.status == status {
-			return l.label
-		}
-	}
-	return status
-}
-
 // boardData is what the board's body renders: the page, the wall display
 // and every push of the live stream alike.
 type boardData struct {
@@ -244,13 +235,6 @@ func promiseText(t, now time.Time, zone *time.Location) string {
 		return lt.Format("15:04")
 	}
 	return lt.Format("Mon 2 Jan 15:04")
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 func appendOnce(list []string, s string) []string {

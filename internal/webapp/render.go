@@ -18,7 +18,7 @@ var templateFS embed.FS
 // with the page's own "title" and "main".
 type pages map[string]*template.Template
 
-var pageNames = []string{"login", "orgs", "setup", "invite", "board", "message"}
+var pageNames = []string{"login", "orgs", "setup", "invite", "board", "message", "jobs", "jobnew", "job"}
 
 func parsePages() (pages, error) {
 	funcs := template.FuncMap{
@@ -26,6 +26,13 @@ func parsePages() (pages, error) {
 		// field is the argument of the "field" template: one input of a form.
 		"field": func(f form, name, label, typ, autocomplete string) map[string]any {
 			return map[string]any{"Form": f, "Name": name, "Label": label, "Type": typ, "Auto": autocomplete}
+		},
+		"selectBlank": func(f form, name, label, blank string, options []option) map[string]any {
+			return map[string]any{"Form": f, "Name": name, "ID": name, "Label": label, "Options": options, "Blank": blank}
+		},
+		// selectOf is the argument of the "select" template.
+		"selectOf": func(f form, name, label string, options []option) map[string]any {
+			return map[string]any{"Form": f, "Name": name, "ID": name, "Label": label, "Options": options, "Blank": ""}
 		},
 	}
 	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
@@ -57,6 +64,8 @@ type header struct {
 	Locations      []workshop.Location
 	LocationID     string // the location shown, if any
 	SwitchOrg      bool   // the sign-in matched several organisations
+	DayClosing     bool   // the location's day is being closed: a banner, writes refused
+	MayWriteJobs   bool   // the role has jobs:write (the "New job" link)
 }
 
 // form is a form's values and the message beside each invalid field
@@ -96,8 +105,18 @@ func (a *App) headerOf(r *http.Request, si *store.SignedIn, locationID string) (
 	if err != nil {
 		return nil, err
 	}
-	return &header{OrgName: si.Member.Org.Name, Email: si.Member.User.Email, Role: si.Member.User.Role, Locations: locs,
-		LocationID: locationID, SwitchOrg: len(si.Choices) > 1}, nil
+	h := &header{OrgName: si.Member.Org.Name, Email: si.Member.User.Email, Role: si.Member.User.Role, Locations: locs,
+		LocationID: locationID, SwitchOrg: len(si.Choices) > 1, MayWriteJobs: mayWrite(si)}
+	if locationID != "" { // every page of a location shows its day close
+		day, err := a.store.DayState(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, locationID)
+		switch {
+		case err == nil:
+			h.DayClosing = day.State == workshop.DayClosing
+		case workshop.ErrorCode(err) != workshop.CodeNotFound: // another organisation's: the page says not found
+			return nil, err
+		}
+	}
+	return h, nil
 }
 
 // render writes a page whole: it is rendered before the status is sent, so

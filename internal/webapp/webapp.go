@@ -20,6 +20,9 @@ import (
 type Config struct {
 	Logger *slog.Logger
 	Now    func() time.Time // default time.Now
+	// JobDetail computes the job page's plan, promise, holds, delays and
+	// history as the API does; nil: the page goes without them.
+	JobDetail JobDetailFunc
 }
 
 // App is the application's handlers.
@@ -32,6 +35,8 @@ type App struct {
 	wall  *template.Template // the wall display, a document of its own
 	hub   *hub               // the live board's change watcher (Run)
 	live  liveTimes
+
+	jobDetail JobDetailFunc
 }
 
 // New makes the application on a store.
@@ -53,7 +58,7 @@ func New(st *store.Store, cfg Config) (*App, error) {
 	op := operator.New(st)
 	op.Now = cfg.Now
 	return &App{store: st, op: op, log: cfg.Logger, now: cfg.Now, pages: p, wall: wall, hub: newHub(st, cfg.Logger),
-		live: defaultLiveTimes}, nil
+		live: defaultLiveTimes, jobDetail: cfg.JobDetail}, nil
 }
 
 // Handler serves every page. Form posts from another origin are refused
@@ -73,6 +78,17 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("POST /invite/{token}", a.acceptInvite)
 	mux.Handle("GET /locations/{locationID}/board", a.member(a.board))
 	mux.Handle("GET /locations/{locationID}/board/events", a.member(a.boardEvents))
+	mux.Handle("GET /locations/{locationID}/jobs", a.member(a.findJobs))
+	mux.Handle("GET /locations/{locationID}/jobs/new", a.member(a.newJobPage))
+	mux.Handle("POST /locations/{locationID}/jobs/new", a.member(a.createJob))
+	mux.Handle("GET /jobs/{jobID}", a.member(a.jobPage))
+	mux.Handle("POST /jobs/{jobID}/edit", a.member(a.editJob))
+	mux.Handle("POST /jobs/{jobID}/steps", a.member(a.addStep))
+	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/assign", a.member(a.assignStep))
+	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/start", a.member(a.startStep))
+	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/complete", a.member(a.completeStep))
+	mux.Handle("POST /jobs/{jobID}/deliver", a.member(a.deliverJob))
+	mux.Handle("POST /jobs/{jobID}/cancel", a.member(a.cancelJob))
 	mux.HandleFunc("GET /static/{name}", serveAsset)
 	mux.HandleFunc("/", a.notFound)
 

@@ -1,0 +1,154 @@
+package webapp
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// option is a choice of a select or a group of checkboxes.
+type option struct {
+	Value, Label string
+	Checked      bool
+	Disabled     bool
+}
+
+var priorityLabels = []struct{ value, label string }{{"low", "Low"}, {"normal", "Normal"}, {"high", "High"}, {"urgent", "Urgent"}}
+
+func priorityOptions(chosen string) []option {
+	out := make([]option, len(priorityLabels))
+	for i, p := range priorityLabels {
+		out[i] = option{Value: p.value, Label: p.label, Checked: p.value == chosen}
+	}
+	return out
+}
+
+// catalogOf is the location's active catalog items as checkboxes.
+func (a *App) catalogOf(r *http.Request, d *desk, checked []string) ([]option, error) {
+	page, err := a.store.CatalogItems(r.Context(), d.visibility(), workshop.PageRequest{Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	var out []option
+	for _, it := range page.Data {
+		if it.IsActive {
+			out = append(out, option{Value: it.ServiceCode, Label: it.Name + " (" + strconv.Itoa(it.EstimatedDuration) + " min)",
+				Checked: slices.Contains(checked, it.ServiceCode)})
+		}
+	}
+	return out, nil
+}
+
+var newJobFields = []string{"kind", "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority",
+	"serviceCodes", "stepLabel", "stepDuration"}
+
+// newJobPage is the form of a new job.
+func (a *App) newJobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
+	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
+		return
+	}
+	f := form{Values: map[string]string{"kind": "walk_in", "priority": "normal", "stepDuration": "60"}, Errors: map[string]string{}}
+	if d.closing {
+		f.Errors[""] = dayClosingMessage
+	}
+	a.renderNewJob(w, r, d, http.StatusOK, f, nil)
+}
+
+func (a *App) renderNewJob(w http.ResponseWriter, r *http.Request, d *desk, status int, f form, codes []string) {
+	catalog, err := a.catalogOf(r, d, codes)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.render(w, r, status, "jobnew", view{Header: d.header, Form: f, Data: map[string]any{
+		"Location": d.loc, "Catalog": catalog, "Priorities": priorityOptions(f.Values["priority"]), "Closing": d.closing}})
+}
+
+// createJob makes a job with its first steps in one store call: all of it
+// or nothing.
+func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
+	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		a.message(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		return
+	}
+	f := formOf(r, newJobFields...)
+	codes := r.PostForm["serviceCodes"]
+	if d.closing {
+		f.Errors[""] = dayClosingMessage
+		a.renderNewJob(w, r, d, http.StatusConflict, f, codes)
+		return
+	}
+	var v workshop.Validation
+	checkLengths(&v, f, 255, "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel")
+	checkLengths(&v, f, 200, "stepLabel")
+	if f.Values["kind"] != "walk_in" && f.Values["kind"] != "booking" {
+		v.Add("kind", "Choose walk-in or booking.")
+	}
+	number := strings.TrimSpace(f.Values["jobNumber"])
+	promise, okTime := d.parseLocalTime(f.Values["promiseTime"])
+	if !okTime {
+		v.Add("promiseTime", "Enter the promise as a date and time.")
+	}
+	if !slices.Contains(workshop.Priorities, f.Values["priority"]) {
+		v.Add("priority", "Choose a priority.")
+	}
+	now := workshop.MicrosOf(a.now())
+	j := workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: si.Member.Org.ID, LocationID: d.loc.ID, JobNumber: number,
+		VehiclePlate: optionalText(f.Values["vehiclePlate"]), VehicleMake: optionalText(f.Values["vehicleMake"]),
+		VehicleModel: optionalText(f.Values["vehicleModel"]), PromiseTime: promise, Priority: f.Values["priority"],
+		Source: "other", CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}}
+	if f.Values["kind"] == "walk_in" {
+		j.Source = "walk_in"
+	}
+	newStep := func() workshop.Step {
+		at := now + workshop.Micros(len(j.Steps)) // steps keep the order they were chosen in
+		return workshop.Step{ID: workshop.NewID(workshop.PrefixStep), JobID: j.ID, SchedulingMode: "sequential", TechIDs: []string{},
+			Status: workshop.StepPending, CreatedAt: at, UpdatedAt: at}
+	}
+	for _, code := range codes {
+		st := newStep()
+		st.ServiceCode = &code
+		j.Steps = append(j.Steps, st)
+	}
+	if label := strings.TrimSpace(f.Values["stepLabel"]); label != "" {
+		st := newStep()
+		st.Label = label
+		n, err := strconv.Atoi(strings.TrimSpace(f.Values["stepDuration"]))
+		if err != nil || n < 1 || n > 10080 {
+			v.Add("stepDuration", "Enter the step's estimate in minutes, 1 to 10080.")
+		}
+		st.EstimatedDuration = n
+		j.Steps = append(j.Steps, st)
+	}
+	if number != "" {
+		if err := workshop.CheckJobNumber(number); err != nil {
+			f.refusal(err, nil)
+		}
+	}
+	err := v.Err()
+	if err == nil && len(f.Errors) == 0 {
+		var res store.JobCreate
+		if res, err = a.store.CreateJob(r.Context(), j, j.Source == "walk_in"); err == nil {
+			http.Redirect(w, r, jobPath(res.Job.ID), http.StatusSeeOther)
+			return
+		}
+	}
+	status := http.StatusUnprocessableEntity
+	if err != nil {
+		var known bool
+		if status, known = f.refusal(err, map[string]string{"serviceCode": "serviceCodes", "label": "stepLabel", "estimatedDuration": "stepDuration"}); !known {
+			a.fail(w, r, err)
+			return
+		}
+	}
+	a.renderNewJob(w, r, d, status, f, codes)
+}

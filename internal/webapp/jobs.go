@@ -1,0 +1,264 @@
+package webapp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// JobDetailFunc computes a job's detail (plan, promise, holds, delays) as
+// the API's GET /v1/scheduler/jobs/{id}/detail does, with the status
+// history it was made from: httpapi's (*Server).JobDetail.
+type JobDetailFunc func(ctx context.Context, v store.Visibility, id string) (oapi.JobDetail, []store.StatusChange, error)
+
+const (
+	scopeJobsRead  = workshop.Scope("jobs:read")
+	scopeJobsWrite = workshop.Scope("jobs:write")
+
+	dayClosingMessage = "The day is being closed at this location: jobs and steps cannot be changed until the close finishes."
+	staleMessage      = "Someone else changed this since you opened it. The current values are shown below; make your change again."
+	refusedMessage    = "Your role may not do this. Ask an advisor or an admin."
+	timeLayout        = "Mon 2 Jan 15:04"
+	inputTimeLayout   = "2006-01-02T15:04" // datetime-local
+	openJobsShown     = 100
+	searchLimit       = 50
+)
+
+func jobsPath(locationID string) string { return "/locations/" + locationID + "/jobs" }
+func jobPath(jobID string) string       { return "/jobs/" + jobID }
+
+// mayRead and mayWrite are the role's job scopes.
+func mayRead(si *store.SignedIn) bool  { return si.Member.User.Role.Allows(scopeJobsRead) }
+func mayWrite(si *store.SignedIn) bool { return si.Member.User.Role.Allows(scopeJobsWrite) }
+
+// mayWorkStep tells whether the signed-in user may start or complete the
+// step. Every start and complete is decided here alone: for now it takes
+// jobs:write (technicians working their own steps come later).
+func mayWorkStep(si *store.SignedIn, st workshop.Step) bool {
+	_ = st
+	return mayWrite(si)
+}
+
+// desk is a location's page as a member sees it.
+type desk struct {
+	si      *store.SignedIn
+	header  *header
+	loc     workshop.Location
+	zone    *time.Location
+	closing bool
+}
+
+func (d *desk) visibility() store.Visibility {
+	return store.Visibility{OrgID: d.si.Member.Org.ID, LocationID: d.loc.ID}
+}
+
+// deskOf reads what every page of a location needs, answering the request
+// itself (and false) when it cannot go on: 403 without jobs:read, 404 for
+// a location of another organisation.
+func (a *App) deskOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn, locationID string) (*desk, bool) {
+	if !mayRead(si) {
+		a.message(w, r, http.StatusForbidden, "Refused", refusedMessage)
+		return nil, false
+	}
+	h, err := a.headerOf(r, si, locationID)
+	if err != nil {
+		a.fail(w, r, err)
+		return nil, false
+	}
+	d := &desk{si: si, header: h}
+	i := slices.IndexFunc(h.Locations, func(l workshop.Location) bool { return l.ID == locationID })
+	if i < 0 {
+		a.notFound(w, r)
+		return nil, false
+	}
+	d.loc = h.Locations[i]
+	if d.zone, err = d.loc.Zone(); err != nil {
+		a.fail(w, r, err)
+		return nil, false
+	}
+	d.closing = h.DayClosing
+	return d, true
+}
+
+// refuseWrite answers a write the user may not make or the day close
+// blocks; it tells whether it did.
+func (a *App) refuseWrite(w http.ResponseWriter, r *http.Request, d *desk, allowed bool) bool {
+	if !allowed {
+		a.render(w, r, http.StatusForbidden, "message", view{Header: d.header, Data: map[string]string{"Title": "Refused", "Text": refusedMessage}})
+		return true
+	}
+	return false
+}
+
+// refusal puts a refused write's reason on the form, beside the field or
+// at its top, and tells the status to answer with; ok is false for a
+// fault of the server. aliases rename the API's fields to the form's.
+func (f form) refusal(err error, aliases map[string]string) (status int, ok bool) {
+	var e *workshop.Error
+	if !errors.As(err, &e) {
+		return http.StatusInternalServerError, false
+	}
+	switch e.Code {
+	case workshop.CodeValidationFailed:
+		for _, fe := range e.Fields {
+			name := fe.Field
+			if alias, found := aliases[name]; found {
+				name = alias
+			}
+			if _, known := f.Values[name]; !known {
+				name = ""
+			}
+			if _, taken := f.Errors[name]; !taken {
+				f.Errors[name] = fe.Message
+			}
+		}
+		return http.StatusUnprocessableEntity, true
+	case workshop.CodeStaleUpdatedAt:
+		f.Errors[""] = staleMessage
+		return http.StatusConflict, true
+	case workshop.CodeDayCloseInProgress:
+		f.Errors[""] = dayClosingMessage
+		return http.StatusConflict, true
+	case workshop.CodeInvalidTransition:
+		f.Errors[""] = e.Detail
+		return http.StatusConflict, true
+	case workshop.CodeNotFound:
+		f.Errors[""] = e.Detail
+		return http.StatusNotFound, true
+	default:
+		f.Errors[""] = e.Detail
+		return http.StatusBadRequest, true
+	}
+}
+
+// jobRow is a job in a list.
+type jobRow struct {
+	ID, Number, Plate, Vehicle, Status, StatusLabel, Promise string
+}
+
+var statusLabels = map[string]string{
+	workshop.JobBooked: "Booked", workshop.JobArrived: "Arrived", workshop.JobInProgress: "In progress",
+	workshop.JobWaiting: "Waiting", workshop.JobReady: "Ready", workshop.JobDelivered: "Delivered",
+	workshop.JobCancelled: "Cancelled",
+	workshop.StepPending:  "Pending", workshop.StepCompleted: "Completed",
+}
+
+func statusLabel(s string) string {
+	if l, ok := statusLabels[s]; ok {
+		return l
+	}
+	return s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func vehicleOf(j workshop.Job) string {
+	return strings.TrimSpace(deref(j.VehicleMake) + " " + deref(j.VehicleModel))
+}
+
+func (d *desk) when(t time.Time) string { return t.In(d.zone).Format(timeLayout) }
+
+func (d *desk) rowOf(j workshop.Job) jobRow {
+	r := jobRow{ID: j.ID, Number: j.JobNumber, Plate: deref(j.VehiclePlate), Vehicle: vehicleOf(j), Status: j.Status, StatusLabel: statusLabel(j.Status)}
+	if j.PromiseTime != nil {
+		r.Promise = d.when(j.PromiseTime.Time)
+	}
+	return r
+}
+
+// openStatuses are the statuses of jobs not yet delivered or cancelled.
+var openStatuses = []string{workshop.JobBooked, workshop.JobArrived, workshop.JobInProgress, workshop.JobWaiting, workshop.JobReady}
+
+// findJobs is a location's job desk: the jobs whose number, plate or
+// external key is q, or its open jobs.
+func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
+	if !ok {
+		return
+	}
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	var jobs []workshop.Job
+	more := false
+	if q != "" {
+		found, err := a.store.SearchJobs(r.Context(), d.visibility(), d.loc.ID, q, searchLimit)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		jobs = found
+	} else {
+		page, err := a.store.Jobs(r.Context(), store.JobFilter{Visibility: d.visibility(), Statuses: openStatuses},
+			workshop.PageRequest{Limit: openJobsShown})
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		jobs, more = page.Data, page.NextCursor != nil
+	}
+	rows := make([]jobRow, len(jobs))
+	for i, j := range jobs {
+		rows[i] = d.rowOf(j)
+	}
+	f := form{Values: map[string]string{"q": q}, Errors: map[string]string{}}
+	a.render(w, r, http.StatusOK, "jobs", view{Header: d.header, Form: f, Data: map[string]any{
+		"Location": d.loc, "Query": q, "Jobs": rows, "More": more, "Shown": openJobsShown, "MayWrite": mayWrite(si)}})
+}
+
+// parseLocalTime reads a datetime-local value in the location's zone.
+func (d *desk) parseLocalTime(s string) (*workshop.OffsetTime, bool) {
+	if s == "" {
+		return nil, true
+	}
+	t, err := time.ParseInLocation(inputTimeLayout, s, d.zone)
+	if err != nil {
+		return nil, false
+	}
+	return &workshop.OffsetTime{Time: t}, true
+}
+
+func (d *desk) localInput(t *workshop.OffsetTime) string {
+	if t == nil {
+		return ""
+	}
+	return t.In(d.zone).Format(inputTimeLayout)
+}
+
+// optionalText is a form's text: nil when blank.
+func optionalText(s string) *string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// checkLengths adds a message for each field longer than max characters.
+func checkLengths(v *workshop.Validation, f form, max int, fields ...string) {
+	for _, name := range fields {
+		if n := len([]rune(f.Values[name])); n > max {
+			v.Add(name, "At most %d characters, please (this has %d).", max, n)
+		}
+	}
+}
+
+// parseVersion reads a form's updatedAt: the version of the record the
+// form was made from.
+func parseVersion(s string) workshop.Micros {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return workshop.Micros(n)
+}
+
+func versionOf(m workshop.Micros) string { return strconv.FormatInt(int64(m), 10) }
