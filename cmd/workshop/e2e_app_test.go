@@ -93,6 +93,16 @@ func (b *browser) sessionToken() string {
 
 // want fails the test unless the page has the status, the redirect target
 // (when want.location is set) and every text.
+// wantNot fails the test for each of texts the page has.
+func (p page) wantNot(t *testing.T, step string, texts ...string) {
+	t.Helper()
+	for _, s := range texts {
+		if strings.Contains(p.body, s) {
+			t.Errorf("%s: the page has %q; body %.600s", step, s, p.body)
+		}
+	}
+}
+
 func (p page) want(t *testing.T, step string, status int, location string, texts ...string) {
 	t.Helper()
 	if p.status != status {

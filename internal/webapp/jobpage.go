@@ -300,7 +300,12 @@ func writer(si *store.SignedIn) func(workshop.Job) bool {
 // conflict shows the current values).
 func (a *App) after(w http.ResponseWriter, r *http.Request, d *desk, jobID string, err error, f *form, aliases map[string]string, fs jobForms) {
 	if err == nil && len(f.Errors) == 0 {
-		http.Redirect(w, r, jobPath(jobID), http.StatusSeeOther)
+		// Back where the form was (a technician's list of work), else the job.
+		next, ok := localPath(r.PostFormValue("next"))
+		if !ok {
+			next = jobPath(jobID)
+		}
+		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
 	status := http.StatusUnprocessableEntity

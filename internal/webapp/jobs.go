@@ -40,11 +40,12 @@ func mayRead(si *store.SignedIn) bool  { return si.Member.User.Role.Allows(scope
 func mayWrite(si *store.SignedIn) bool { return si.Member.User.Role.Allows(scopeJobsWrite) }
 
 // mayWorkStep tells whether the signed-in user may start or complete the
-// step. Every start and complete is decided here alone: for now it takes
-// jobs:write (technicians working their own steps come later).
+// step. Every start and complete is decided here alone: a user whose role
+// writes jobs may, and so may a technician the step is assigned to (the
+// user works as that technician; issue 19: a technician starts and
+// completes their own steps, and nothing else).
 func mayWorkStep(si *store.SignedIn, st workshop.Step) bool {
-	_ = st
-	return mayWrite(si)
+	return mayWrite(si) || si.Member.TechnicianID != "" && slices.Contains(st.TechIDs, si.Member.TechnicianID)
 }
 
 // desk is a location's page as a member sees it.

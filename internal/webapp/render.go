@@ -18,7 +18,7 @@ var templateFS embed.FS
 // with the page's own "title" and "main".
 type pages map[string]*template.Template
 
-var pageNames = []string{"login", "orgs", "setup", "invite", "board", "message", "jobs", "jobnew", "job"}
+var pageNames = []string{"login", "orgs", "setup", "invite", "board", "message", "jobs", "jobnew", "job", "mywork"}
 
 func parsePages() (pages, error) {
 	funcs := template.FuncMap{
@@ -66,6 +66,7 @@ type header struct {
 	SwitchOrg      bool   // the sign-in matched several organisations
 	DayClosing     bool   // the location's day is being closed: a banner, writes refused
 	MayWriteJobs   bool   // the role has jobs:write (the "New job" link)
+	WorksSteps     bool   // the user works as a technician (the "My work" link)
 }
 
 // form is a form's values and the message beside each invalid field
@@ -106,7 +107,8 @@ func (a *App) headerOf(r *http.Request, si *store.SignedIn, locationID string) (
 		return nil, err
 	}
 	h := &header{OrgName: si.Member.Org.Name, Email: si.Member.User.Email, Role: si.Member.User.Role, Locations: locs,
-		LocationID: locationID, SwitchOrg: len(si.Choices) > 1, MayWriteJobs: mayWrite(si)}
+		LocationID: locationID, SwitchOrg: len(si.Choices) > 1, MayWriteJobs: mayWrite(si),
+		WorksSteps: si.Member.TechnicianID != ""}
 	if locationID != "" { // every page of a location shows its day close
 		day, err := a.store.DayState(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, locationID)
 		switch {

@@ -89,6 +89,7 @@ func (a *App) Handler() http.Handler {
 	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/complete", a.member(a.completeStep))
 	mux.Handle("POST /jobs/{jobID}/deliver", a.member(a.deliverJob))
 	mux.Handle("POST /jobs/{jobID}/cancel", a.member(a.cancelJob))
+	mux.Handle("GET /my/work", a.member(a.myWork))
 	mux.HandleFunc("GET /static/{name}", serveAsset)
 	mux.HandleFunc("/", a.notFound)
 

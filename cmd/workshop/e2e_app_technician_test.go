@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// A technician signed in sees the board and their own work, and starts
+// and completes the steps assigned to them, from their list and from the
+// job page; a step of another technician, and every other write, is
+// refused.
+func TestAppTechnicianWorksOwnSteps(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := context.Background()
+		w := newWorld(t, db.URL)
+		org := w.org("Tech Motors", "pro", 1)
+		loc := org.Locations[0]
+		user := appUser(t, w, org.ID, "jonas@example.com", workshop.RoleTechnician, testPassword)
+		appUser(t, w, org.ID, "aylin@example.com", workshop.RoleTechnician, testPassword) // works as no technician
+		jonas, err := w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: loc.ID, Name: "Jonas <b>Weber</b>", WIPLimit: 2,
+			UserID: user.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: loc.ID, Name: "Aylin", WIPLimit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job := w.job(org.ID, loc.ID)
+		v := store.Visibility{OrgID: org.ID}
+		step := func(label string, techs ...string) workshop.Step {
+			t.Helper()
+			now := workshop.MicrosOf(time.Now())
+			st, err := w.st.CreateStep(ctx, v, workshop.Step{ID: workshop.NewID(workshop.PrefixStep), JobID: job.ID, Label: label,
+				SchedulingMode: "parallel", EstimatedDuration: 30, TechIDs: []string{}, Status: workshop.StepPending, CreatedAt: now, UpdatedAt: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err = w.st.PatchStep(ctx, v, job.ID, st.ID, store.StepPatch{UpdatedAt: st.UpdatedAt, TechIDs: &techs}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}
+		mine, theirs := step("Brakes <script>", jonas.ID), step("Wash", other.ID)
+		srv := startServer(t, db.URL)
+
+		b := newBrowser(t, srv.URL)
+		b.login("jonas@example.com", testPassword, "").want(t, "the technician signs in", http.StatusSeeOther, "/")
+		b.get("/locations/"+loc.ID+"/board").want(t, "the board", http.StatusOK, "", `href="/my/work"`)
+		p := b.get("/my/work")
+		p.want(t, "my work", http.StatusOK, "", "Jonas &lt;b&gt;Weber&lt;/b&gt;", "Brakes &lt;script&gt;", job.JobNumber,
+			`action="/jobs/`+job.ID+`/steps/`+mine.ID+`/start"`, `name="next" value="/my/work"`)
+		p.wantNot(t, "my work", "Wash", "<script>")
+
+		start := func(st workshop.Step, action string) page {
+			t.Helper()
+			cur := deskJob(t, w, org.ID, job.ID)
+			for _, s := range cur.Steps {
+				if s.ID == st.ID {
+					st = s
+				}
+			}
+			return b.post("/jobs/"+job.ID+"/steps/"+st.ID+"/"+action, url.Values{"updatedAt": {ver(st.UpdatedAt)}, "next": {"/my/work"}})
+		}
+		start(mine, "start").want(t, "start my step", http.StatusSeeOther, "/my/work")
+		start(theirs, "start").want(t, "start another technician's step", http.StatusForbidden, "")
+		b.get("/my/work").want(t, "my work, started", http.StatusOK, "", "In progress", "/complete")
+		start(mine, "complete").want(t, "complete my step", http.StatusSeeOther, "/my/work")
+		got := deskJob(t, w, org.ID, job.ID)
+		for _, s := range got.Steps {
+			if want := map[string]string{mine.ID: workshop.StepCompleted, theirs.ID: workshop.StepPending}[s.ID]; s.Status != want {
+				t.Errorf("step %s = %s, want %s", s.Label, s.Status, want)
+			}
+		}
+		b.get("/my/work").want(t, "my work, done", http.StatusOK, "", "No steps are assigned to you now.")
+		// Everything else stays refused: assigning, delivering, creating.
+		b.post("/jobs/"+job.ID+"/steps/"+theirs.ID+"/assign", url.Values{"techIds": {jonas.ID}, "updatedAt": {ver(theirs.UpdatedAt)}}).
+			want(t, "a technician assigns", http.StatusForbidden, "")
+		b.post("/jobs/"+job.ID+"/deliver", url.Values{"updatedAt": {ver(got.UpdatedAt)}}).want(t, "a technician delivers", http.StatusForbidden, "")
+
+		// A technician user who works as no technician is told so.
+		a := newBrowser(t, srv.URL)
+		a.login("aylin@example.com", testPassword, "").want(t, "the other technician signs in", http.StatusSeeOther, "/")
+		a.get("/my/work").want(t, "no technician", http.StatusOK, "", "does not work as a technician")
+		a.post("/jobs/"+job.ID+"/steps/"+theirs.ID+"/start", url.Values{"updatedAt": {ver(theirs.UpdatedAt)}}).
+			want(t, "a user who works as no technician starts", http.StatusForbidden, "")
+	})
+}
