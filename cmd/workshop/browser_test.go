@@ -77,11 +77,15 @@ func newChrome(t *testing.T) *chrome {
 	return b
 }
 
-// do runs actions, failing the test with what it was doing.
+// do runs actions (20 s at most), failing the test with what it was doing
+// and the text of the page it was on.
 func (b *chrome) do(t *testing.T, doing string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(b.ctx, actions...); err != nil {
-		t.Fatalf("browser, %s: %v", doing, err)
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		page, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.pathname + ": " + document.body.innerText.slice(0, 1500)`))
+		t.Fatalf("browser, %s: %v\non %s", doing, err, page)
 	}
 }
 
@@ -145,16 +149,17 @@ func (b *chrome) checkAccessible(t *testing.T, page string) {
 	}
 }
 
-// smallTargets lists the controls of the page (buttons, links styled as
-// buttons, inputs, selects) shorter or narrower than 44 CSS pixels: the
-// touch targets a gloved hand on a tablet misses.
+// smallTargets lists the controls of the page shorter or narrower than 44
+// CSS pixels: the touch targets a gloved hand on a tablet misses. A
+// checkbox or radio button counts as its label, which takes the tap.
 func (b *chrome) smallTargets(t *testing.T) []string {
 	t.Helper()
 	small, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(
 		"button, input:not([type=hidden]), select, textarea, main a, header a")]
 		.filter(e => e.offsetParent !== null)
+		.map(e => (e.type === "checkbox" || e.type === "radio") && e.closest("label") ? e.closest("label") : e)
 		.map(e => [e, e.getBoundingClientRect()])
-		.filter(([e, r]) => r.height < 44 || (r.width < 44 && e.type !== "checkbox" && e.type !== "radio"))
+		.filter(([e, r]) => r.height < 44 || r.width < 44)
 		.map(([e, r]) => e.outerHTML.slice(0, 80) + " " + Math.round(r.width) + "x" + Math.round(r.height))`))
 	if err != nil {
 		t.Fatalf("browser, measuring controls: %v", err)
