@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,5 +165,93 @@ func TestBrowserLiveBoard(t *testing.T) {
 	}
 	if kept, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded === true && !document.getElementById("board").classList.contains("live-lost")`)); err != nil || !kept {
 		t.Errorf("after the restart the wall was reloaded or still shows the stream lost (%v)", err)
+	}
+}
+
+// Ten wrong passwords lock an email's sign-in: the page says so (429)
+// even for the right password, as the contract's lock-out rule asks.
+func TestBrowserSignInLockedOut(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	b.allowed = func(text string) bool { return strings.Contains(text, "status of 429") }
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	a := w.org("Locked Motors", "pro", 1)
+	appUser(t, w, a.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
+	srv := startServer(t, db)
+	h := newBrowser(t, srv.URL)
+	for range 10 {
+		h.login("advisor@example.com", "not the password", "").want(t, "a wrong password", http.StatusUnauthorized, "")
+	}
+	b.do(t, "sign in while locked out",
+		chromedp.Navigate(srv.URL+"/login"),
+		chromedp.WaitVisible(`input[name="email"]`),
+		chromedp.SendKeys(`input[name="email"]`, "advisor@example.com"),
+		chromedp.SendKeys(`input[name="password"]`, testPassword),
+		jsClick(`form[action="/login"] button[type="submit"]`),
+		chromedp.WaitVisible(`p.error[role="alert"]`),
+	)
+	if got := b.text(t, `p.error[role="alert"]`); !strings.Contains(got, "locked") {
+		t.Errorf("locked out, the page says %q, want that sign-in is locked", got)
+	}
+	b.checkAccessible(t, "sign-in locked out")
+}
+
+// The first run in a browser: the printed setup link makes the
+// organisation, its location and its owner, who lands on the board.
+func TestBrowserSetupLink(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	var stdout apitest.LogBuffer
+	base := serveWritingTo(t, storetest.SQLiteURL(t), &stdout)
+	link := regexp.MustCompile(`(?m)^setup: (http://\S+/setup/\S+)$`).FindStringSubmatch(stdout.String())
+	if link == nil {
+		t.Fatalf("no setup line: %q", stdout.String())
+	}
+	b.do(t, "the setup page", chromedp.Navigate(link[1]), chromedp.WaitVisible(`input[name="orgName"]`))
+	b.checkShopFloor(t, "setup page")
+	b.do(t, "set up",
+		chromedp.SendKeys(`input[name="orgName"]`, "Garage Nord"),
+		chromedp.SendKeys(`input[name="locationName"]`, "Hamburg"),
+		chromedp.SetValue(`[name="timezone"]`, "Europe/Berlin"),
+		chromedp.SetValue(`[name="currency"]`, "EUR"),
+		chromedp.SendKeys(`input[name="email"]`, "boss@example.com"),
+		chromedp.SendKeys(`input[name="password"]`, testPassword),
+		jsClick(`main form button[type="submit"]`),
+		chromedp.WaitVisible(`#jobs-heading`),
+	)
+	if heading := b.text(t, "h1"); heading != "Hamburg" {
+		t.Errorf("after setup the board is %q, want Hamburg's", heading)
+	}
+	if !strings.HasPrefix(b.location(t), base+"/locations/") {
+		t.Errorf("after setup the browser is at %s, want a board of %s", b.location(t), base)
+	}
+}
+
+// On PostgreSQL, a board open in a browser on one server shows a job made
+// through the API of another server on the same database, without a
+// reload.
+func TestBrowserLiveBoardAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.PostgresURL(t) // skips without WORKSHOP_TEST_POSTGRES_URL
+	b := newChrome(t)
+	w := newWorld(t, dbURL)
+	a := w.org("Browser Two Process", "pro", 1)
+	appUser(t, w, a.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
+	first, second := startServer(t, dbURL), startServer(t, dbURL)
+	b.signIn(t, first.URL, "advisor@example.com")
+	b.waitFor(t, "the board's stream", `window.workshopLive && window.workshopLive.readyState === 1`)
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.notReloaded = true`)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := mpCreateJob(http.DefaultClient, second.URL, a.Key.Key, map[string]any{"locationId": a.Locations[0].ID, "vehiclePlate": "PG-2"})
+	if r.err != nil {
+		t.Fatalf("create a job on the second server: %v", r.err)
+	}
+	b.waitFor(t, "the job on the first server's board", `document.getElementById("board").textContent.includes(`+strconv.Quote(r.job.JobNumber)+`)`)
+	t.Logf("browser, postgres, across processes: %v", time.Since(start))
+	if kept, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.notReloaded === true`)); err != nil || !kept {
+		t.Errorf("the board was reloaded to show the job (%v)", err)
 	}
 }
