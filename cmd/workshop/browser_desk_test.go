@@ -208,3 +208,45 @@ func TestBrowserJobDesk(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// The pages the other browser tests do not pass through pass axe-core
+// and the shop-floor sizes too: the job list, the wall display, the
+// organisation chooser, an invite, and a page that is not found.
+func TestBrowserOtherPagesAccessible(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	b.allowed = func(text string) bool { return strings.Contains(text, "status of 404") }
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	first, second := w.org("Alpha Motors", "pro", 1), w.org("Beta Motors", "pro", 1)
+	advisor := appUser(t, w, first.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
+	appUser(t, w, second.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
+	invited := appUser(t, w, first.ID, "new@example.com", workshop.RoleTechnician, "")
+	loc := first.Locations[0]
+	w.job(first.ID, loc.ID)
+	srv := startServer(t, db)
+	invite, err := w.op.Invite(context.Background(), invited.ID, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b.do(t, "an invite", chromedp.Navigate(invite.InviteURL), chromedp.WaitVisible(`input[name="password"]`))
+	b.checkShopFloor(t, "invite page")
+	b.do(t, "sign in to two organisations",
+		chromedp.Navigate(srv.URL+"/login"),
+		chromedp.WaitVisible(`input[name="email"]`),
+		chromedp.SendKeys(`input[name="email"]`, "advisor@example.com"),
+		chromedp.SendKeys(`input[name="password"]`, testPassword),
+		jsClick(`form[action="/login"] button[type="submit"]`),
+		chromedp.WaitVisible(`form[action="/orgs"]`),
+	)
+	b.checkShopFloor(t, "organisation chooser")
+	b.do(t, "choose the first", jsClick(`form[action="/orgs"] button[value="`+advisor.ID+`"]`))
+	b.waitFor(t, "the board", `!!document.getElementById("jobs-heading")`)
+	b.do(t, "the job list", chromedp.Navigate(srv.URL+"/locations/"+loc.ID+"/jobs"), chromedp.WaitVisible(`#list-heading`))
+	b.checkShopFloor(t, "job list")
+	b.do(t, "the wall display", chromedp.Navigate(srv.URL+"/locations/"+loc.ID+"/board?display=wall"), chromedp.WaitVisible(`#jobs-heading`))
+	b.checkAccessible(t, "wall display")
+	b.do(t, "a page that is not found", chromedp.Navigate(srv.URL+"/no/such/page"), chromedp.WaitVisible(`h1`))
+	b.checkShopFloor(t, "not found page")
+}
