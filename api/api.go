@@ -1,5 +1,6 @@
 // Package api holds the OpenAPI document of the HTTP API, the source of
-// truth from which internal/httpapi/oapi is generated.
+// truth from which the server's code (internal/httpapi/oapi) and the test
+// client (internal/httpapi/apitest/apiclient) are generated.
 package api
 
 import _ "embed"
@@ -10,3 +11,4 @@ import _ "embed"
 var OpenAPI []byte
 
 //go:generate go tool oapi-codegen -config oapi-codegen.yaml openapi.yaml
+//go:generate go tool oapi-codegen -config oapi-codegen-client.yaml openapi.yaml

@@ -7,7 +7,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
-	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest/apiclient"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -41,7 +41,7 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		create := func(body oapi.JobCreate) oapi.Job {
+		create := func(body apiclient.JobCreate) apiclient.Job {
 			t.Helper()
 			r, err := c.CreateJobWithResponse(ctx, nil, body)
 			if err != nil || r.JSON201 == nil {
@@ -49,15 +49,15 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			}
 			return *r.JSON201
 		}
-		addStep := func(job oapi.Job, label string, phase int) oapi.Step {
+		addStep := func(job apiclient.Job, label string, phase int) apiclient.Step {
 			t.Helper()
-			r, err := c.CreateStepWithResponse(ctx, job.Id, nil, oapi.StepCreate{Label: &label, Phase: &phase, EstimatedDuration: ptr(60)})
+			r, err := c.CreateStepWithResponse(ctx, job.Id, nil, apiclient.StepCreate{Label: &label, Phase: &phase, EstimatedDuration: ptr(60)})
 			if err != nil || r.JSON201 == nil {
 				t.Fatalf("create step: %v, %d %s", err, r.StatusCode(), r.Body)
 			}
 			return *r.JSON201
 		}
-		patchStep := func(st oapi.Step, p oapi.StepPatch) oapi.Step {
+		patchStep := func(st apiclient.Step, p apiclient.StepPatch) apiclient.Step {
 			t.Helper()
 			ua := st.UpdatedAt.Time()
 			p.UpdatedAt = &ua
@@ -67,26 +67,26 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			}
 			return *r.JSON200
 		}
-		status := func(s oapi.StepStatus) *oapi.StepStatus { return &s }
+		status := func(s apiclient.StepStatus) *apiclient.StepStatus { return &s }
 
-		bookedJob := create(oapi.JobCreate{VehiclePlate: ptr("B-BK 1")})
+		bookedJob := create(apiclient.JobCreate{VehiclePlate: ptr("B-BK 1")})
 		_ = bookedJob // a walk-in: arrived
 		late := time.Now().Add(-time.Hour)
-		lateJob := create(oapi.JobCreate{VehiclePlate: ptr("B-LT 2"), PromiseTime: nullableTime(late)})
-		running := create(oapi.JobCreate{VehiclePlate: ptr("B-RN 3")})
+		lateJob := create(apiclient.JobCreate{VehiclePlate: ptr("B-LT 2"), PromiseTime: nullableTime(late)})
+		running := create(apiclient.JobCreate{VehiclePlate: ptr("B-RN 3")})
 		s1 := addStep(running, "Inspect", 0)
 		s2 := addStep(running, "Repair", 1)
-		s1 = patchStep(s1, oapi.StepPatch{TechIds: &[]string{tech.ID}, BayId: nullableString(bay1.ID), Status: status(oapi.StepStatusInProgress)})
-		s1 = patchStep(s1, oapi.StepPatch{Status: status(oapi.StepStatusCompleted)}) // running is now waiting
-		done := create(oapi.JobCreate{VehiclePlate: ptr("B-DN 4")})
+		s1 = patchStep(s1, apiclient.StepPatch{TechIds: &[]string{tech.ID}, BayId: nullableString(bay1.ID), Status: status(apiclient.StepStatusInProgress)})
+		s1 = patchStep(s1, apiclient.StepPatch{Status: status(apiclient.StepStatusCompleted)}) // running is now waiting
+		done := create(apiclient.JobCreate{VehiclePlate: ptr("B-DN 4")})
 		d1 := addStep(done, "Oil", 0)
-		d1 = patchStep(d1, oapi.StepPatch{BayId: nullableString(bay2.ID), Status: status(oapi.StepStatusInProgress)})
+		d1 = patchStep(d1, apiclient.StepPatch{BayId: nullableString(bay2.ID), Status: status(apiclient.StepStatusInProgress)})
 		bayRead, err := c.GetBayWithResponse(ctx, bay2.ID)
 		if err != nil || bayRead.JSON200 == nil || !bayRead.JSON200.Occupied {
 			t.Fatalf("bay 2 with a step in progress: %v %s, want occupied", err, bayRead.Body)
 		}
-		patchStep(d1, oapi.StepPatch{Status: status(oapi.StepStatusCompleted)})
-		if r, err := c.DeliverJobWithResponse(ctx, done.Id, nil); err != nil || r.JSON200 == nil || r.JSON200.Status != oapi.JobStatusDelivered {
+		patchStep(d1, apiclient.StepPatch{Status: status(apiclient.StepStatusCompleted)})
+		if r, err := c.DeliverJobWithResponse(ctx, done.Id, nil); err != nil || r.JSON200 == nil || r.JSON200.Status != apiclient.JobStatusDelivered {
 			t.Fatalf("deliver: %v %s", err, r.Body)
 		}
 		bay1Read, err := c.GetBayWithResponse(ctx, bay1.ID)
@@ -94,7 +94,7 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			t.Fatal(err)
 		}
 		ua := bay1Read.JSON200.UpdatedAt.Time()
-		if r, err := c.PatchBayWithResponse(ctx, bay1.ID, nil, oapi.BayPatch{UpdatedAt: &ua, Status: oapi.BayPatchStatusMaintenance}); err != nil || r.JSON200 == nil {
+		if r, err := c.PatchBayWithResponse(ctx, bay1.ID, nil, apiclient.BayPatch{UpdatedAt: &ua, Status: apiclient.BayPatchStatusMaintenance}); err != nil || r.JSON200 == nil {
 			t.Fatalf("bay into maintenance: %v %s", err, r.Body)
 		}
 
@@ -171,7 +171,7 @@ func TestCatalogPut(t *testing.T) {
 		srv := startServer(t, db.URL)
 		c := apitest.Client(t, srv.URL, org.Key.Key)
 		ctx := t.Context()
-		body := oapi.CatalogItemPut{LocationId: &org.Locations[0].ID, Name: "Oil change", EstimatedDuration: 45, RequiredSkills: &[]string{"oil"}}
+		body := apiclient.CatalogItemPut{LocationId: &org.Locations[0].ID, Name: "Oil change", EstimatedDuration: 45, RequiredSkills: &[]string{"oil"}}
 		first, err := c.PutCatalogItemWithResponse(ctx, "OIL", body)
 		if err != nil || first.JSON201 == nil {
 			t.Fatalf("first put: %v %d %s", err, first.StatusCode(), first.Body)
