@@ -173,6 +173,12 @@ func TestAppDesk(t *testing.T) {
 		tb.post("/jobs/"+jobID+"/deliver", url.Values{"updatedAt": {ver(j.UpdatedAt)}}).want(t, "a technician delivers", http.StatusForbidden, "", "Refused")
 		tb.post(newJob, form).want(t, "a technician creates", http.StatusForbidden, "")
 
+		// Deliver from a page older than the job: a conflict, nothing done.
+		b.post("/jobs/"+jobID+"/deliver", url.Values{"updatedAt": {ver(j.UpdatedAt - 1)}}).
+			want(t, "deliver from a stale page", http.StatusConflict, "", "Someone else changed this")
+		if got := deskJob(t, w, org.ID, jobID).Status; got == workshop.JobDelivered {
+			t.Errorf("a stale deliver delivered the job")
+		}
 		// Deliver: the webhook events are there.
 		b.post("/jobs/"+jobID+"/deliver", url.Values{"updatedAt": {ver(j.UpdatedAt)}}).want(t, "deliver", http.StatusSeeOther, "/jobs/"+jobID)
 		if got := deskJob(t, w, org.ID, jobID).Status; got != workshop.JobDelivered {

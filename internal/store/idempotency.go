@@ -42,7 +42,8 @@ type IdempotencyKey struct {
 type WriteOption func(*writeOptions)
 
 type writeOptions struct {
-	key *IdempotencyKey
+	key      *IdempotencyKey
+	expected *workshop.Micros
 }
 
 // UnderKey runs a write under an Idempotency-Key (nil: none). A write that
@@ -51,14 +52,25 @@ type writeOptions struct {
 // idempotency_in_progress, and its stored response is the answer.
 func UnderKey(k *IdempotencyKey) WriteOption { return func(o *writeOptions) { o.key = k } }
 
-// keyOf is the Idempotency-Key of a write's options, or nil.
-func keyOf(opts []WriteOption) *IdempotencyKey {
+// IfUnchanged makes a write that takes no version of its own (deliver,
+// cancel) stale_updated_at unless the record's updatedAt is still
+// updatedAt: the application's forms carry the version they were made
+// from, and the check holds in the write's transaction.
+func IfUnchanged(updatedAt workshop.Micros) WriteOption {
+	return func(o *writeOptions) { o.expected = &updatedAt }
+}
+
+// optionsOf reads a write's options.
+func optionsOf(opts []WriteOption) writeOptions {
 	var o writeOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return o.key
+	return o
 }
+
+// keyOf is the Idempotency-Key of a write's options, or nil.
+func keyOf(opts []WriteOption) *IdempotencyKey { return optionsOf(opts).key }
 
 // errKeyTaken is the failure of a write whose Idempotency-Key another
 // request stored first.

@@ -48,7 +48,7 @@ func (s *Store) PatchJob(ctx context.Context, v Visibility, id string, p JobPatc
 // DeliverJob marks a job delivered (job.delivered); delivering a delivered
 // job returns it unchanged, a cancelled one is invalid_transition.
 func (s *Store) DeliverJob(ctx context.Context, v Visibility, id string, now workshop.Micros, opts ...WriteOption) (workshop.Job, error) {
-	return s.finishJob(ctx, v, id, now, workshop.JobDelivered, nil, keyOf(opts))
+	return s.finishJob(ctx, v, id, now, workshop.JobDelivered, nil, optionsOf(opts))
 }
 
 // CancelJob cancels a job with reason tags from the location's governed
@@ -56,14 +56,19 @@ func (s *Store) DeliverJob(ctx context.Context, v Visibility, id string, now wor
 // cancelling a cancelled job returns it unchanged, a delivered one is
 // invalid_transition.
 func (s *Store) CancelJob(ctx context.Context, v Visibility, id string, tags []string, now workshop.Micros, opts ...WriteOption) (workshop.Job, error) {
-	return s.finishJob(ctx, v, id, now, workshop.JobCancelled, tags, keyOf(opts))
+	return s.finishJob(ctx, v, id, now, workshop.JobCancelled, tags, optionsOf(opts))
 }
 
-func (s *Store) finishJob(ctx context.Context, v Visibility, id string, now workshop.Micros, to string, tags []string, key *IdempotencyKey) (workshop.Job, error) {
-	return writeUnder(ctx, s, key, func(c conn) (workshop.Job, error) {
+func (s *Store) finishJob(ctx context.Context, v Visibility, id string, now workshop.Micros, to string, tags []string, o writeOptions) (workshop.Job, error) {
+	return writeUnder(ctx, s, o.key, func(c conn) (workshop.Job, error) {
 		j, err := s.jobWrite(ctx, c, v, id)
 		if err != nil {
 			return j, err
+		}
+		if o.expected != nil {
+			if err := workshop.CheckVersion("job", j.UpdatedAt, *o.expected); err != nil {
+				return j, err
+			}
 		}
 		var known []string
 		if to == workshop.JobCancelled && !j.Terminal() {

@@ -505,20 +505,22 @@ func (a *App) finishJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 	f := formOf(r, "reasonTags", "updatedAt")
 	tags := r.PostForm["reasonTags"]
 	fs := jobForms{actions: &f, tags: tags}
+	// The form's version is checked in the write itself: a change made
+	// since the page was shown is a conflict, never finished unseen.
+	unchanged := store.IfUnchanged(parseVersion(f.Values["updatedAt"]))
 	var err error
 	switch {
 	case d.closing:
 		err = workshop.Errorf(workshop.CodeDayCloseInProgress, "%s", dayClosingMessage)
-	case parseVersion(f.Values["updatedAt"]) != j.UpdatedAt:
-		cur := j.UpdatedAt
-		err = &workshop.Error{Code: workshop.CodeStaleUpdatedAt, Field: "updatedAt", CurrentUpdatedAt: &cur, Detail: staleMessage}
-		fs.tags = nil
 	case cancel && len(tags) == 0:
 		err = workshop.Invalid("reasonTags", "Choose at least one reason.")
 	case cancel:
-		_, err = a.store.CancelJob(r.Context(), d.visibility(), j.ID, tags, workshop.MicrosOf(a.now()))
+		_, err = a.store.CancelJob(r.Context(), d.visibility(), j.ID, tags, workshop.MicrosOf(a.now()), unchanged)
 	default:
-		_, err = a.store.DeliverJob(r.Context(), d.visibility(), j.ID, workshop.MicrosOf(a.now()))
+		_, err = a.store.DeliverJob(r.Context(), d.visibility(), j.ID, workshop.MicrosOf(a.now()), unchanged)
+	}
+	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
+		fs.tags = nil // the job as it is now
 	}
 	a.after(w, r, d, j.ID, err, &f, nil, fs)
 }
