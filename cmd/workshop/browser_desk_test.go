@@ -17,17 +17,22 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
+// fillSignIn opens url (the sign-in page, or a page that leads to it),
+// fills the form with email and password and sends it.
+func fillSignIn(url, email, password string) []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(`input[name="email"]`),
+		chromedp.SendKeys(`input[name="email"]`, email),
+		chromedp.SendKeys(`input[name="password"]`, password),
+		jsClick(`form[action="/login"] button[type="submit"]`),
+	}
+}
+
 // signIn signs in through the sign-in page and waits for the board.
 func (b *chrome) signIn(t *testing.T, base, email string) {
 	t.Helper()
-	b.do(t, "sign in as "+email,
-		chromedp.Navigate(base+"/login"),
-		chromedp.WaitVisible(`input[name="email"]`),
-		chromedp.SendKeys(`input[name="email"]`, email),
-		chromedp.SendKeys(`input[name="password"]`, testPassword),
-		jsClick(`form[action="/login"] button[type="submit"]`),
-		chromedp.WaitVisible(`#jobs-heading`),
-	)
+	b.do(t, "sign in as "+email, append(fillSignIn(base+"/login", email, testPassword), chromedp.WaitVisible(`#jobs-heading`))...)
 }
 
 // jsClick clicks the first element of sel by script: a click at the
@@ -95,11 +100,7 @@ func TestBrowserJobDesk(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := workshop.MicrosOf(time.Now())
-	if _, err := w.st.PutCatalogItem(ctx, workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: org.ID,
-		LocationID: loc.ID, ServiceCode: "OIL", Name: "Oil change", EstimatedDuration: 45, RequiredSkills: []string{}, IsActive: true,
-		CreatedAt: now, UpdatedAt: now}); err != nil {
-		t.Fatal(err)
-	}
+	w.catalogItem(org.ID, loc.ID, "OIL", "Oil change", 45)
 	srv := startServer(t, db)
 	v := store.Visibility{OrgID: org.ID}
 	b.signIn(t, srv.URL, "advisor@example.com")
@@ -232,14 +233,8 @@ func TestBrowserOtherPagesAccessible(t *testing.T) {
 
 	b.do(t, "an invite", chromedp.Navigate(invite.InviteURL), chromedp.WaitVisible(`input[name="password"]`))
 	b.checkShopFloor(t, "invite page")
-	b.do(t, "sign in to two organisations",
-		chromedp.Navigate(srv.URL+"/login"),
-		chromedp.WaitVisible(`input[name="email"]`),
-		chromedp.SendKeys(`input[name="email"]`, "advisor@example.com"),
-		chromedp.SendKeys(`input[name="password"]`, testPassword),
-		jsClick(`form[action="/login"] button[type="submit"]`),
-		chromedp.WaitVisible(`form[action="/orgs"]`),
-	)
+	b.do(t, "sign in to two organisations", append(fillSignIn(srv.URL+"/login", "advisor@example.com", testPassword),
+		chromedp.WaitVisible(`form[action="/orgs"]`))...)
 	b.checkShopFloor(t, "organisation chooser")
 	b.do(t, "choose the first", jsClick(`form[action="/orgs"] button[value="`+advisor.ID+`"]`))
 	b.waitFor(t, "the board", `!!document.getElementById("jobs-heading")`)

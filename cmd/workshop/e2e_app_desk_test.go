@@ -44,6 +44,17 @@ func jobEvents(t *testing.T, w *testWorld, jobID string) []string {
 	return names
 }
 
+// catalogItem puts an active item in a location's catalog.
+func (w *testWorld) catalogItem(orgID, locationID, code, name string, minutes int) {
+	w.t.Helper()
+	now := workshop.MicrosOf(time.Now())
+	if _, err := w.st.PutCatalogItem(context.Background(), workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: orgID,
+		LocationID: locationID, ServiceCode: code, Name: name, EstimatedDuration: minutes, RequiredSkills: []string{}, IsActive: true,
+		CreatedAt: now, UpdatedAt: now}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // TestAppDesk drives the job desk of the application over HTTP as an
 // advisor and a technician would: create, find, assign, start, complete,
 // deliver and cancel, a stale edit, a refused value, a refused role and
@@ -65,12 +76,7 @@ func TestAppDesk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		now := workshop.MicrosOf(time.Now())
-		if _, err := w.st.PutCatalogItem(ctx, workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: org.ID,
-			LocationID: loc.ID, ServiceCode: "OIL", Name: "Oil change", EstimatedDuration: 45, RequiredSkills: []string{}, IsActive: true,
-			CreatedAt: now, UpdatedAt: now}); err != nil {
-			t.Fatal(err)
-		}
+		w.catalogItem(org.ID, loc.ID, "OIL", "Oil change", 45)
 		other := w.org("Other Motors", "pro", 1)
 		stranger := w.job(other.ID, other.Locations[0].ID)
 		srv := startServer(t, db.URL)

@@ -88,19 +88,11 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 		return
 	}
 	var v workshop.Validation
-	checkLengths(&v, f, 255, "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel")
 	checkLengths(&v, f, 200, "stepLabel")
 	if f.Values["kind"] != "walk_in" && f.Values["kind"] != "booking" {
 		v.Add("kind", "Choose walk-in or booking.")
 	}
-	number := strings.TrimSpace(f.Values["jobNumber"])
-	promise, okTime := d.parseLocalTime(f.Values["promiseTime"])
-	if !okTime {
-		v.Add("promiseTime", "Enter the promise as a date and time.")
-	}
-	if !slices.Contains(workshop.Priorities, f.Values["priority"]) {
-		v.Add("priority", "Choose a priority.")
-	}
+	number, promise := d.jobFields(&v, f)
 	now := workshop.MicrosOf(a.now())
 	j := workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: si.Member.Org.ID, LocationID: d.loc.ID, JobNumber: number,
 		VehiclePlate: optionalText(f.Values["vehiclePlate"]), VehicleMake: optionalText(f.Values["vehicleMake"]),

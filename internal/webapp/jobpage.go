@@ -335,15 +335,7 @@ func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 	}
 	f := formOf(r, editFields...)
 	var v workshop.Validation
-	checkLengths(&v, f, 255, "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel")
-	number := strings.TrimSpace(f.Values["jobNumber"])
-	promise, okTime := d.parseLocalTime(f.Values["promiseTime"])
-	if !okTime {
-		v.Add("promiseTime", "Enter the promise as a date and time.")
-	}
-	if !slices.Contains(workshop.Priorities, f.Values["priority"]) {
-		v.Add("priority", "Choose a priority.")
-	}
+	number, promise := d.jobFields(&v, f)
 	if err := workshop.CheckJobNumber(number); err != nil {
 		f.refusal(err, nil)
 	}

@@ -219,6 +219,21 @@ func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedI
 }
 
 // parseLocalTime reads a datetime-local value in the location's zone.
+// jobFields checks the fields the new-job and edit forms share (the
+// number, the vehicle, the promise in the location's time, the priority)
+// and reads the number and the promise.
+func (d *desk) jobFields(v *workshop.Validation, f form) (number string, promise *workshop.OffsetTime) {
+	checkLengths(v, f, 255, "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel")
+	promise, ok := d.parseLocalTime(f.Values["promiseTime"])
+	if !ok {
+		v.Add("promiseTime", "Enter the promise as a date and time.")
+	}
+	if !slices.Contains(workshop.Priorities, f.Values["priority"]) {
+		v.Add("priority", "Choose a priority.")
+	}
+	return strings.TrimSpace(f.Values["jobNumber"]), promise
+}
+
 func (d *desk) parseLocalTime(s string) (*workshop.OffsetTime, bool) {
 	if s == "" {
 		return nil, true
