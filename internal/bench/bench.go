@@ -28,6 +28,7 @@ import (
 	"github.com/workshop-platform/workshop/internal/mcpserver"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/webapp"
 )
 
 // Config is what to measure and how long.
@@ -188,6 +189,18 @@ func start(ctx context.Context, dbURL string, stepPool int) (*env, func(), error
 		return nil, nil, err
 	}
 	api.Mount("/mcp", mcpHandler)
+	// The application as `workshop serve` mounts it, with its change
+	// watcher running (the live board's scenarios need it).
+	app, err := webapp.New(st, webapp.Config{Logger: slog.New(slog.DiscardHandler), JobDetail: api.JobDetail})
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	api.Mount("/", app.Handler())
+	liveCtx, stopLive := context.WithCancel(context.WithoutCancel(ctx))
+	liveDone := make(chan struct{})
+	go func() { defer close(liveDone); app.Run(liveCtx) }()
+	cleanups = append(cleanups, func() { stopLive(); <-liveDone })
 	handler := api.Handler()
 	base, stop, err := listen(handler)
 	if err != nil {

@@ -164,8 +164,15 @@ func (s *Store) readTx(ctx context.Context, fn func(c conn) error) error {
 	if err != nil {
 		return fmt.Errorf("begin read: %w", err)
 	}
-	defer tx.Rollback() //nolint:errcheck // read-only: nothing to keep
-	return fn(conn{s: s, ex: tx, stmts: s.readStmts, tx: tx})
+	err = fn(conn{s: s, ex: tx, stmts: s.readStmts, tx: tx})
+	_ = tx.Rollback() // read-only: nothing to keep
+	if s.readStmts != nil {
+		// What the transaction ran unprepared is prepared for the next
+		// read (SQLite): without it a read transaction's queries would be
+		// parsed on every call.
+		s.readStmts.prepareMissed(ctx)
+	}
+	return err
 }
 
 // CatalogItemsByCode reads the location's catalog items of codes (active
