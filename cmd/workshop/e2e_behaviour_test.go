@@ -180,8 +180,18 @@ func TestIdempotency(t *testing.T) {
 			if first.Status != 201 {
 				t.Fatalf("first: got %d; body %s", first.Status, first.Body)
 			}
-			if r := post(t, o.Key.Key, "/v1/scheduler/jobs/"+job.ID+"/cancel", "cancel-1", `{"reasonTags":["customer_declined"]}`); r.Status != 200 {
-				t.Fatalf("cancel: got %d; body %s", r.Status, r.Body)
+			cancelled := post(t, o.Key.Key, "/v1/scheduler/jobs/"+job.ID+"/cancel", "cancel-1", `{"reasonTags":["customer_declined"]}`)
+			if cancelled.Status != 200 {
+				t.Fatalf("cancel: got %d; body %s", cancelled.Status, cancelled.Body)
+			}
+			// Contract section 4: the job says when and why it was cancelled.
+			var cj struct {
+				CancelledAt, DeliveredAt *string
+				CancelReasonTags         []string
+			}
+			if err := json.Unmarshal(cancelled.Body, &cj); err != nil || cj.CancelledAt == nil || cj.DeliveredAt != nil ||
+				len(cj.CancelReasonTags) != 1 || cj.CancelReasonTags[0] != "customer_declined" {
+				t.Errorf("cancelled job: %s; want cancelledAt set, deliveredAt null, cancelReasonTags [customer_declined]", cancelled.Body)
 			}
 			again := post(t, o.Key.Key, steps, "step-1", `{"label":"Oil change","estimatedDuration":30}`)
 			if again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, first.Body) {

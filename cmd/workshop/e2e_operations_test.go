@@ -86,8 +86,16 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			t.Fatalf("bay 2 with a step in progress: %v %s, want occupied", err, bayRead.Body)
 		}
 		patchStep(d1, apiclient.StepPatch{Status: status(apiclient.StepStatusCompleted)})
-		if r, err := c.DeliverJobWithResponse(ctx, done.Id, nil); err != nil || r.JSON200 == nil || r.JSON200.Status != apiclient.JobStatusDelivered {
-			t.Fatalf("deliver: %v %s", err, r.Body)
+		deliver, err := c.DeliverJobWithResponse(ctx, done.Id, nil)
+		if err != nil || deliver.JSON200 == nil || deliver.JSON200.Status != apiclient.JobStatusDelivered {
+			t.Fatalf("deliver: %v %s", err, deliver.Body)
+		}
+		// Contract section 4: the job says when it was delivered, and that
+		// it was not cancelled.
+		if at, err := deliver.JSON200.DeliveredAt.Get(); err != nil || at != deliver.JSON200.UpdatedAt ||
+			!deliver.JSON200.CancelledAt.IsNull() || len(deliver.JSON200.CancelReasonTags) != 0 {
+			t.Errorf("delivered job: deliveredAt %v (%v), cancelledAt %v, cancelReasonTags %v; want deliveredAt = updatedAt, no cancellation",
+				at, err, deliver.JSON200.CancelledAt, deliver.JSON200.CancelReasonTags)
 		}
 		bay1Read, err := c.GetBayWithResponse(ctx, bay1.ID)
 		if err != nil || bay1Read.JSON200 == nil {

@@ -114,7 +114,8 @@ func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time, outlo
 	out := oapi.JobDetail{Id: jo.Id, LocationId: jo.LocationId, ExternalKey: jo.ExternalKey, JobNumber: jo.JobNumber,
 		VehiclePlate: jo.VehiclePlate, VehicleMake: jo.VehicleMake, VehicleModel: jo.VehicleModel, PromiseTime: jo.PromiseTime,
 		Priority: jo.Priority, Source: jo.Source, ArrivalTime: jo.ArrivalTime, Status: jo.Status, CreatedAt: jo.CreatedAt,
-		UpdatedAt: jo.UpdatedAt, PlannedStart: plan.PlannedStart, PlannedEnd: plan.PlannedEnd,
+		UpdatedAt: jo.UpdatedAt, DeliveredAt: jo.DeliveredAt, CancelledAt: jo.CancelledAt, CancelReasonTags: jo.CancelReasonTags,
+		PlannedStart: plan.PlannedStart, PlannedEnd: plan.PlannedEnd,
 		ActualStart: nullableOf(plan.ActualStart), ActualEnd: nullableOf(plan.ActualEnd), Holds: holdsOf(in.History, zone), Delays: []oapi.Delay{}}
 	finished := j.Terminal() || plan.ActualEnd != nil
 	for i, st := range j.Steps {

@@ -39,7 +39,8 @@ func jobOf(j workshop.Job) oapi.Job {
 	out := oapi.Job{Id: j.ID, LocationId: j.LocationID, ExternalKey: nullableOf(j.ExternalKey), JobNumber: j.JobNumber,
 		VehiclePlate: nullableOf(j.VehiclePlate), VehicleMake: nullableOf(j.VehicleMake), VehicleModel: nullableOf(j.VehicleModel),
 		PromiseTime: nullableTime(j.PromiseTime), Priority: oapi.Priority(j.Priority), Source: oapi.Source(j.Source),
-		ArrivalTime: nullableTime(j.ArrivalTime), Status: oapi.JobStatus(j.Status), CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt}
+		ArrivalTime: nullableTime(j.ArrivalTime), Status: oapi.JobStatus(j.Status), CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
+		DeliveredAt: nullableMicros(j.DeliveredAt), CancelledAt: nullableMicros(j.CancelledAt), CancelReasonTags: nonNilList(j.CancelReasons)}
 	if j.Steps != nil {
 		steps := mapList(j.Steps, stepOf)
 		out.Steps = &steps

@@ -21,7 +21,10 @@ import (
 // appendJob appends the job as encoding/json writes it (HTML escaped).
 func appendJob(b []byte, j oapi.Job) []byte {
 	b = appendNullable(b, `{"arrivalTime":`, j.ArrivalTime, appendTime)
+	b = jsonenc.Strings(append(b, `,"cancelReasonTags":`...), j.CancelReasonTags)
+	b = appendNullable(b, `,"cancelledAt":`, j.CancelledAt, appendMicros)
 	b = appendMicros(append(b, `,"createdAt":`...), j.CreatedAt)
+	b = appendNullable(b, `,"deliveredAt":`, j.DeliveredAt, appendMicros)
 	b = appendNullable(b, `,"externalKey":`, j.ExternalKey, jsonenc.String)
 	b = jsonenc.String(append(b, `,"id":`...), j.Id)
 	b = jsonenc.String(append(b, `,"jobNumber":`...), j.JobNumber)
@@ -64,8 +67,11 @@ func appendJobDetail(b []byte, d oapi.JobDetail) []byte {
 	b = appendNullable(b, `{"actualEnd":`, d.ActualEnd, appendTime)
 	b = appendNullable(b, `,"actualStart":`, d.ActualStart, appendTime)
 	b = appendNullable(b, `,"arrivalTime":`, d.ArrivalTime, appendTime)
+	b = jsonenc.Strings(append(b, `,"cancelReasonTags":`...), d.CancelReasonTags)
+	b = appendNullable(b, `,"cancelledAt":`, d.CancelledAt, appendMicros)
 	b = appendMicros(append(b, `,"createdAt":`...), d.CreatedAt)
 	b = jsonenc.List(append(b, `,"delays":`...), d.Delays, appendDelay)
+	b = appendNullable(b, `,"deliveredAt":`, d.DeliveredAt, appendMicros)
 	b = appendNullable(b, `,"externalKey":`, d.ExternalKey, jsonenc.String)
 	b = jsonenc.List(append(b, `,"holds":`...), d.Holds, appendHold)
 	b = jsonenc.String(append(b, `,"id":`...), d.Id)

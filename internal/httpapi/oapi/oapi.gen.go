@@ -884,7 +884,7 @@ type Delivery struct {
 	// LastStatusCode The endpoint's status of the last attempt; null when it did not answer.
 	LastStatusCode nullable.Nullable[int] `json:"lastStatusCode"`
 
-	// NextAttemptAt An audit timestamp, or null when the event has not happened (startedAt, completedAt).
+	// NextAttemptAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	NextAttemptAt nullable.Nullable[NullableAuditTimestamp] `json:"nextAttemptAt"`
@@ -1000,10 +1000,25 @@ type Job struct {
 	// ArrivalTime When the vehicle arrived (a fact, never a plan); null when it has not.
 	ArrivalTime nullable.Nullable[time.Time] `json:"arrivalTime"`
 
+	// CancelReasonTags The reason tags the job was cancelled with; empty until it is cancelled.
+	//
+	// Example: ["no_show"]
+	CancelReasonTags []string `json:"cancelReasonTags"`
+
+	// CancelledAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	CancelledAt nullable.Nullable[NullableAuditTimestamp] `json:"cancelledAt"`
+
 	// CreatedAt UTC with exactly six fractional digits.
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
+
+	// DeliveredAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1087,6 +1102,16 @@ type JobDetail struct {
 	// ArrivalTime When the vehicle arrived (a fact, never a plan); null when it has not.
 	ArrivalTime nullable.Nullable[time.Time] `json:"arrivalTime"`
 
+	// CancelReasonTags The reason tags the job was cancelled with; empty until it is cancelled.
+	//
+	// Example: ["no_show"]
+	CancelReasonTags []string `json:"cancelReasonTags"`
+
+	// CancelledAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	CancelledAt nullable.Nullable[NullableAuditTimestamp] `json:"cancelledAt"`
+
 	// CreatedAt UTC with exactly six fractional digits.
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
@@ -1094,6 +1119,11 @@ type JobDetail struct {
 
 	// Delays Steps that ended (or will end) after their planned end.
 	Delays []Delay `json:"delays"`
+
+	// DeliveredAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1163,7 +1193,7 @@ type JobDetail struct {
 		// Verified Every step is completed and the job reached ready (or was delivered after it).
 		Verified bool `json:"verified"`
 
-		// VerifiedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt).
+		// VerifiedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 		//
 		// Example: 2026-11-21T10:15:30.123456Z
 		VerifiedAt nullable.Nullable[NullableAuditTimestamp] `json:"verifiedAt"`
@@ -1178,10 +1208,25 @@ type JobFields struct {
 	// ArrivalTime When the vehicle arrived (a fact, never a plan); null when it has not.
 	ArrivalTime nullable.Nullable[time.Time] `json:"arrivalTime"`
 
+	// CancelReasonTags The reason tags the job was cancelled with; empty until it is cancelled.
+	//
+	// Example: ["no_show"]
+	CancelReasonTags []string `json:"cancelReasonTags"`
+
+	// CancelledAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	CancelledAt nullable.Nullable[NullableAuditTimestamp] `json:"cancelledAt"`
+
 	// CreatedAt UTC with exactly six fractional digits.
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
+
+	// DeliveredAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1292,7 +1337,7 @@ type LocationList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// NullableAuditTimestamp An audit timestamp, or null when the event has not happened (startedAt, completedAt).
+// NullableAuditTimestamp An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 //
 // Example: 2026-11-21T10:15:30.123456Z
 type NullableAuditTimestamp = workshop.Micros
@@ -1442,7 +1487,7 @@ type Source string
 type Step struct {
 	BayId nullable.Nullable[string] `json:"bayId"`
 
-	// CompletedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt).
+	// CompletedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	CompletedAt nullable.Nullable[NullableAuditTimestamp] `json:"completedAt"`
@@ -1473,7 +1518,7 @@ type Step struct {
 	// ServiceCode The catalog item the step was made from; its required skills are the step's. null for a free-text step.
 	ServiceCode nullable.Nullable[string] `json:"serviceCode"`
 
-	// StartedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt).
+	// StartedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	StartedAt nullable.Nullable[NullableAuditTimestamp] `json:"startedAt"`
@@ -1511,7 +1556,7 @@ type StepDetail struct {
 	ActualStart nullable.Nullable[time.Time] `json:"actualStart"`
 	BayId       nullable.Nullable[string]    `json:"bayId"`
 
-	// CompletedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt).
+	// CompletedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	CompletedAt nullable.Nullable[NullableAuditTimestamp] `json:"completedAt"`
@@ -1549,7 +1594,7 @@ type StepDetail struct {
 	// ServiceCode The catalog item the step was made from; its required skills are the step's. null for a free-text step.
 	ServiceCode nullable.Nullable[string] `json:"serviceCode"`
 
-	// StartedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt).
+	// StartedAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	StartedAt nullable.Nullable[NullableAuditTimestamp] `json:"startedAt"`
