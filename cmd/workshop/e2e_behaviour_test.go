@@ -467,3 +467,32 @@ func TestJobNumberLength(t *testing.T) {
 		}
 	})
 }
+
+// Contract section 2: an unknown query parameter is 400 invalid_parameter
+// naming it, on a list and on a single read alike; the declared ones pass.
+func TestUnknownQueryParameters(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	o := w.org("Query Motors", workshop.PlanPro, 1)
+	srv := startServer(t, db)
+	for _, c := range []struct {
+		path, field string // field "": accepted
+	}{
+		{"/v1/scheduler/jobs?locationId=" + o.Locations[0].ID + "&limit=5", ""},
+		{"/v1/scheduler/jobs?stauts=booked", "stauts"},
+		{"/v1/platform/me?verbose=1", "verbose"},
+		{"/v1/scheduler/jobs?limit=5&zzz=1&aaa=2", "aaa"},
+	} {
+		r := apitest.Call(t, srv.URL, apitest.Request{Method: "GET", Path: c.path, Key: o.Key.Key})
+		switch {
+		case c.field == "" && r.Status != http.StatusOK:
+			t.Errorf("GET %s: %d %s, want 200", c.path, r.Status, r.Body)
+		case c.field != "":
+			p := r.Problem()
+			if r.Status != http.StatusBadRequest || p.Code != "invalid_parameter" || p.Field == nil || *p.Field != c.field {
+				t.Errorf("GET %s: %d %s, want 400 invalid_parameter on %s", c.path, r.Status, r.Body, c.field)
+			}
+		}
+	}
+}

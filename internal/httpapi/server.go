@@ -178,6 +178,10 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			writeError(w, r, workshop.Errorf(workshop.CodeInvalidParameter, "Paths and parameters cannot contain the NUL character."))
 			return
 		}
+		if err := unknownQuery(r, op); err != nil {
+			writeError(w, r, err)
+			return
+		}
 		body, err := readBody(r, op)
 		if err != nil {
 			writeError(w, r, err)

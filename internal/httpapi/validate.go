@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"regexp"
@@ -26,10 +27,11 @@ const maxBody = 1 << 20
 // operation is one operation of the OpenAPI document, found by the route
 // pattern the ServeMux matched ("GET /v1/platform/me").
 type operation struct {
-	id         string
-	route      *routers.Route
-	pathParams []string
-	hasBody    bool
+	id          string
+	route       *routers.Route
+	pathParams  []string
+	queryParams []string // the query parameters the operation takes
+	hasBody     bool
 }
 
 // operationsOf indexes the document's operations by ServeMux pattern; the
@@ -41,14 +43,36 @@ func operationsOf(doc *openapi3.T) map[string]*operation {
 			o := &operation{id: op.OperationID, hasBody: op.RequestBody != nil,
 				route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}}
 			for _, p := range append(item.Parameters, op.Parameters...) {
-				if p.Value != nil && p.Value.In == openapi3.ParameterInPath {
+				switch {
+				case p.Value == nil:
+				case p.Value.In == openapi3.ParameterInPath:
 					o.pathParams = append(o.pathParams, p.Value.Name)
+				case p.Value.In == openapi3.ParameterInQuery:
+					o.queryParams = append(o.queryParams, p.Value.Name)
 				}
 			}
 			ops[method+" "+path] = o
 		}
 	}
 	return ops
+}
+
+// unknownQuery refuses a query parameter the operation does not take
+// (contract section 2: 400 invalid_parameter naming it), as unknown body
+// fields are refused: a misspelt filter must not be silently ignored.
+func unknownQuery(r *http.Request, op *operation) error {
+	for _, name := range slices.Sorted(maps.Keys(r.URL.Query())) {
+		if slices.Contains(op.queryParams, name) {
+			continue
+		}
+		takes := "takes no query parameters"
+		if len(op.queryParams) > 0 {
+			takes = "takes " + strings.Join(op.queryParams, ", ")
+		}
+		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: name,
+			Detail: fmt.Sprintf("Unknown query parameter %q: this operation %s.", name, takes)}
+	}
+	return nil
 }
 
 // readBody enforces the media type and the size limit and checks that a
