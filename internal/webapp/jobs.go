@@ -32,8 +32,7 @@ const (
 	searchLimit       = 50
 )
 
-func jobsPath(locationID string) string { return "/locations/" + locationID + "/jobs" }
-func jobPath(jobID string) string       { return "/jobs/" + jobID }
+func jobPath(jobID string) string { return "/jobs/" + jobID }
 
 // mayRead and mayWrite are the role's job scopes.
 func mayRead(si *store.SignedIn) bool  { return si.Member.User.Role.Allows(scopeJobsRead) }

@@ -49,12 +49,11 @@ func told(t *testing.T, what string, s *subscription, within time.Duration) time
 func quiet(s *subscription) bool { return len(s.c) == 0 }
 
 type hubWorld struct {
-	st       *store.Store
-	op       *operator.Operator
-	org      string
-	locA     workshop.Location
-	locB     workshop.Location
-	stopHubs []func()
+	st   *store.Store
+	op   *operator.Operator
+	org  string
+	locA workshop.Location
+	locB workshop.Location
 }
 
 func newHubWorld(t *testing.T, url string) *hubWorld {
