@@ -41,6 +41,7 @@ type hub struct {
 	// The watcher's own state (Run's goroutine only).
 	seq      int64
 	haveSeq  bool
+	toldTo   int64              // seqs up to here came while no board was open: never told
 	seen     map[int64]struct{} // seqs in (seq-hubWindow, seq] already told
 	versions map[string]int64
 }
@@ -136,14 +137,18 @@ func (h *hub) Run(ctx context.Context) {
 // tail reads the outbox past what it has seen and tells each location
 // with a new event once.
 func (h *hub) tail(ctx context.Context) {
-	quiet := false
-	if !h.haveSeq { // start at the end: what came before is on the pages already
+	if !h.haveSeq || len(h.watched()) == 0 {
+		// Start at the end (what came before is on the pages already), and
+		// stay there while no board is open here: one indexed read, not a
+		// window of rows, on every commit. A board opening later is told
+		// of what comes after.
 		seq, err := h.st.LastEventSeq(ctx)
 		if err != nil {
 			h.warn(ctx, "read the outbox's last seq", err)
 			return
 		}
-		h.seq, h.haveSeq, quiet = seq, true, true
+		h.seq, h.haveSeq, h.toldTo = seq, true, seq
+		return
 	}
 	changed := map[string]bool{}
 	from := max(0, h.seq-hubWindow)
@@ -158,6 +163,9 @@ func (h *hub) tail(ctx context.Context) {
 				continue
 			}
 			h.seen[m.Seq] = struct{}{}
+			if m.Seq <= h.toldTo {
+				continue // before any board was open: nothing to tell
+			}
 			changed[m.LocationID] = true
 			h.seq = max(h.seq, m.Seq)
 		}
@@ -170,9 +178,6 @@ func (h *hub) tail(ctx context.Context) {
 		if seq <= h.seq-hubWindow {
 			delete(h.seen, seq)
 		}
-	}
-	if quiet { // the window below the start was only marked seen
-		return
 	}
 	h.refreshVersions(ctx, changed)
 	for loc := range changed {
