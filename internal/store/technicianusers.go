@@ -3,22 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
-
-// TechnicianOfUser is the technician an application user works as:
-// not_found when the user works as none.
-func (s *Store) TechnicianOfUser(ctx context.Context, userID string) (workshop.Technician, error) {
-	t, err := technicianKind.scan(s.read().queryRow(ctx, `SELECT `+technicianKind.columns+` FROM technicians t
-		WHERE t.user_id = ? AND t.deleted_at IS NULL`, userID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return t, workshop.NotFound("technician")
-	}
-	return t, err
-}
 
 // AssignedStep is a step assigned to a technician, with what names its job.
 type AssignedStep struct {

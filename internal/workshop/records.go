@@ -86,7 +86,8 @@ type Technician struct {
 	CreatedAt  Micros   `json:"createdAt"`
 	UpdatedAt  Micros   `json:"updatedAt"`
 	// UserID is the application user who works as this technician ("":
-	// none). It is the application's, not part of the API's record.
+	// none), as a create sets it: the application reads it with the user
+	// (store.Member.TechnicianID), and the API's record leaves it out.
 	UserID string `json:"-"`
 }
 
