@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"html"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/webapp"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -50,28 +50,16 @@ func (b *browser) openLive(path string) *liveStream {
 	go func() {
 		defer close(s.ended)
 		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
-		event, data := "", []string{}
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				s.mu.Lock()
-				if event == "board" {
-					s.boards = append(s.boards, strings.Join(data, "\n"))
-					s.at = append(s.at, time.Now())
-				} else if event != "" {
-					s.other = append(s.other, event)
-				}
-				s.mu.Unlock()
-				event, data = "", data[:0]
-			case strings.HasPrefix(line, "event: "):
-				event = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: "):
-				data = append(data, strings.TrimPrefix(line, "data: "))
+		_ = webapp.ReadEvents(res.Body, func(name, data string) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if name == "board" {
+				s.boards = append(s.boards, data)
+				s.at = append(s.at, time.Now())
+			} else {
+				s.other = append(s.other, name)
 			}
-		}
+		})
 	}()
 	b.t.Cleanup(cancel)
 	return s

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/workshop-platform/workshop/internal/loadgen"
 	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/webapp"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -197,26 +197,14 @@ func openBoardStream(ctx context.Context, client *http.Client, url string, cooki
 	s.cond = sync.NewCond(&s.mu)
 	go func() {
 		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 0, 64*1024), 8<<20)
-		event, data := "", []string{}
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if event == "board" {
-					s.mu.Lock()
-					s.boards, s.at = append(s.boards, strings.Join(data, "\n")), append(s.at, time.Now())
-					s.cond.Broadcast()
-					s.mu.Unlock()
-				}
-				event, data = "", data[:0]
-			case strings.HasPrefix(line, "event: "):
-				event = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: "):
-				data = append(data, strings.TrimPrefix(line, "data: "))
+		_ = webapp.ReadEvents(res.Body, func(name, data string) {
+			if name == "board" {
+				s.mu.Lock()
+				s.boards, s.at = append(s.boards, data), append(s.at, time.Now())
+				s.cond.Broadcast()
+				s.mu.Unlock()
 			}
-		}
+		})
 		s.mu.Lock()
 		s.closed = true
 		s.cond.Broadcast()
