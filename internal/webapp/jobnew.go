@@ -82,11 +82,6 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 	}
 	f := formOf(r, newJobFields...)
 	codes := r.PostForm["serviceCodes"]
-	if d.closing {
-		f.Errors[""] = dayClosingMessage
-		a.renderNewJob(w, r, d, http.StatusConflict, f, codes)
-		return
-	}
 	var v workshop.Validation
 	checkLengths(&v, f, 200, "stepLabel")
 	if f.Values["kind"] != "walk_in" && f.Values["kind"] != "booking" {

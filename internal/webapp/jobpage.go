@@ -340,9 +340,6 @@ func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 		f.refusal(err, nil)
 	}
 	err := v.Err()
-	if err == nil && len(f.Errors) == 0 && d.closing {
-		err = workshop.Errorf(workshop.CodeDayCloseInProgress, "%s", dayClosingMessage)
-	}
 	if err == nil && len(f.Errors) == 0 {
 		prio := f.Values["priority"]
 		plate, make_, model := optionalText(f.Values["vehiclePlate"]), optionalText(f.Values["vehicleMake"]), optionalText(f.Values["vehicleModel"])
@@ -391,9 +388,6 @@ func (a *App) addStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 		st.EstimatedDuration = n
 	}
 	err := v.Err()
-	if err == nil && d.closing {
-		err = workshop.Errorf(workshop.CodeDayCloseInProgress, "%s", dayClosingMessage)
-	}
 	if err == nil {
 		_, err = a.store.CreateStep(r.Context(), d.visibility(), st)
 	}
@@ -429,12 +423,7 @@ func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.Signed
 	f.Values["techIds"] = strings.Join(r.PostForm["techIds"], " ")
 	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"])}
 	patch(f, &p)
-	var err error
-	if d.closing {
-		err = workshop.Errorf(workshop.CodeDayCloseInProgress, "%s", dayClosingMessage)
-	} else {
-		_, err = a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
-	}
+	_, err := a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
 	fs := jobForms{stepID: stepID, step: &f}
 	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
 		// the step as it is now: the choices from the record, not the form
@@ -502,8 +491,6 @@ func (a *App) finishJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 	unchanged := store.IfUnchanged(parseVersion(f.Values["updatedAt"]))
 	var err error
 	switch {
-	case d.closing:
-		err = workshop.Errorf(workshop.CodeDayCloseInProgress, "%s", dayClosingMessage)
 	case cancel && len(tags) == 0:
 		err = workshop.Invalid("reasonTags", "Choose at least one reason.")
 	case cancel:
