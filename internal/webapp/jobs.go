@@ -277,3 +277,13 @@ func parseVersion(s string) workshop.Micros {
 }
 
 func versionOf(m workshop.Micros) string { return strconv.FormatInt(int64(m), 10) }
+
+// isAdmin tells whether the user is an owner or an admin: they run the
+// organisation (its locations, users and workshop settings).
+func isAdmin(si *store.SignedIn) bool {
+	r := si.Member.User.Role
+	return r == workshop.RoleOwner || r == workshop.RoleAdmin
+}
+
+// allows tells whether the user's role holds the scope.
+func allows(si *store.SignedIn, s workshop.Scope) bool { return si.Member.User.Role.Allows(s) }

@@ -5,7 +5,11 @@ import (
 	"embed"
 	"errors"
 	"html/template"
+	"io/fs"
 	"net/http"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -18,7 +22,8 @@ var templateFS embed.FS
 // with the page's own "title" and "main".
 type pages map[string]*template.Template
 
-var pageNames = []string{"login", "orgs", "setup", "invite", "board", "message", "jobs", "jobnew", "job", "mywork"}
+// notPages are the templates that are not pages of the layout.
+var notPages = []string{"layout.html", "wall.html"}
 
 func parsePages() (pages, error) {
 	funcs := template.FuncMap{
@@ -39,13 +44,20 @@ func parsePages() (pages, error) {
 	if err != nil {
 		return nil, err
 	}
+	files, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
 	p := pages{}
-	for _, name := range pageNames {
-		t, err := template.Must(layout.Clone()).ParseFS(templateFS, "templates/"+name+".html")
+	for _, file := range files {
+		if slices.Contains(notPages, path.Base(file)) {
+			continue
+		}
+		t, err := template.Must(layout.Clone()).ParseFS(templateFS, file)
 		if err != nil {
 			return nil, err
 		}
-		p[name] = t
+		p[strings.TrimSuffix(path.Base(file), ".html")] = t
 	}
 	return p, nil
 }
@@ -67,6 +79,8 @@ type header struct {
 	DayClosing     bool   // the location's day is being closed: a banner, writes refused
 	MayWriteJobs   bool   // the role has jobs:write (the "New job" link)
 	WorksSteps     bool   // the user works as a technician (the "My work" link)
+	Developer      bool   // the user has developer access (developer settings)
+	Admin          bool   // an owner or admin (the organisation's settings)
 }
 
 // form is a form's values and the message beside each invalid field
@@ -108,7 +122,7 @@ func (a *App) headerOf(r *http.Request, si *store.SignedIn, locationID string) (
 	}
 	h := &header{OrgName: si.Member.Org.Name, Email: si.Member.User.Email, Role: si.Member.User.Role, Locations: locs,
 		LocationID: locationID, SwitchOrg: len(si.Choices) > 1, MayWriteJobs: mayWrite(si),
-		WorksSteps: si.Member.TechnicianID != ""}
+		WorksSteps: si.Member.TechnicianID != "", Developer: si.Member.User.HasDeveloperAccess(), Admin: isAdmin(si)}
 	if locationID != "" { // every page of a location shows its day close
 		day, err := a.store.DayState(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, locationID)
 		switch {

@@ -90,6 +90,12 @@ func (a *App) Handler() http.Handler {
 	mux.Handle("POST /jobs/{jobID}/deliver", a.member(a.deliverJob))
 	mux.Handle("POST /jobs/{jobID}/cancel", a.member(a.cancelJob))
 	mux.Handle("GET /my/work", a.member(a.myWork))
+	a.resourceRoutes(mux)
+	a.attendanceRoutes(mux)
+	a.settingsRoutes(mux)
+	a.dayCloseRoutes(mux)
+	a.developerRoutes(mux)
+	a.organisationRoutes(mux)
 	mux.HandleFunc("GET /static/{name}", serveAsset)
 	mux.HandleFunc("/", a.notFound)
 
