@@ -34,8 +34,8 @@ type Store interface {
 	CreateBay(ctx context.Context, b workshop.Bay) (workshop.Bay, error)
 	DeleteBay(ctx context.Context, id string) error
 	SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error)
-	StartDayClose(ctx context.Context, locationID string) (workshop.DayState, error)
-	FinishDayClose(ctx context.Context, locationID, closedDate string) (workshop.DayState, error)
+	StartDayClose(ctx context.Context, st store.DayCloseStart) (workshop.DayClose, error)
+	FinishDayClose(ctx context.Context, f store.DayCloseFinish) (workshop.DayClose, error)
 	Settings(ctx context.Context, locationID string) (workshop.Settings, error)
 	SetSettings(ctx context.Context, locationID string, s workshop.Settings) error
 	SeedDemo(ctx context.Context, d store.DemoSeed) (bool, error)
@@ -331,22 +331,53 @@ func labelOf(tag string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// StartDayClose puts a location mid-close.
+// StartDayClose puts a location mid-close (workshop admin day-close
+// start): the close of its local date, started by no user.
 func (o *Operator) StartDayClose(ctx context.Context, locationID string) (workshop.DayState, error) {
-	return o.Store.StartDayClose(ctx, locationID)
+	d, err := o.OpenDayClose(ctx, locationID, "")
+	return workshop.DayState{LocationID: d.LocationID, State: workshop.DayClosing}, err
 }
 
-// FinishDayClose reopens a location; the closed date is today in its zone.
+// OpenDayClose starts the close of the location's day as user by, or
+// returns the close already under way. The day closed is the local date
+// at the start.
+func (o *Operator) OpenDayClose(ctx context.Context, locationID, by string) (workshop.DayClose, error) {
+	today, err := o.localToday(ctx, locationID)
+	if err != nil {
+		return workshop.DayClose{}, err
+	}
+	return o.Store.StartDayClose(ctx, store.DayCloseStart{LocationID: locationID, BusinessDate: today, By: by})
+}
+
+// FinishDayClose reopens a location (workshop admin day-close finish),
+// whatever its checklist still holds; the closed date is the close's, or
+// today in its zone when none was under way.
 func (o *Operator) FinishDayClose(ctx context.Context, locationID string) (workshop.DayState, error) {
-	l, err := o.Store.LocationByID(ctx, locationID)
+	today, err := o.localToday(ctx, locationID)
 	if err != nil {
 		return workshop.DayState{}, err
 	}
+	d, err := o.Store.FinishDayClose(ctx, store.DayCloseFinish{LocationID: locationID, Today: today})
+	return workshop.DayState{LocationID: locationID, State: workshop.DayOpen, ClosedDate: d.BusinessDate}, err
+}
+
+// CloseDay finishes the location's close as user by, once every open
+// item of its checklist has a decision (the application's finish).
+func (o *Operator) CloseDay(ctx context.Context, locationID, by string) (workshop.DayClose, error) {
+	return o.Store.FinishDayClose(ctx, store.DayCloseFinish{LocationID: locationID, By: by, Strict: true})
+}
+
+// localToday is the location's local date now.
+func (o *Operator) localToday(ctx context.Context, locationID string) (string, error) {
+	l, err := o.Store.LocationByID(ctx, locationID)
+	if err != nil {
+		return "", err
+	}
 	zone, err := l.Zone()
 	if err != nil {
-		return workshop.DayState{}, fmt.Errorf("location %s: %w", l.ID, err)
+		return "", fmt.Errorf("location %s: %w", l.ID, err)
 	}
-	return o.Store.FinishDayClose(ctx, locationID, o.Now().In(zone).Format(time.DateOnly))
+	return o.Now().In(zone).Format(time.DateOnly), nil
 }
 
 func requireName(field, s string) error {

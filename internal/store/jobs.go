@@ -78,7 +78,13 @@ func reasonsText(r []string) sql.NullString {
 
 // Visibility is whose records a caller sees: its organisation's, and only
 // one location's for a location-scoped key.
-type Visibility struct{ OrgID, LocationID string }
+type Visibility struct {
+	OrgID, LocationID string
+	// ClosingDay: the write is a day close's own (its checklist's
+	// actions), which a location mid-close takes; every other job and
+	// step write there is refused.
+	ClosingDay bool
+}
 
 func (v Visibility) sees(orgID, locationID string) bool {
 	return v.OrgID == orgID && (v.LocationID == "" || v.LocationID == locationID)
@@ -157,7 +163,7 @@ func writable(v Visibility, id string, l lockedLocation, found bool) error {
 	if !found || !v.sees(l.OrgID, l.ID) {
 		return workshop.Invalid("locationId", "No location %s is visible to this key.", id)
 	}
-	if l.state == workshop.DayClosing {
+	if l.state == workshop.DayClosing && !v.ClosingDay {
 		return workshop.Errorf(workshop.CodeDayCloseInProgress, "The day of location %s is being closed; job and step writes resume when the close finishes.", l.ID)
 	}
 	return nil

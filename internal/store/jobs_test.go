@@ -959,7 +959,7 @@ func TestDayCloseBlocksJobAndStepWrites(t *testing.T) {
 			return s
 		}
 		closing, open := prepare(e.loc), prepare(other)
-		if _, err := e.st.StartDayClose(ctx, e.loc.ID); err != nil {
+		if _, err := e.st.StartDayClose(ctx, store.DayCloseStart{LocationID: e.loc.ID, BusinessDate: "2026-11-20"}); err != nil {
 			t.Fatal(err)
 		}
 		e.events(t)
@@ -1023,7 +1023,7 @@ func TestDayCloseBlocksJobAndStepWrites(t *testing.T) {
 			t.Errorf("Jobs during the close = %v", err)
 		}
 		// After the close, writes resume.
-		if _, err := e.st.FinishDayClose(ctx, e.loc.ID, "2026-11-21"); err != nil {
+		if _, err := e.st.FinishDayClose(ctx, store.DayCloseFinish{LocationID: e.loc.ID, Today: "2026-11-21"}); err != nil {
 			t.Fatal(err)
 		}
 		for _, op := range ops {

@@ -78,13 +78,13 @@ func TestStoreDayState(t *testing.T) {
 		if got := state(); got != workshop.DayOpen {
 			t.Errorf("DayState of a new location = %q, want %q", got, workshop.DayOpen)
 		}
-		if _, err := e.st.StartDayClose(t.Context(), e.loc.ID); err != nil {
+		if _, err := e.st.StartDayClose(t.Context(), store.DayCloseStart{LocationID: e.loc.ID, BusinessDate: "2026-11-20"}); err != nil {
 			t.Fatal(err)
 		}
 		if got := state(); got != workshop.DayClosing {
 			t.Errorf("DayState after StartDayClose = %q, want %q", got, workshop.DayClosing)
 		}
-		if _, err := e.st.FinishDayClose(t.Context(), e.loc.ID, "2026-11-20"); err != nil {
+		if _, err := e.st.FinishDayClose(t.Context(), store.DayCloseFinish{LocationID: e.loc.ID, Today: "2026-11-20"}); err != nil {
 			t.Fatal(err)
 		}
 		if d, err := e.st.DayState(t.Context(), e.v, e.loc.ID); err != nil || d.State != workshop.DayOpen || d.ClosedDate != "2026-11-20" {

@@ -44,7 +44,7 @@ func TestCreateJobGroupWritesPlainCreatesTogether(t *testing.T) {
 		e := newJobEnv(t, db)
 		other := e.location(t, "Hamburg", "Europe/Berlin")
 		closing := e.location(t, "Munich", "Europe/Berlin")
-		if _, err := e.st.StartDayClose(ctx, closing.ID); err != nil {
+		if _, err := e.st.StartDayClose(ctx, store.DayCloseStart{LocationID: closing.ID, BusinessDate: "2026-11-20"}); err != nil {
 			t.Fatal(err)
 		}
 		foreign := createLocation(t, e.st, createOrg(t, e.st, workshop.PlanPro).ID)

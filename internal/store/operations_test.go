@@ -117,7 +117,7 @@ func TestAttendanceRules(t *testing.T) {
 		_, err = e.st.ClockIn(t.Context(), store.Visibility{OrgID: e.org.ID, LocationID: other.ID}, tech.ID, t0)
 		wantCode(t, err, workshop.CodeNotFound)
 		// Day close does not block attendance.
-		if _, err := e.st.StartDayClose(t.Context(), e.loc.ID); err != nil {
+		if _, err := e.st.StartDayClose(t.Context(), store.DayCloseStart{LocationID: e.loc.ID, BusinessDate: "2026-11-20"}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.st.ClockOut(t.Context(), v, tech.ID, t0.Add(time.Hour)); err != nil {

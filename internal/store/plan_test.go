@@ -222,7 +222,7 @@ func TestAssignSteps(t *testing.T) {
 		if j := e.job(t, job.ID); !slices.Equal(j.Steps[0].TechIDs, []string{tech.ID}) {
 			t.Errorf("job read after the assignment: step techs %v, want [%s] (the step cache must see it)", j.Steps[0].TechIDs, tech.ID)
 		}
-		if _, err := e.st.StartDayClose(t.Context(), e.loc.ID); err != nil {
+		if _, err := e.st.StartDayClose(t.Context(), store.DayCloseStart{LocationID: e.loc.ID, BusinessDate: "2026-11-20"}); err != nil {
 			t.Fatal(err)
 		}
 		_, err = e.st.AssignSteps(t.Context(), e.v, e.loc.ID, e.planVersion(t, e.loc.ID), as, e.now())

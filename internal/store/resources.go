@@ -99,32 +99,3 @@ func putSettings(ctx context.Context, c conn, locationID string, st workshop.Set
 		locationID, jsonText(st.OperatingHours), jsonText(st.Breaks), st.BayBufferMinutes, workshop.MicrosOf(c.s.now()))
 	return err
 }
-
-// StartDayClose puts a location mid-close: job and step writes there are
-// refused until FinishDayClose.
-func (s *Store) StartDayClose(ctx context.Context, locationID string) (workshop.DayState, error) {
-	return write(ctx, s, func(c conn) (workshop.DayState, error) {
-		res, err := c.exec(ctx, `UPDATE locations SET day_state = ? WHERE id = ?`, workshop.DayClosing, locationID)
-		if err != nil {
-			return workshop.DayState{}, err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return workshop.DayState{}, workshop.NotFound("location")
-		}
-		return workshop.DayState{LocationID: locationID, State: workshop.DayClosing}, nil
-	})
-}
-
-// FinishDayClose reopens a location and records the closed local date.
-func (s *Store) FinishDayClose(ctx context.Context, locationID, closedDate string) (workshop.DayState, error) {
-	return write(ctx, s, func(c conn) (workshop.DayState, error) {
-		res, err := c.exec(ctx, `UPDATE locations SET day_state = ?, closed_date = ? WHERE id = ?`, workshop.DayOpen, closedDate, locationID)
-		if err != nil {
-			return workshop.DayState{}, err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return workshop.DayState{}, workshop.NotFound("location")
-		}
-		return workshop.DayState{LocationID: locationID, State: workshop.DayOpen, ClosedDate: closedDate}, nil
-	})
-}

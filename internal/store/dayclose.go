@@ -1,0 +1,190 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+const dayCloseColumns = `id, org_id, location_id, business_date, started_at, started_by, finished_at, finished_by, summary`
+
+func scanDayClose(sc scanner) (workshop.DayClose, error) {
+	var d workshop.DayClose
+	var startedBy, finishedBy, summary sql.NullString
+	var finished sql.NullInt64
+	if err := sc.Scan(&d.ID, &d.OrgID, &d.LocationID, &d.BusinessDate, &d.StartedAt, &startedBy, &finished, &finishedBy, &summary); err != nil {
+		return d, err
+	}
+	d.StartedBy, d.FinishedBy = startedBy.String, finishedBy.String
+	if finished.Valid {
+		at := workshop.Micros(finished.Int64)
+		d.FinishedAt = &at
+	}
+	if summary.Valid {
+		d.Summary = &workshop.DaySummary{}
+		if err := json.Unmarshal([]byte(summary.String), d.Summary); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// DayCloseStart is a close to start: the location, the local date it
+// closes and who starts it ("" for an operator command).
+type DayCloseStart struct {
+	LocationID, BusinessDate, By string
+}
+
+// StartDayClose puts a location mid-close: from its commit every job and
+// step write there is refused, on every process (they read the location's
+// state in their own transaction, share-locked on PostgreSQL). A close
+// already under way is returned as it is, whoever started it, so that a
+// start sent twice, or by two users at once, makes one close.
+func (s *Store) StartDayClose(ctx context.Context, st DayCloseStart) (workshop.DayClose, error) {
+	return write(ctx, s, func(c conn) (workshop.DayClose, error) {
+		var orgID string
+		err := c.queryRow(ctx, `SELECT org_id FROM locations WHERE id = ?`+s.forUpdate(), st.LocationID).Scan(&orgID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return workshop.DayClose{}, workshop.NotFound("location")
+		}
+		if err != nil {
+			return workshop.DayClose{}, err
+		}
+		if d, err := openDayClose(ctx, c, st.LocationID); !errors.Is(err, sql.ErrNoRows) {
+			return d, err
+		}
+		d := workshop.DayClose{ID: workshop.NewID(workshop.PrefixDayClose), OrgID: orgID, LocationID: st.LocationID,
+			BusinessDate: st.BusinessDate, StartedAt: workshop.MicrosOf(s.now()), StartedBy: st.By}
+		if _, err := c.exec(ctx, `UPDATE locations SET day_state = ? WHERE id = ?`, workshop.DayClosing, st.LocationID); err != nil {
+			return d, err
+		}
+		_, err = c.exec(ctx, `INSERT INTO day_closes (id, org_id, location_id, business_date, started_at, started_by) VALUES (?, ?, ?, ?, ?, ?)`,
+			d.ID, d.OrgID, d.LocationID, d.BusinessDate, d.StartedAt, nullString(st.By))
+		return d, err
+	})
+}
+
+func openDayClose(ctx context.Context, c conn, locationID string) (workshop.DayClose, error) {
+	return scanDayClose(c.queryRow(ctx, `SELECT `+dayCloseColumns+` FROM day_closes WHERE location_id = ? AND finished_at IS NULL`, locationID))
+}
+
+// DayCloseFinish is a close to finish. Strict (the application) refuses
+// while an item of the checklist has no decision; an operator's finish
+// (`workshop admin day-close finish`) does not, and with no close under
+// way records Today as the closed date, as it always has.
+type DayCloseFinish struct {
+	LocationID, By, Today string
+	Strict                bool
+}
+
+// FinishDayClose ends the location's close: the day's summary is stored
+// with it, and job and step writes resume. A close finished already
+// (twice sent, or by another user) is not_found for a strict finish.
+func (s *Store) FinishDayClose(ctx context.Context, f DayCloseFinish) (workshop.DayClose, error) {
+	return write(ctx, s, func(c conn) (workshop.DayClose, error) {
+		loc, err := locationForClose(ctx, c, f.LocationID)
+		if err != nil {
+			return workshop.DayClose{}, err
+		}
+		d, err := openDayClose(ctx, c, f.LocationID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows) && f.Strict:
+			return d, workshop.Errorf(workshop.CodeNotFound, "No day close is under way at this location: it was finished already.")
+		case errors.Is(err, sql.ErrNoRows):
+			d = workshop.DayClose{LocationID: f.LocationID, BusinessDate: f.Today}
+		case err != nil:
+			return d, err
+		default:
+			if d, err = s.finishOpenClose(ctx, c, loc, d, f); err != nil {
+				return d, err
+			}
+		}
+		_, err = c.exec(ctx, `UPDATE locations SET day_state = ?, closed_date = ? WHERE id = ?`, workshop.DayOpen, d.BusinessDate, f.LocationID)
+		return d, err
+	})
+}
+
+func (s *Store) finishOpenClose(ctx context.Context, c conn, loc workshop.Location, d workshop.DayClose, f DayCloseFinish) (workshop.DayClose, error) {
+	now := s.now()
+	items, err := dayCloseItems(ctx, c, loc, d, now)
+	if err != nil {
+		return d, err
+	}
+	carried := 0
+	for _, it := range items {
+		switch {
+		case it.CarriedOver:
+			carried++
+		case f.Strict:
+			return d, workshop.Errorf(workshop.CodeInvalidTransition,
+				"Every open item needs a decision before the day can be closed: %d still open.", undecided(items))
+		}
+	}
+	sum, err := daySummary(ctx, c, loc, d.BusinessDate, now)
+	if err != nil {
+		return d, err
+	}
+	sum.CarriedOver = carried
+	at := workshop.MicrosOf(now)
+	d.FinishedAt, d.FinishedBy, d.Summary = &at, f.By, &sum
+	_, err = c.exec(ctx, `UPDATE day_closes SET finished_at = ?, finished_by = ?, summary = ? WHERE id = ?`,
+		at, nullString(f.By), jsonText(sum), d.ID)
+	return d, err
+}
+
+func undecided(items []DayCloseItem) int {
+	n := 0
+	for _, it := range items {
+		if !it.CarriedOver {
+			n++
+		}
+	}
+	return n
+}
+
+func locationForClose(ctx context.Context, c conn, id string) (workshop.Location, error) {
+	var l workshop.Location
+	err := c.queryRow(ctx, `SELECT id, org_id, name, timezone FROM locations WHERE id = ?`, id).Scan(&l.ID, &l.OrgID, &l.Name, &l.Timezone)
+	if errors.Is(err, sql.ErrNoRows) {
+		return l, workshop.NotFound("location")
+	}
+	return l, err
+}
+
+// daySummary is what the location's business date came to, as of now.
+func daySummary(ctx context.Context, c conn, loc workshop.Location, date string, now time.Time) (workshop.DaySummary, error) {
+	var sum workshop.DaySummary
+	zone, err := loc.Zone()
+	if err != nil {
+		return sum, err
+	}
+	from, to, err := workshop.DayBounds(date, zone)
+	if err != nil {
+		return sum, err
+	}
+	lo, hi := workshop.MicrosOf(from), workshop.MicrosOf(to)
+	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE location_id = ? AND delivered_at >= ? AND delivered_at < ?`,
+		loc.ID, lo, hi).Scan(&sum.JobsDelivered); err != nil {
+		return sum, err
+	}
+	if err := c.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(estimated_duration), 0) FROM steps
+		WHERE location_id = ? AND status = ? AND completed_at >= ? AND completed_at < ?`,
+		loc.ID, workshop.StepCompleted, lo, hi).Scan(&sum.StepsCompleted, &sum.MinutesEstimated); err != nil {
+		return sum, err
+	}
+	rows, err := c.query(ctx, `SELECT `+attendanceColumns+` FROM attendance
+		WHERE location_id = ? AND clock_in_us < ? AND (clock_out_us IS NULL OR clock_out_us > ?)`, loc.ID, hi, lo)
+	if err != nil {
+		return sum, err
+	}
+	records, err := collect(rows, scanAttendance)
+	if err != nil {
+		return sum, err
+	}
+	sum.MinutesClocked = workshop.ClockedMinutes(records, from, to, now)
+	return sum, nil
+}

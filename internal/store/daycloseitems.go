@@ -1,0 +1,219 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// DayCloseItem is one open item of a close's checklist, with what its
+// action needs.
+type DayCloseItem struct {
+	Kind      workshop.CloseItemKind
+	ID        string // the step's, the technician's or the job's
+	JobID     string // of a step, a promise or a booking
+	JobNumber string
+	Plate     string
+	Label     string          // the step's label or the technician's name
+	Since     workshop.Micros // the step's start, the clock-in, the promise
+	UpdatedAt workshop.Micros // the step's or the job's version
+	// CarriedOver: the closer left it open for the next day.
+	CarriedOver bool
+}
+
+// DayCloseView is a location's close as its page shows it: the close
+// under way (nil when the day is open) with its checklist and its summary
+// so far, and the latest closes.
+type DayCloseView struct {
+	Location workshop.Location
+	Current  *workshop.DayClose
+	Items    []DayCloseItem
+	SoFar    workshop.DaySummary
+	Recent   []workshop.DayClose
+}
+
+// recentCloses is how many finished closes the page lists.
+const recentCloses = 30
+
+// DayCloseView reads the location's close, as of now, in one snapshot.
+func (s *Store) DayCloseView(ctx context.Context, orgID, locationID string) (DayCloseView, error) {
+	var view DayCloseView
+	err := s.readTx(ctx, func(c conn) error {
+		loc, err := locationForClose(ctx, c, locationID)
+		if err != nil {
+			return err
+		}
+		if loc.OrgID != orgID {
+			return workshop.NotFound("location")
+		}
+		view = DayCloseView{Location: loc}
+		rows, err := c.query(ctx, `SELECT `+dayCloseColumns+` FROM day_closes WHERE location_id = ? AND finished_at IS NOT NULL
+			ORDER BY started_at DESC LIMIT `+strconv.Itoa(recentCloses), locationID)
+		if err != nil {
+			return err
+		}
+		if view.Recent, err = collect(rows, scanDayClose); err != nil {
+			return err
+		}
+		d, err := openDayClose(ctx, c, locationID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		view.Current = &d
+		now := s.now()
+		if view.Items, err = dayCloseItems(ctx, c, loc, d, now); err != nil {
+			return err
+		}
+		view.SoFar, err = daySummary(ctx, c, loc, d.BusinessDate, now)
+		return err
+	})
+	return view, err
+}
+
+// DayClose reads one close of the organisation.
+func (s *Store) DayClose(ctx context.Context, orgID, id string) (workshop.DayClose, error) {
+	d, err := scanDayClose(s.read().queryRow(ctx, `SELECT `+dayCloseColumns+` FROM day_closes WHERE id = ? AND org_id = ?`, id, orgID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, workshop.NotFound("day close")
+	}
+	return d, err
+}
+
+// CarryOver records that an open item of the location's close under way
+// is left for the next day. Sent twice, it is recorded once.
+func (s *Store) CarryOver(ctx context.Context, orgID, locationID string, kind workshop.CloseItemKind, itemID, by string) error {
+	if !kind.Valid() {
+		return workshop.Invalid("kind", "Unknown kind of open item %q.", kind)
+	}
+	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		d, err := openDayClose(ctx, c, locationID)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && d.OrgID != orgID {
+			return struct{}{}, workshop.Errorf(workshop.CodeNotFound, "No day close is under way at this location.")
+		}
+		if err != nil {
+			return struct{}{}, err
+		}
+		_, err = c.exec(ctx, `INSERT INTO day_close_carryovers (close_id, item_kind, item_id, decided_at, decided_by) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (close_id, item_kind, item_id) DO NOTHING`, d.ID, string(kind), itemID, workshop.MicrosOf(s.now()), nullString(by))
+		return struct{}{}, err
+	})
+	return err
+}
+
+// dayCloseItems is the checklist of close d at location loc: what is
+// still open, each marked when the closer carried it over.
+func dayCloseItems(ctx context.Context, c conn, loc workshop.Location, d workshop.DayClose, now time.Time) ([]DayCloseItem, error) {
+	zone, err := loc.Zone()
+	if err != nil {
+		return nil, err
+	}
+	_, dayEnd, err := workshop.DayBounds(d.BusinessDate, zone)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := stepsInProgress(ctx, c, loc.ID)
+	if err != nil {
+		return nil, err
+	}
+	clocked, err := stillClockedIn(ctx, c, loc.ID)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := jobsToDecide(ctx, c, loc.ID, dayEnd)
+	if err != nil {
+		return nil, err
+	}
+	items := append(append(steps, clocked...), jobs...)
+	carried, err := carriedOver(ctx, c, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	for i, it := range items {
+		items[i].CarriedOver = carried[string(it.Kind)+" "+it.ID]
+	}
+	return items, nil
+}
+
+func stepsInProgress(ctx context.Context, c conn, locationID string) ([]DayCloseItem, error) {
+	rows, err := c.query(ctx, `SELECT s.id, s.job_id, j.job_number, j.vehicle_plate, s.label, s.started_at, s.updated_at
+		FROM steps s JOIN jobs j ON j.id = s.job_id WHERE s.location_id = ? AND s.status = ? ORDER BY s.started_at, s.id`,
+		locationID, workshop.StepInProgress)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (DayCloseItem, error) {
+		it := DayCloseItem{Kind: workshop.CloseStepInProgress}
+		var plate sql.NullString
+		var started sql.NullInt64
+		err := sc.Scan(&it.ID, &it.JobID, &it.JobNumber, &plate, &it.Label, &started, &it.UpdatedAt)
+		it.Plate, it.Since = plate.String, workshop.Micros(started.Int64)
+		return it, err
+	})
+}
+
+func stillClockedIn(ctx context.Context, c conn, locationID string) ([]DayCloseItem, error) {
+	rows, err := c.query(ctx, `SELECT a.tech_id, t.name, a.clock_in_us, a.updated_at FROM attendance a JOIN technicians t ON t.id = a.tech_id
+		WHERE a.location_id = ? AND a.clock_out IS NULL ORDER BY t.name, a.tech_id`, locationID)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (DayCloseItem, error) {
+		it := DayCloseItem{Kind: workshop.CloseClockedIn}
+		err := sc.Scan(&it.ID, &it.Label, &it.Since, &it.UpdatedAt)
+		return it, err
+	})
+}
+
+// jobsToDecide are the open jobs promised before the day's end that are
+// not ready: the domain's JobCloseItem sorts them into missed promises and
+// missed bookings.
+func jobsToDecide(ctx context.Context, c conn, locationID string, dayEnd time.Time) ([]DayCloseItem, error) {
+	rows, err := c.query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE location_id = ? AND status IN (?, ?, ?, ?)
+		AND promise_time_us < ? ORDER BY promise_time_us, id`, locationID, workshop.JobBooked, workshop.JobArrived,
+		workshop.JobInProgress, workshop.JobWaiting, dayEnd.UnixMicro())
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := collect(rows, scanJob)
+	if err != nil {
+		return nil, err
+	}
+	var items []DayCloseItem
+	for _, j := range jobs {
+		kind := workshop.JobCloseItem(j, dayEnd)
+		if kind == "" {
+			continue
+		}
+		it := DayCloseItem{Kind: kind, ID: j.ID, JobID: j.ID, JobNumber: j.JobNumber, Since: workshop.MicrosOf(j.PromiseTime.Time),
+			UpdatedAt: j.UpdatedAt}
+		if j.VehiclePlate != nil {
+			it.Plate = *j.VehiclePlate
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+func carriedOver(ctx context.Context, c conn, closeID string) (map[string]bool, error) {
+	rows, err := c.query(ctx, `SELECT item_kind, item_id FROM day_close_carryovers WHERE close_id = ?`, closeID)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := collect(rows, func(sc scanner) (string, error) {
+		var kind, id string
+		err := sc.Scan(&kind, &id)
+		return kind + " " + id, err
+	})
+	out := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		out[k] = true
+	}
+	return out, err
+}
