@@ -1,6 +1,203 @@
 package webapp
 
-import "net/http"
+import (
+	"net/http"
+	"time"
 
-// dayCloseRoutes serves the day close (issue 20, part 4).
-func (a *App) dayCloseRoutes(mux *http.ServeMux) {}
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// dayCloseRoutes serves the day close (issue 20, part 4; contract section
+// 7): start, the checklist with an action for each open item, the day's
+// summary, finish, and the closed days. Users whose role writes jobs
+// close the day.
+func (a *App) dayCloseRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /locations/{locationID}/day-close", a.member(a.dayClosePage))
+	mux.Handle("POST /locations/{locationID}/day-close/start", a.member(a.startDayClose))
+	mux.Handle("POST /locations/{locationID}/day-close/finish", a.member(a.finishDayClose))
+	mux.Handle("POST /locations/{locationID}/day-close/carry-over", a.member(a.carryOver))
+	mux.Handle("POST /locations/{locationID}/day-close/steps/{stepID}/complete", a.member(a.closeStep))
+	mux.Handle("POST /locations/{locationID}/day-close/technicians/{techID}/clock-out", a.member(a.closeClock))
+	mux.Handle("POST /locations/{locationID}/day-close/jobs/{jobID}/promise", a.member(a.closePromise))
+	mux.Handle("POST /locations/{locationID}/day-close/jobs/{jobID}/no-show", a.member(a.closeNoShow))
+	mux.Handle("GET /day-closes/{closeID}", a.member(a.closedDayPage))
+}
+
+func dayClosePath(locationID string) string { return "/locations/" + locationID + "/day-close" }
+
+// closer opens a day close request: the location's desk for a user whose
+// role writes jobs, with the form read.
+func (a *App) closer(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, bool) {
+	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
+	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
+		return nil, false
+	}
+	if r.Method == http.MethodPost {
+		if err := r.ParseForm(); err != nil {
+			a.message(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+			return nil, false
+		}
+	}
+	return d, true
+}
+
+func (a *App) dayClosePage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.closer(w, r, si)
+	if !ok {
+		return
+	}
+	a.renderDayClose(w, r, d, http.StatusOK, closeProblems{})
+}
+
+func (a *App) startDayClose(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.closer(w, r, si)
+	if !ok {
+		return
+	}
+	if _, err := a.op.OpenDayClose(r.Context(), d.loc.ID, si.Member.User.ID); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	// The header read before the start: the banner shows from the next page.
+	http.Redirect(w, r, dayClosePath(d.loc.ID), http.StatusSeeOther)
+}
+
+func (a *App) finishDayClose(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.closer(w, r, si)
+	if !ok {
+		return
+	}
+	closed, err := a.op.CloseDay(r.Context(), d.loc.ID, si.Member.User.ID)
+	if err == nil {
+		http.Redirect(w, r, "/day-closes/"+closed.ID, http.StatusSeeOther)
+		return
+	}
+	f := form{Values: map[string]string{}, Errors: map[string]string{}}
+	status, known := f.refusal(err, nil)
+	if !known {
+		a.fail(w, r, err)
+		return
+	}
+	a.renderDayClose(w, r, d, status, closeProblems{form: f.Errors[""]})
+}
+
+func (a *App) carryOver(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.closer(w, r, si)
+	if !ok {
+		return
+	}
+	kind := workshop.CloseItemKind(r.PostFormValue("kind"))
+	err := a.store.CarryOver(r.Context(), si.Member.Org.ID, d.loc.ID, kind, r.PostFormValue("id"), si.Member.User.ID)
+	a.afterCloseAction(w, r, d, string(kind)+"-"+r.PostFormValue("id"), err)
+}
+
+// closeStep records a step in progress as completed at the time given.
+func (a *App) closeStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.closer(w, r, si)
+	if !ok {
+		return
+	}
+	stepID := r.PathValue("stepID")
+	key := string(workshop.CloseStepInProgress) + "-" + stepID
+	at, ok := d.closeTime(r.PostFormValue("at"), a.now())
+	if !ok {
+		a.afterCloseAction(w, r, d, key, workshop.Invalid("at", "Enter when the step was completed, not later than now."))
+		return
+	}
+	completed, completedAt := workshop.StepCompleted, workshop.MicrosOf(at)
+	_, err := a.store.PatchStep(r.Context(), d.closeVisibility(), r.PostFormValue("jobId"), stepID, store.StepPatch{
+		UpdatedAt: parseVersion(r.PostFormValue("updatedAt")), Status: &completed, CompletedAt: &completedAt}, workshop.MicrosOf(a.now()))
+	a.afterCloseAction(w, r, d, key, err)
+}
+
+// closeClock clocks a technician out at the time given.
+func (a *App) closeClock(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.closer(w, r, si)
+	if !ok {
+		return
+	}
+	techID := r.PathValue("techID")
+	key := string(workshop.CloseClockedIn) + "-" + techID
+	at, ok := d.closeTime(r.PostFormValue("at"), a.now())
+	if !ok {
+		a.afterCloseAction(w, r, d, key, workshop.Invalid("at", "Enter the clock-out time, not later than now."))
+		return
+	}
+	_, err := a.store.ClockOut(r.Context(), d.visibility(), techID, at)
+	a.afterCloseAction(w, r, d, key, err)
+}
+
+// closePromise moves a promise the day did not keep.
+func (a *App) closePromise(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.closer(w, r, si)
+	if !ok {
+		return
+	}
+	jobID := r.PathValue("jobID")
+	key := string(workshop.ClosePromiseMissed) + "-" + jobID
+	promise, ok := d.parseLocalTime(r.PostFormValue("promiseTime"))
+	if !ok || promise == nil {
+		a.afterCloseAction(w, r, d, key, workshop.Invalid("promiseTime", "Enter the new promise as a date and time."))
+		return
+	}
+	_, err := a.store.PatchJob(r.Context(), d.closeVisibility(), jobID, store.JobPatch{UpdatedAt: parseVersion(r.PostFormValue("updatedAt")),
+		PromiseTime: &promise}, workshop.MicrosOf(a.now()))
+	a.afterCloseAction(w, r, d, key, err)
+}
+
+// closeNoShow cancels a booking that did not arrive, for the reason chosen.
+func (a *App) closeNoShow(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.closer(w, r, si)
+	if !ok {
+		return
+	}
+	jobID := r.PathValue("jobID")
+	key := string(workshop.CloseBookingMissed) + "-" + jobID
+	tag := r.PostFormValue("reasonTag")
+	if tag == "" {
+		a.afterCloseAction(w, r, d, key, workshop.Invalid("reasonTags", "Choose a reason."))
+		return
+	}
+	_, err := a.store.CancelJob(r.Context(), d.closeVisibility(), jobID, []string{tag}, workshop.MicrosOf(a.now()),
+		store.IfUnchanged(parseVersion(r.PostFormValue("updatedAt"))))
+	a.afterCloseAction(w, r, d, key, err)
+}
+
+// closeVisibility is the desk's visibility for the close's own writes, which the
+// location's close lets through.
+func (d *desk) closeVisibility() store.Visibility {
+	v := d.visibility()
+	v.ClosingDay = true
+	return v
+}
+
+// closeTime reads a datetime-local of the location; blank is now. A time
+// after now is refused.
+func (d *desk) closeTime(s string, now time.Time) (time.Time, bool) {
+	if s == "" {
+		return now, true
+	}
+	t, ok := d.parseLocalTime(s)
+	if !ok || t.After(now) {
+		return now, false
+	}
+	return t.Time, true
+}
+
+// afterCloseAction answers an item's action: back to the checklist
+// (303), or the checklist again with the refusal beside the item.
+func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, key string, err error) {
+	if err == nil {
+		http.Redirect(w, r, dayClosePath(d.loc.ID)+"#"+key, http.StatusSeeOther)
+		return
+	}
+	f := form{Values: map[string]string{}, Errors: map[string]string{}}
+	status, known := f.refusal(err, nil)
+	if !known {
+		a.fail(w, r, err)
+		return
+	}
+	// the form has no fields: every message is the whole form's
+	a.renderDayClose(w, r, d, status, closeProblems{item: key, message: f.Errors[""]})
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
+	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+func init() {
+	closePath := func(m *matrixWorld) string { return "/locations/" + m.loc.ID + "/day-close" }
+	post := func(name, sub string) appAction {
+		return appAction{name: name, method: "POST", path: func(m *matrixWorld) string { return closePath(m) + sub },
+			form: func(*matrixWorld) url.Values { return url.Values{} }, allowed: jobWriters}
+	}
+	appActions = append(appActions,
+		appAction{name: "day close page", method: "GET", path: closePath, allowed: jobWriters},
+		post("start the day close", "/start"),
+		post("carry an item over", "/carry-over"),
+		post("complete a step at the close", "/steps/stp_x/complete"),
+		post("clock out at the close", "/technicians/tec_x/clock-out"),
+		post("move a promise at the close", "/jobs/job_x/promise"),
+		post("cancel a no-show at the close", "/jobs/job_x/no-show"),
+		post("finish the day close", "/finish"),
+		appAction{name: "a closed day", method: "GET", path: func(*matrixWorld) string { return "/day-closes/dcl_missing" },
+			allowed: everyRole}, // not found for everyone: nothing to refuse
+	)
+}
+
+// dayCloseWorld is a location in the middle of its day: a technician
+// clocked in, a job with a step in progress promised for today, and a
+// booking due this morning that did not come.
+type dayCloseWorld struct {
+	w                  *testWorld
+	org                *testOrg
+	loc                workshop.Location
+	tech               workshop.Technician
+	working, booking   workshop.Job
+	step               workshop.Step
+	closePath, advisor string
+}
+
+func newDayCloseWorld(t *testing.T, databaseURL string) *dayCloseWorld {
+	t.Helper()
+	ctx := context.Background()
+	w := newWorld(t, databaseURL)
+	o := w.org("Closing Motors", "pro", 1)
+	loc := o.Locations[0]
+	zone := mustZone(t, loc.Timezone)
+	now := time.Now().In(zone)
+	dc := &dayCloseWorld{w: w, org: o, loc: loc, closePath: "/locations/" + loc.ID + "/day-close", advisor: "advisor@closing.example"}
+	appUser(t, w, o.ID, dc.advisor, workshop.RoleAdvisor, testPassword)
+	var err error
+	if dc.tech, err = w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: loc.ID, Name: "Jonas", WIPLimit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	v := store.Visibility{OrgID: o.ID}
+	if _, err := w.st.ClockIn(ctx, v, dc.tech.ID, now.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	endOfDay := time.Date(now.Year(), now.Month(), now.Day(), 23, 59, 0, 0, zone)
+	dc.working = w.job(o.ID, loc.ID)
+	dc.working, err = w.st.PatchJob(ctx, v, dc.working.ID, store.JobPatch{UpdatedAt: dc.working.UpdatedAt,
+		PromiseTime: refTo(&workshop.OffsetTime{Time: endOfDay})}, workshop.MicrosOf(time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc.step = w.step(o.ID, dc.working.ID)
+	if dc.step, err = w.st.PatchStep(ctx, v, dc.working.ID, dc.step.ID, store.StepPatch{UpdatedAt: dc.step.UpdatedAt,
+		Status: refTo(workshop.StepInProgress)}, workshop.MicrosOf(time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	now2 := workshop.MicrosOf(time.Now())
+	due := workshop.OffsetTime{Time: now.Add(-time.Hour)}
+	res, err := w.st.CreateJob(ctx, workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: o.ID, LocationID: loc.ID, Priority: "normal",
+		Source: "phone", PromiseTime: &due, CreatedAt: now2, UpdatedAt: now2, Steps: []workshop.Step{}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc.booking = res.Job
+	return dc
+}
+
+func refTo[T any](v T) *T { return &v }
+
+// The day close as staff work it: start (API writes refused at once, a
+// banner), the checklist with an action for each open item, finish only
+// once each has a decision, the summary kept; starting and finishing
+// twice are harmless, and the API writes again after.
+func TestAppDayClose(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		dc := newDayCloseWorld(t, db.URL)
+		srv := startServer(t, db.URL)
+		b := newBrowser(t, srv.URL)
+		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		b.get(dc.closePath).want(t, "the day is open", http.StatusOK, "", "The day is open", "Start closing", "No day has been closed here yet")
+
+		for range 2 { // a start sent twice makes one close
+			b.post(dc.closePath+"/start", url.Values{}).want(t, "start", http.StatusSeeOther, dc.closePath)
+		}
+		patchStep := func() *apitest.Response {
+			return apitest.Call(t, srv.URL, apitest.Request{Method: "PATCH", Key: dc.org.Key.Key,
+				Path: "/v1/scheduler/jobs/" + dc.working.ID + "/steps/" + dc.step.ID,
+				Body: map[string]any{"updatedAt": dc.step.UpdatedAt.String(), "label": "Brakes, front"}})
+		}
+		wantProblem(t, patchStep(), http.StatusConflict, "day_close_in_progress", "")
+
+		p := b.get(dc.closePath)
+		p.want(t, "the checklist", http.StatusOK, "", "Day close in progress", "Steps still in progress", dc.working.JobNumber,
+			"Jonas</strong> clocked in", "Bookings that did not arrive", dc.booking.JobNumber, "4 open items need a decision",
+			`disabled>Finish the day close`)
+		if n := strings.Count(p.body, "Carry over</button>"); n != 4 {
+			t.Errorf("carry-over buttons = %d, want 4 (one per open item)", n)
+		}
+		b.post(dc.closePath+"/finish", url.Values{}).want(t, "finish with items open", http.StatusConflict, "", "needs a decision", "4 still open")
+
+		zone := mustZone(t, dc.loc.Timezone)
+		future := time.Now().Add(2 * time.Hour).In(zone).Format("2006-01-02T15:04")
+		stepAction := dc.closePath + "/steps/" + dc.step.ID + "/complete"
+		stepForm := url.Values{"jobId": {dc.working.ID}, "updatedAt": {ver(dc.step.UpdatedAt)}, "at": {future}}
+		b.post(stepAction, stepForm).want(t, "complete in the future", http.StatusUnprocessableEntity, "", "not later than now")
+		stepForm.Set("at", "")
+		b.post(stepAction, stepForm).want(t, "complete the step now", http.StatusSeeOther, dc.closePath+"#step-"+dc.step.ID)
+		b.post(dc.closePath+"/technicians/"+dc.tech.ID+"/clock-out", url.Values{}).
+			want(t, "clock the technician out", http.StatusSeeOther, dc.closePath+"#attendance-"+dc.tech.ID)
+		b.post(dc.closePath+"/jobs/"+dc.booking.ID+"/no-show", url.Values{"updatedAt": {"1"}, "reasonTag": {"customer_declined"}}).
+			want(t, "cancel a no-show from a stale page", http.StatusConflict, "", "Someone else changed this")
+		b.post(dc.closePath+"/carry-over", url.Values{"kind": {"booking"}, "id": {dc.booking.ID}}).
+			want(t, "carry the booking over", http.StatusSeeOther, "")
+
+		p = b.get(dc.closePath)
+		p.want(t, "every item decided", http.StatusOK, "", "No step is in progress.", "Every technician has clocked out.",
+			"Every promise due today is kept.", "Carried over to the next day", "Finish the day close</button>")
+		p.wantNot(t, "every item decided", "need a decision", "disabled>Finish")
+		fin := b.post(dc.closePath+"/finish", url.Values{})
+		fin.want(t, "finish", http.StatusSeeOther, "")
+		if !strings.HasPrefix(fin.location, "/day-closes/dcl_") {
+			t.Fatalf("finish went to %q, want the closed day's page", fin.location)
+		}
+		b.get(fin.location).want(t, "the closed day", http.StatusOK, "", "Summary of the day", "finished by "+dc.advisor,
+			"<dt>Steps completed</dt><dd>1</dd>", "<dt>Items carried over</dt><dd>1</dd>")
+		b.post(dc.closePath+"/finish", url.Values{}).want(t, "finish twice", http.StatusNotFound, "", "finished already")
+		b.get(dc.closePath).want(t, "open again, the day kept", http.StatusOK, "", "Start closing", `href="`+fin.location+`"`)
+		b.get("/locations/"+dc.loc.ID+"/board").wantNot(t, "no banner after the finish", "Day close in progress")
+
+		st := deskJob(t, dc.w, dc.org.ID, dc.booking.ID)
+		if st.Status != workshop.JobBooked {
+			t.Errorf("the carried-over booking is %s, want still booked", st.Status)
+		}
+		res := apitest.Call(t, srv.URL, apitest.Request{Method: "PATCH", Key: dc.org.Key.Key, Path: "/v1/scheduler/jobs/" + dc.booking.ID,
+			Body: map[string]any{"updatedAt": st.UpdatedAt.String(), "priority": "high"}})
+		if res.Status != http.StatusOK {
+			t.Errorf("API write after the close: status %d, want 200: %s", res.Status, res.Body)
+		}
+	})
+}
+
+// A close survives a restart of the server: the checklist is where it
+// was, and the close finishes on the new process.
+func TestAppDayCloseAcrossRestart(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		dc := newDayCloseWorld(t, db.URL)
+		srv := startServer(t, db.URL)
+		b := newBrowser(t, srv.URL)
+		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		b.post(dc.closePath+"/start", url.Values{}).want(t, "start", http.StatusSeeOther, dc.closePath)
+		b.post(dc.closePath+"/carry-over", url.Values{"kind": {"step"}, "id": {dc.step.ID}}).want(t, "carry the step over", http.StatusSeeOther, "")
+		if err := srv.Stop(); err != nil {
+			t.Fatal(err)
+		}
+
+		again := startServer(t, db.URL)
+		b = newBrowser(t, again.URL) // another port: the cookie is the old address's
+		b.login(dc.advisor, testPassword, "").want(t, "sign in again", http.StatusSeeOther, "/")
+		b.get(dc.closePath).want(t, "after the restart", http.StatusOK, "", "Day close in progress", "Carried over to the next day",
+			"3 open items need a decision")
+		for _, kind := range []string{"attendance", "promise", "booking"} {
+			id := map[string]string{"attendance": dc.tech.ID, "promise": dc.working.ID, "booking": dc.booking.ID}[kind]
+			b.post(dc.closePath+"/carry-over", url.Values{"kind": {kind}, "id": {id}}).want(t, "carry over "+kind, http.StatusSeeOther, "")
+		}
+		b.post(dc.closePath+"/finish", url.Values{}).want(t, "finish on the new process", http.StatusSeeOther, "")
+	})
+}

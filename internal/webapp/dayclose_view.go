@@ -1,0 +1,173 @@
+package webapp
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// closeProblems are a refused day close action's messages: the finish's
+// (form) or an item's (item, its key, and message).
+type closeProblems struct {
+	form, item, message string
+}
+
+// closeItem is an open item as the checklist shows it.
+type closeItem struct {
+	store.DayCloseItem
+	Key     string // kind-id: the item's anchor and its inputs' ids
+	Since   string // the step's start, the clock-in or the promise, local
+	Version string
+	Error   string
+}
+
+// closeSection is the checklist's items of one kind.
+type closeSection struct {
+	Kind         workshop.CloseItemKind
+	Title, Empty string
+	Items        []closeItem
+}
+
+var closeSections = []closeSection{
+	{Kind: workshop.CloseStepInProgress, Title: "Steps still in progress", Empty: "No step is in progress."},
+	{Kind: workshop.CloseClockedIn, Title: "Technicians still clocked in", Empty: "Every technician has clocked out."},
+	{Kind: workshop.ClosePromiseMissed, Title: "Jobs promised for today that are not ready", Empty: "Every promise due today is kept."},
+	{Kind: workshop.CloseBookingMissed, Title: "Bookings that did not arrive", Empty: "Every booking due today arrived."},
+}
+
+// closeSummary is a day's summary as the page shows it.
+type closeSummary struct {
+	workshop.DaySummary
+	Clocked, Estimated string // hours and minutes
+}
+
+func summaryOf(s workshop.DaySummary) closeSummary {
+	return closeSummary{DaySummary: s, Clocked: hoursMinutes(s.MinutesClocked), Estimated: hoursMinutes(s.MinutesEstimated)}
+}
+
+func hoursMinutes(minutes int) string { return fmt.Sprintf("%d:%02d h", minutes/60, minutes%60) }
+
+// closedDay is a finished close in the list of closed days.
+type closedDay struct {
+	ID, Date, FinishedAt, FinishedBy string
+	Summary                          closeSummary
+}
+
+func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, status int, pr closeProblems) {
+	ctx := r.Context()
+	cv, err := a.store.DayCloseView(ctx, d.si.Member.Org.ID, d.loc.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	names := a.userNames(r, d.si.Member.Org.ID)
+	data := map[string]any{"Location": d.loc, "Today": a.now().In(d.zone).Format("Monday 2 January 2006"),
+		"Now": a.now().In(d.zone).Format(inputTimeLayout), "Recent": d.closedDays(cv.Recent, names)}
+	if c := cv.Current; c != nil {
+		sections, undecided := d.checklist(cv.Items, pr)
+		data["Current"] = map[string]any{"Date": longDate(c.BusinessDate), "StartedBy": names(c.StartedBy),
+			"StartedAt": d.when(c.StartedAt.Time()), "Sections": sections, "Undecided": undecided, "SoFar": summaryOf(cv.SoFar)}
+		tags, err := a.store.CancelTags(ctx, d.loc.ID)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		data["Tags"] = tags
+	}
+	f := form{Values: map[string]string{}, Errors: map[string]string{}}
+	if pr.form != "" {
+		f.Errors[""] = pr.form
+	}
+	h := *d.header
+	h.DayClosing = cv.Current != nil // as of this read, after a start or a finish
+	a.render(w, r, status, "dayclose", view{Header: &h, Form: f, Data: data})
+}
+
+// checklist sorts the open items into their sections, with the refusal
+// of the item acted on beside it; undecided counts those not carried over.
+func (d *desk) checklist(items []store.DayCloseItem, pr closeProblems) (sections []closeSection, undecided int) {
+	sections = make([]closeSection, len(closeSections))
+	copy(sections, closeSections)
+	for _, it := range items {
+		ci := closeItem{DayCloseItem: it, Key: string(it.Kind) + "-" + it.ID, Since: d.when(it.Since.Time()), Version: versionOf(it.UpdatedAt)}
+		if ci.Key == pr.item {
+			ci.Error = pr.message
+		}
+		if !it.CarriedOver {
+			undecided++
+		}
+		for i := range sections {
+			if sections[i].Kind == it.Kind {
+				sections[i].Items = append(sections[i].Items, ci)
+			}
+		}
+	}
+	return sections, undecided
+}
+
+func (d *desk) closedDays(closes []workshop.DayClose, names func(string) string) []closedDay {
+	out := make([]closedDay, 0, len(closes))
+	for _, c := range closes {
+		cd := closedDay{ID: c.ID, Date: longDate(c.BusinessDate), FinishedBy: names(c.FinishedBy)}
+		if c.FinishedAt != nil {
+			cd.FinishedAt = d.when(c.FinishedAt.Time())
+		}
+		if c.Summary != nil {
+			cd.Summary = summaryOf(*c.Summary)
+		}
+		out = append(out, cd)
+	}
+	return out
+}
+
+// userNames names the organisation's users by id for the page: their
+// email; an operator's command (no user) is "an operator".
+func (a *App) userNames(r *http.Request, orgID string) func(string) string {
+	seen := map[string]string{}
+	return func(id string) string {
+		if id == "" {
+			return "an operator"
+		}
+		if name, ok := seen[id]; ok {
+			return name
+		}
+		name := "a former user"
+		if u, err := a.store.User(r.Context(), id); err == nil && u.OrgID == orgID {
+			name = u.Email
+		}
+		seen[id] = name
+		return name
+	}
+}
+
+func longDate(date string) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return date
+	}
+	return t.Format("Monday 2 January 2006")
+}
+
+// closedDayPage shows a closed day's summary.
+func (a *App) closedDayPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	c, err := a.store.DayClose(r.Context(), si.Member.Org.ID, r.PathValue("closeID"))
+	if workshop.ErrorCode(err) == workshop.CodeNotFound {
+		a.notFound(w, r)
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	d, ok := a.deskOf(w, r, si, c.LocationID)
+	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
+		return
+	}
+	names := a.userNames(r, si.Member.Org.ID)
+	days := d.closedDays([]workshop.DayClose{c}, names)
+	a.render(w, r, http.StatusOK, "dayclosed", view{Header: d.header, Data: map[string]any{"Location": d.loc, "Day": days[0],
+		"Finished": c.Finished(), "StartedBy": names(c.StartedBy), "StartedAt": d.when(c.StartedAt.Time())}})
+}
