@@ -172,15 +172,19 @@ func (d *desk) closeVisibility() store.Visibility {
 	return v
 }
 
-// closeTime reads a datetime-local of the location; blank is now. A time
-// after now is refused.
+// closeTime reads a datetime-local of the location; blank, or the
+// current minute (the form's default: the input holds no seconds), is
+// now. A time after now is refused.
 func (d *desk) closeTime(s string, now time.Time) (time.Time, bool) {
 	if s == "" {
 		return now, true
 	}
 	t, ok := d.parseLocalTime(s)
-	if !ok || t.After(now) {
+	switch {
+	case !ok || t.After(now):
 		return now, false
+	case t.Equal(now.Truncate(time.Minute)):
+		return now, true
 	}
 	return t.Time, true
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
+	"github.com/workshop-platform/workshop/internal/store/storetest"
+)
+
+// The day close in a real browser, on two processes of one PostgreSQL:
+// started on the first, an API write on the second is refused at once
+// and the banner shows; each open item is decided on the page; after the
+// finish the second process takes the write. Every page of the close
+// passes axe-core and the shop-floor sizes.
+func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.PostgresURL(t) // skips without WORKSHOP_TEST_POSTGRES_URL
+	b := newChrome(t)
+	dc := newDayCloseWorld(t, dbURL)
+	first, second := startServer(t, dbURL), startServer(t, dbURL)
+	b.do(t, "sign in", append(fillSignIn(first.URL+"/login", dc.advisor, testPassword), chromedp.WaitVisible(`#jobs-heading`))...)
+	b.do(t, "open the day close", chromedp.Navigate(first.URL+dc.closePath), chromedp.WaitVisible(`form[action$="/day-close/start"]`))
+	b.checkAccessible(t, "day close, open")
+	b.do(t, "start the close", jsClick(`form[action$="/day-close/start"] button`))
+	b.waitFor(t, "the checklist", `!!document.querySelector('#section-step') && !!document.querySelector('.banner')`)
+	b.checkAccessible(t, "day close, checklist")
+	b.checkShopFloor(t, "day close, checklist")
+
+	patch := func() *apitest.Response {
+		return apitest.Call(t, second.URL, apitest.Request{Method: "PATCH", Key: dc.org.Key.Key,
+			Path: "/v1/scheduler/jobs/" + dc.booking.ID, Body: map[string]any{"updatedAt": dc.booking.UpdatedAt.String(), "priority": "high"}})
+	}
+	wantProblem(t, patch(), http.StatusConflict, "day_close_in_progress", "")
+
+	for _, sel := range []string{
+		`form[action$="/steps/` + dc.step.ID + `/complete"] button`,
+		`form[action$="/technicians/` + dc.tech.ID + `/clock-out"] button`,
+		`#booking-` + dc.booking.ID + ` form[action$="/carry-over"] button`,
+	} {
+		b.do(t, "decide "+sel, jsClick(sel))
+		b.waitFor(t, "the item decided", `!document.querySelector(`+strconv.Quote(sel)+`)`)
+	}
+	b.waitFor(t, "finish enabled", `!document.querySelector('form[action$="/day-close/finish"] button').disabled`)
+	b.do(t, "finish", jsClick(`form[action$="/day-close/finish"] button`))
+	b.waitFor(t, "the closed day", `document.querySelector('h1').textContent.includes(' at ') && !!document.querySelector('#summary-heading')`)
+	b.checkAccessible(t, "closed day")
+	if res := patch(); res.Status != http.StatusOK {
+		t.Errorf("API write on the second process after the finish: %d %s", res.Status, res.Body)
+	}
+}
