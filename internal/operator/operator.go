@@ -8,7 +8,6 @@ package operator
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -37,7 +36,7 @@ type Store interface {
 	StartDayClose(ctx context.Context, st store.DayCloseStart) (workshop.DayClose, error)
 	FinishDayClose(ctx context.Context, f store.DayCloseFinish) (workshop.DayClose, error)
 	Settings(ctx context.Context, locationID string) (workshop.Settings, error)
-	SetSettings(ctx context.Context, locationID string, s workshop.Settings) error
+	SetSettings(ctx context.Context, locationID string, s workshop.Settings, opts ...store.WriteOption) error
 	SeedDemo(ctx context.Context, d store.DemoSeed) (bool, error)
 	EnsureUsers(ctx context.Context, users []workshop.User) error
 
@@ -291,8 +290,6 @@ func (o *Operator) DeleteBay(ctx context.Context, id string) (DeletedOut, error)
 	return DeletedOut{ID: id, Deleted: true}, o.Store.DeleteBay(ctx, id)
 }
 
-var tagRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,63}$`)
-
 // TagsOut is a location's cancel reason tags.
 type TagsOut struct {
 	Data []workshop.CancelTag `json:"data"`
@@ -310,8 +307,8 @@ func (o *Operator) SetCancelTags(ctx context.Context, locationID string, args []
 	var tags []workshop.CancelTag
 	for _, a := range args {
 		tag, label, hasLabel := strings.Cut(a, "=")
-		if !tagRe.MatchString(tag) {
-			return TagsOut{}, workshop.Invalid("tags", "%q is not a tag: lower-case letters, digits and _, at most 64.", tag)
+		if err := workshop.CheckCancelTag("tags", "tags", tag, label); err != nil {
+			return TagsOut{}, err
 		}
 		if slices.ContainsFunc(tags, func(t workshop.CancelTag) bool { return t.Tag == tag }) {
 			return TagsOut{}, workshop.Invalid("tags", "The tag %q is given twice.", tag)

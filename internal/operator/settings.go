@@ -10,8 +10,6 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-var weekdays = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
-
 // SettingsOut is a location's settings as set.
 type SettingsOut struct {
 	LocationID string `json:"locationId"`
@@ -50,9 +48,6 @@ func (o *Operator) SetSettings(ctx context.Context, locationID, hours, breaks st
 		}
 	}
 	if bayBuffer != nil {
-		if *bayBuffer < 0 || *bayBuffer > 240 {
-			return SettingsOut{}, workshop.Invalid("bay-buffer", "The bay buffer must be 0 to 240 minutes.")
-		}
 		cur.BayBufferMinutes = *bayBuffer
 	}
 	if cur.OperatingHours == nil {
@@ -60,6 +55,9 @@ func (o *Operator) SetSettings(ctx context.Context, locationID, hours, breaks st
 	}
 	if cur.Breaks == nil {
 		cur.Breaks = []workshop.Break{}
+	}
+	if err := workshop.ValidateSettings(cur); err != nil {
+		return SettingsOut{}, err
 	}
 	return SettingsOut{LocationID: locationID, Settings: cur}, o.Store.SetSettings(ctx, locationID, cur)
 }
@@ -96,12 +94,12 @@ func parseSpans(field, list string) ([]span, error) {
 
 func dayRange(field, days string) ([]string, error) {
 	first, last, isRange := strings.Cut(days, "-")
-	i, j := slices.Index(weekdays, first), slices.Index(weekdays, first)
+	i, j := slices.Index(workshop.Weekdays, first), slices.Index(workshop.Weekdays, first)
 	if isRange {
-		j = slices.Index(weekdays, last)
+		j = slices.Index(workshop.Weekdays, last)
 	}
 	if i < 0 || j < 0 || j < i {
 		return nil, workshop.Invalid(field, "%q is not a weekday (mon..sun) or a range of them such as mon-fri.", days)
 	}
-	return weekdays[i : j+1], nil
+	return workshop.Weekdays[i : j+1], nil
 }

@@ -76,12 +76,15 @@ type LocationSettings struct {
 func (s *Store) Settings(ctx context.Context, locationID string) (workshop.Settings, error) {
 	var hours, breaks string
 	var buffer int
-	err := s.read().queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes FROM workshop_settings WHERE location_id = ?`, locationID).
-		Scan(&hours, &breaks, &buffer)
+	var updated workshop.Micros
+	err := s.read().queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes, updated_at FROM workshop_settings WHERE location_id = ?`,
+		locationID).Scan(&hours, &breaks, &buffer, &updated)
 	if err != nil {
 		return workshop.Settings{}, notFoundOr(err, "location")
 	}
-	return s.settings.parse(hours, breaks, buffer)
+	st, err := s.settings.parse(hours, breaks, buffer)
+	st.UpdatedAt = updated
+	return st, err
 }
 
 // LocationsSettings reads the workshop settings of the locations the caller sees.
@@ -106,8 +109,21 @@ func (s *Store) LocationsSettings(ctx context.Context, v Visibility) ([]Location
 }
 
 // SetSettings replaces a location's workshop settings (operator command).
-func (s *Store) SetSettings(ctx context.Context, locationID string, st workshop.Settings) error {
+// With IfUnchanged (the application's edit) they are stale_updated_at
+// unless still at that version.
+func (s *Store) SetSettings(ctx context.Context, locationID string, st workshop.Settings, opts ...WriteOption) error {
+	o := optionsOf(opts)
 	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		if o.expected != nil {
+			var cur workshop.Micros
+			err := c.queryRow(ctx, `SELECT updated_at FROM workshop_settings WHERE location_id = ?`+s.forUpdate(), locationID).Scan(&cur)
+			if err != nil {
+				return struct{}{}, notFoundOr(err, "location")
+			}
+			if err := workshop.CheckVersion("settings", cur, *o.expected); err != nil {
+				return struct{}{}, err
+			}
+		}
 		return struct{}{}, putSettings(ctx, c, locationID, st)
 	})
 	return err

@@ -101,7 +101,7 @@ func (s *Store) finishJob(ctx context.Context, v Visibility, id string, now work
 
 // cancelTagsOf lists the tags of a location's cancel reasons.
 func cancelTagsOf(ctx context.Context, c conn, locationID string) ([]string, error) {
-	rows, err := c.query(ctx, `SELECT tag FROM cancel_tags WHERE location_id = ?`, locationID)
+	rows, err := c.query(ctx, `SELECT tag FROM cancel_tags WHERE location_id = ? AND retired_at IS NULL`, locationID)
 	if err != nil {
 		return nil, err
 	}

@@ -61,33 +61,88 @@ func (s *Store) softDelete(ctx context.Context, table, id, what string) error {
 	return err
 }
 
-// SetCancelTags replaces a location's governed list of cancel reason tags.
+// SetCancelTags replaces a location's governed list of cancel reason
+// tags (workshop admin cancel-tags set): the tags given, in their order,
+// are the active ones; any other is retired.
 func (s *Store) SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error) {
 	return write(ctx, s, func(c conn) ([]workshop.CancelTag, error) { return tags, replaceCancelTags(ctx, c, locationID, tags) })
 }
 
 func replaceCancelTags(ctx context.Context, c conn, locationID string, tags []workshop.CancelTag) error {
-	if _, err := c.exec(ctx, `DELETE FROM cancel_tags WHERE location_id = ?`, locationID); err != nil {
+	if _, err := c.exec(ctx, `UPDATE cancel_tags SET retired_at = COALESCE(retired_at, ?) WHERE location_id = ?`,
+		workshop.MicrosOf(c.s.now()), locationID); err != nil {
 		return err
 	}
 	for i, t := range tags {
-		if _, err := c.exec(ctx, `INSERT INTO cancel_tags (location_id, tag, label, position) VALUES (?, ?, ?, ?)`,
-			locationID, t.Tag, t.Label, i); err != nil {
+		if err := upsertCancelTag(ctx, c, locationID, t, i); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// CancelTags lists a location's cancel reason tags in their set order.
+// upsertCancelTag makes a tag active at position with its label, a retired
+// one reinstated.
+func upsertCancelTag(ctx context.Context, c conn, locationID string, t workshop.CancelTag, position int) error {
+	_, err := c.exec(ctx, `INSERT INTO cancel_tags (location_id, tag, label, position) VALUES (?, ?, ?, ?)
+		ON CONFLICT (location_id, tag) DO UPDATE SET label = excluded.label, position = excluded.position, retired_at = NULL`,
+		locationID, t.Tag, t.Label, position)
+	return err
+}
+
+// PutCancelTag adds a tag after the location's others, or relabels one;
+// a retired tag put again is reinstated.
+func (s *Store) PutCancelTag(ctx context.Context, locationID string, t workshop.CancelTag) error {
+	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		var pos int
+		err := c.queryRow(ctx, `SELECT COALESCE((SELECT position FROM cancel_tags WHERE location_id = ? AND tag = ?),
+			(SELECT COALESCE(MAX(position), -1) + 1 FROM cancel_tags WHERE location_id = ?))`, locationID, t.Tag, locationID).Scan(&pos)
+		if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, upsertCancelTag(ctx, c, locationID, t, pos)
+	})
+	return err
+}
+
+// RetireCancelTag retires a location's active tag: no cancel may use it
+// from now on, and the jobs cancelled with it keep its label.
+func (s *Store) RetireCancelTag(ctx context.Context, locationID, tag string) error {
+	_, err := write(ctx, s, func(c conn) (struct{}, error) {
+		res, err := c.exec(ctx, `UPDATE cancel_tags SET retired_at = ? WHERE location_id = ? AND tag = ? AND retired_at IS NULL`,
+			workshop.MicrosOf(s.now()), locationID, tag)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return struct{}{}, workshop.NotFound("cancel reason tag")
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// CancelTags lists a location's active cancel reason tags in their set
+// order: the reasons a cancel may give.
 func (s *Store) CancelTags(ctx context.Context, locationID string) ([]workshop.CancelTag, error) {
-	rows, err := s.read().query(ctx, `SELECT tag, label FROM cancel_tags WHERE location_id = ? ORDER BY position`, locationID)
+	return s.cancelTags(ctx, locationID, `AND retired_at IS NULL`)
+}
+
+// CancelTagsWithRetired lists every tag the location ever had, the active
+// ones first in their order: to label cancelled jobs and to manage tags.
+func (s *Store) CancelTagsWithRetired(ctx context.Context, locationID string) ([]workshop.CancelTag, error) {
+	return s.cancelTags(ctx, locationID, ``)
+}
+
+func (s *Store) cancelTags(ctx context.Context, locationID, only string) ([]workshop.CancelTag, error) {
+	rows, err := s.read().query(ctx, `SELECT tag, label, retired_at IS NOT NULL FROM cancel_tags WHERE location_id = ? `+only+`
+		ORDER BY retired_at IS NOT NULL, position, tag`, locationID)
 	if err != nil {
 		return nil, err
 	}
 	return collect(rows, func(sc scanner) (workshop.CancelTag, error) {
 		var t workshop.CancelTag
-		err := sc.Scan(&t.Tag, &t.Label)
+		err := sc.Scan(&t.Tag, &t.Label, &t.Retired)
 		return t, err
 	})
 }

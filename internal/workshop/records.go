@@ -118,6 +118,9 @@ var BayStatuses = []string{"available", "maintenance"}
 type CancelTag struct {
 	Tag   string `json:"tag"`
 	Label string `json:"label"`
+	// Retired: no cancel may give it any more; the jobs cancelled with it
+	// keep it. The API lists only the active tags.
+	Retired bool `json:"-"`
 }
 
 // DayState is where a location is in its day close.

@@ -6,6 +6,9 @@ type Settings struct {
 	OperatingHours   []OpeningHours `json:"operatingHours"`
 	Breaks           []Break        `json:"breaks"`
 	BayBufferMinutes int            `json:"bayBufferMinutes"`
+	// UpdatedAt is the settings' version, for the application's edit; the
+	// API's settings record does not show it.
+	UpdatedAt Micros `json:"-"`
 }
 
 // OpeningHours is one weekday's opening, local times HH:MM.
