@@ -158,7 +158,7 @@ func (o *Operator) demoSeed() store.DemoSeed {
 func tagsOf(tags ...string) []workshop.CancelTag {
 	out := make([]workshop.CancelTag, len(tags))
 	for i, t := range tags {
-		out[i] = workshop.CancelTag{Tag: t, Label: labelOf(t)}
+		out[i] = workshop.CancelTag{Tag: t, Label: workshop.TagLabel(t)}
 	}
 	return out
 }

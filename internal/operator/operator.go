@@ -314,18 +314,12 @@ func (o *Operator) SetCancelTags(ctx context.Context, locationID string, args []
 			return TagsOut{}, workshop.Invalid("tags", "The tag %q is given twice.", tag)
 		}
 		if !hasLabel || strings.TrimSpace(label) == "" {
-			label = labelOf(tag)
+			label = workshop.TagLabel(tag)
 		}
 		tags = append(tags, workshop.CancelTag{Tag: tag, Label: label})
 	}
 	saved, err := o.Store.SetCancelTags(ctx, locationID, tags)
 	return TagsOut{Data: saved}, err
-}
-
-// labelOf makes "Parts unavailable" of "parts_unavailable".
-func labelOf(tag string) string {
-	s := strings.ReplaceAll(tag, "_", " ")
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // StartDayClose puts a location mid-close (workshop admin day-close

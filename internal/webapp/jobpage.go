@@ -110,7 +110,7 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		a.fail(w, r, err)
 		return
 	}
-	tags, err := a.store.CancelTags(ctx, d.loc.ID)
+	tags, err := a.store.CancelTagsWithRetired(ctx, d.loc.ID)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -130,12 +130,15 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 	}
 	write := mayWrite(d.si)
 	p := jobPageData{Location: d.loc, Job: d.rowOf(j), Version: versionOf(j.UpdatedAt), Priority: j.Priority,
-		ExternalKey: deref(j.ExternalKey), CancelReasons: strings.Join(j.CancelReasons, ", "),
+		ExternalKey: deref(j.ExternalKey), CancelReasons: reasonLabels(j.CancelReasons, tags),
 		Open: !j.Terminal(), MayWrite: write && !j.Terminal(), Closing: d.closing, Catalog: catalog}
 	if j.ArrivalTime != nil {
 		p.Arrival = d.when(j.ArrivalTime.Time)
 	}
 	for _, t := range tags {
+		if t.Retired {
+			continue // no cancel may give it
+		}
 		p.Tags = append(p.Tags, option{Value: t.Tag, Label: t.Label, Checked: slices.Contains(fs.tags, t.Tag)})
 	}
 	p.Edit = orForm(fs.edit, map[string]string{"jobNumber": j.JobNumber, "vehiclePlate": deref(j.VehiclePlate),
@@ -510,4 +513,17 @@ func (a *App) deliverJob(w http.ResponseWriter, r *http.Request, si *store.Signe
 
 func (a *App) cancelJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
 	a.finishJob(w, r, si, true)
+}
+
+// reasonLabels names a cancelled job's reasons by their labels, a retired
+// tag's too; a tag the location never had shows as it is.
+func reasonLabels(reasons []string, tags []workshop.CancelTag) string {
+	out := make([]string, len(reasons))
+	for i, r := range reasons {
+		out[i] = r
+		if j := slices.IndexFunc(tags, func(t workshop.CancelTag) bool { return t.Tag == r }); j >= 0 {
+			out[i] = tags[j].Label
+		}
+	}
+	return strings.Join(out, ", ")
 }

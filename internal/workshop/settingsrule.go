@@ -3,6 +3,7 @@ package workshop
 import (
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -27,9 +28,9 @@ func ValidateSettings(s Settings) error {
 		case !slices.Contains(Weekdays, h.Day):
 			v.Add("operatingHours", "%q is not a weekday (mon..sun).", h.Day)
 		case hours[h.Day] != (OpeningHours{}):
-			v.Add(field, "%s has opening hours twice.", dayName(h.Day))
+			v.Add(field, "%s has opening hours twice.", DayName(h.Day))
 		case !ok || !open.Before(close):
-			v.Add(field, "%s: give the opening and closing times as HH:MM, opening first.", dayName(h.Day))
+			v.Add(field, "%s: give the opening and closing times as HH:MM, opening first.", DayName(h.Day))
 		default:
 			hours[h.Day] = h
 		}
@@ -55,7 +56,7 @@ func ValidateSettings(s Settings) error {
 func checkBreaks(v *Validation, day string, h OpeningHours, breaks []Break) {
 	field := "breaks." + day
 	if len(breaks) > 0 && h == (OpeningHours{}) {
-		v.Add(field, "%s is closed: it has no breaks.", dayName(day))
+		v.Add(field, "%s is closed: it has no breaks.", DayName(day))
 		return
 	}
 	open, close, _ := clockSpan(h.Open, h.Close)
@@ -64,15 +65,15 @@ func checkBreaks(v *Validation, day string, h OpeningHours, breaks []Break) {
 		start, end, ok := clockSpan(b.Start, b.End)
 		switch {
 		case !ok || !start.Before(end):
-			v.Add(field, "%s: give each break as HH:MM-HH:MM, start first.", dayName(day))
+			v.Add(field, "%s: give each break as HH:MM-HH:MM, start first.", DayName(day))
 			return
 		case start.Before(open) || end.After(close):
-			v.Add(field, "%s: the break %s-%s is outside the opening hours %s-%s.", dayName(day), b.Start, b.End, h.Open, h.Close)
+			v.Add(field, "%s: the break %s-%s is outside the opening hours %s-%s.", DayName(day), b.Start, b.End, h.Open, h.Close)
 			return
 		}
 		for _, s := range spans {
 			if start.Before(s[1]) && s[0].Before(end) {
-				v.Add(field, "%s: the breaks overlap.", dayName(day))
+				v.Add(field, "%s: the breaks overlap.", DayName(day))
 				return
 			}
 		}
@@ -90,7 +91,18 @@ func clockSpan(from, to string) (time.Time, time.Time, bool) {
 var dayNames = map[string]string{"mon": "Monday", "tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "fri": "Friday",
 	"sat": "Saturday", "sun": "Sunday"}
 
-func dayName(day string) string { return dayNames[day] }
+// DayName is a weekday's name: Monday of mon.
+func DayName(day string) string { return dayNames[day] }
+
+// TagLabel makes a label of a tag: "Parts unavailable" of
+// "parts_unavailable".
+func TagLabel(tag string) string {
+	s := strings.ReplaceAll(tag, "_", " ")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
 
 // cancelTagRe is a cancel reason tag: what integrations send, so plain.
 var cancelTagRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,63}$`)

@@ -2497,7 +2497,7 @@ type ClientInterface interface {
 
 	// ListCancelReasonTags List a location's cancel reason tags
 	//
-	// The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`.
+	// The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`. Tags retired in the application's workshop settings are not listed and cannot be given; jobs cancelled with them keep them in `cancelReasonTags`.
 	//
 	// Corresponds with GET /v1/scheduler/cancel-reason-tags (the `ListCancelReasonTags` operationId).
 	ListCancelReasonTags(ctx context.Context, params *ListCancelReasonTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2774,7 +2774,7 @@ type ClientInterface interface {
 
 	// GetWorkshopSettings Get workshop settings
 	//
-	// Operating hours, breaks and bay buffer. A location key gets its location's settings as one object; an organisation key gets `{"data":[...]}` with one entry per location. Read-only. Needs `workshop:read`.
+	// Operating hours, breaks and bay buffer. A location key gets its location's settings as one object; an organisation key gets `{"data":[...]}` with one entry per location. Read-only here; owners and admins change them in the application's workshop settings. Needs `workshop:read`.
 	//
 	// Corresponds with GET /v1/scheduler/workshop (the `GetWorkshopSettings` operationId).
 	GetWorkshopSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3264,7 +3264,7 @@ func (c *Client) GetBoard(ctx context.Context, params *GetBoardParams, reqEditor
 
 // ListCancelReasonTags List a location's cancel reason tags
 //
-// The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`.
+// The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`. Tags retired in the application's workshop settings are not listed and cannot be given; jobs cancelled with them keep them in `cancelReasonTags`.
 //
 // Corresponds with GET /v1/scheduler/cancel-reason-tags (the `ListCancelReasonTags` operationId).
 func (c *Client) ListCancelReasonTags(ctx context.Context, params *ListCancelReasonTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3791,7 +3791,7 @@ func (c *Client) PatchTechnician(ctx context.Context, technicianId string, param
 
 // GetWorkshopSettings Get workshop settings
 //
-// Operating hours, breaks and bay buffer. A location key gets its location's settings as one object; an organisation key gets `{"data":[...]}` with one entry per location. Read-only. Needs `workshop:read`.
+// Operating hours, breaks and bay buffer. A location key gets its location's settings as one object; an organisation key gets `{"data":[...]}` with one entry per location. Read-only here; owners and admins change them in the application's workshop settings. Needs `workshop:read`.
 //
 // Corresponds with GET /v1/scheduler/workshop (the `GetWorkshopSettings` operationId).
 func (c *Client) GetWorkshopSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6248,7 +6248,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListCancelReasonTagsWithResponse List a location's cancel reason tags
 	//
-	// The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`.
+	// The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`. Tags retired in the application's workshop settings are not listed and cannot be given; jobs cancelled with them keep them in `cancelReasonTags`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6543,7 +6543,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetWorkshopSettingsWithResponse Get workshop settings
 	//
-	// Operating hours, breaks and bay buffer. A location key gets its location's settings as one object; an organisation key gets `{"data":[...]}` with one entry per location. Read-only. Needs `workshop:read`.
+	// Operating hours, breaks and bay buffer. A location key gets its location's settings as one object; an organisation key gets `{"data":[...]}` with one entry per location. Read-only here; owners and admins change them in the application's workshop settings. Needs `workshop:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12461,7 +12461,7 @@ func (c *ClientWithResponses) GetBoardWithResponse(ctx context.Context, params *
 
 // ListCancelReasonTagsWithResponse List a location's cancel reason tags
 //
-// The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`.
+// The governed list of tags a cancel may give; tags vary by location. `locationId` is required with an organisation key. Needs `jobs:read`. Tags retired in the application's workshop settings are not listed and cannot be given; jobs cancelled with them keep them in `cancelReasonTags`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12906,7 +12906,7 @@ func (c *ClientWithResponses) PatchTechnicianWithResponse(ctx context.Context, t
 
 // GetWorkshopSettingsWithResponse Get workshop settings
 //
-// Operating hours, breaks and bay buffer. A location key gets its location's settings as one object; an organisation key gets `{"data":[...]}` with one entry per location. Read-only. Needs `workshop:read`.
+// Operating hours, breaks and bay buffer. A location key gets its location's settings as one object; an organisation key gets `{"data":[...]}` with one entry per location. Read-only here; owners and admins change them in the application's workshop settings. Needs `workshop:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
