@@ -100,10 +100,11 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 		if all {
 			v.Everyone = append(v.Everyone, ct)
 		}
-		if t.ID == techID && (done == "in") == in && (done == "in" || done == "out") {
-			if in {
+		if t.ID == techID { // confirmed while it still holds: a reload later confirms nothing stale
+			switch {
+			case done == "in" && in:
 				v.Confirmation = t.Name + " clocked in at " + ct.Since + "."
-			} else {
+			case done == "out" && !in:
 				v.Confirmation = t.Name + " clocked out."
 			}
 		}

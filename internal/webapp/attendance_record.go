@@ -88,7 +88,7 @@ func (a *App) renderRecord(w http.ResponseWriter, r *http.Request, d *desk, rec 
 	}
 	minutes, open := workshop.WorkedMinutes(rec, a.now())
 	entry := d.sheetEntryOf(workshop.TimesheetEntry{Attendance: rec, Minutes: minutes, Open: open})
-	v := recordView{Location: d.loc, ID: rec.ID, TechName: name, Date: entry.Date, In: entry.In, Out: entry.Out, Worked: entry.Worked, Open: open,
+	v := recordView{Location: d.loc, ID: rec.ID, TechName: name, Date: workDateText(rec.WorkDate, sheetDateLayout), In: entry.In, Out: entry.Out, Worked: entry.Worked, Open: open,
 		Timesheet:  timesheetsPath(d.loc.ID) + "?" + url.Values{"period": {workshop.PeriodDay}, "date": {rec.WorkDate}}.Encode(),
 		MayCorrect: allows(d.si, scopeAttendanceWrite), Confirmation: confirm}
 	for i := len(history) - 1; i >= 0; i-- { // newest first

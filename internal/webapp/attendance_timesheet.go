@@ -161,8 +161,7 @@ func (s *sheet) viewOf() sheetView {
 		v.Title = fmt.Sprintf("Timesheet of week %d, %s – %s", week, p.From.Format(sheetDayLayout), p.To.Format(sheetDateLayout))
 	}
 	for _, date := range ts.Dates {
-		t, _ := time.Parse(time.DateOnly, date)
-		v.Dates = append(v.Dates, t.Format(sheetDayLayout))
+		v.Dates = append(v.Dates, workDateText(date, sheetDayLayout))
 	}
 	for _, tech := range ts.Technicians {
 		row := sheetRow{Name: s.name(tech.TechID), Total: hoursMinutes(tech.Minutes)}
@@ -205,12 +204,20 @@ func (d *desk) sheetEntryOf(e workshop.TimesheetEntry) sheetEntry {
 		}
 		return s
 	}
-	day, _ := time.Parse(time.DateOnly, e.WorkDate)
-	v := sheetEntry{ID: e.ID, Date: day.Format(sheetDayLayout), In: show(in), Worked: hoursMinutes(e.Minutes), Open: e.Open}
+	v := sheetEntry{ID: e.ID, Date: workDateText(e.WorkDate, sheetDayLayout), In: show(in), Worked: hoursMinutes(e.Minutes), Open: e.Open}
 	if e.ClockOut != nil {
 		v.Out = show(out)
 	}
 	return v
+}
+
+// workDateText shows a local date (YYYY-MM-DD, as stored) in layout.
+func workDateText(date, layout string) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return date
+	}
+	return t.Format(layout)
 }
 
 // timesheetPage is a location's timesheet of a day or a week.
