@@ -185,6 +185,15 @@ func TestAppTimeClock(t *testing.T) {
 				t.Errorf("events of Aylin %v, want %v", got, want)
 			}
 		})
+
+		t.Run("a refused clock-out is told on the clock", func(t *testing.T) {
+			// clocked in through the API a few minutes ahead (its skew allows it): out now is before in
+			shiftOf(t, aw.w, aw.org.ID, aw.aylin.ID, time.Now().Add(3*time.Minute), time.Time{})
+			b := newBrowser(t, srv.URL)
+			b.login("advisor@clock.example", testPassword, "")
+			b.post(clock+"/out", url.Values{"techId": {aw.aylin.ID}}).want(t, "clock out", http.StatusUnprocessableEntity, "",
+				`role="alert"`, "before the clock-in")
+		})
 	})
 }
 

@@ -143,20 +143,22 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 	if a.refuseWrite(w, r, d, mayClock(si, techID)) {
 		return
 	}
-	_, err := op(r.Context(), d.visibility(), techID, a.now())
-	switch {
-	case err == nil:
-	case workshop.ErrorCode(err) == workshop.CodeAlreadyClockedIn:
-		a.renderClock(w, r, d, http.StatusConflict, "", "", "That technician was already clocked in.")
-		return
-	case workshop.ErrorCode(err) == workshop.CodeNotClockedIn:
-		a.renderClock(w, r, d, http.StatusConflict, "", "", "That technician was not clocked in.")
-		return
-	case workshop.ErrorCode(err) == workshop.CodeNotFound:
-		a.renderClock(w, r, d, http.StatusNotFound, "", "", "There is no such technician at this location.")
-		return
-	default:
-		a.fail(w, r, err)
+	if _, err := op(r.Context(), d.visibility(), techID, a.now()); err != nil {
+		f := form{Values: map[string]string{}, Errors: map[string]string{}}
+		status, known := f.refusal(err, nil)
+		if !known {
+			a.fail(w, r, err)
+			return
+		}
+		switch workshop.ErrorCode(err) { // the store's details name ids; the clock names the case
+		case workshop.CodeAlreadyClockedIn:
+			status, f.Errors[""] = http.StatusConflict, "That technician was already clocked in."
+		case workshop.CodeNotClockedIn:
+			status, f.Errors[""] = http.StatusConflict, "That technician was not clocked in."
+		case workshop.CodeNotFound:
+			f.Errors[""] = "There is no such technician at this location."
+		}
+		a.renderClock(w, r, d, status, "", "", f.Errors[""])
 		return
 	}
 	http.Redirect(w, r, clockPath(d.loc.ID)+"?"+url.Values{"techId": {techID}, "done": {done}}.Encode(), http.StatusSeeOther)
