@@ -157,8 +157,10 @@ func (a *App) correctAttendance(w http.ResponseWriter, r *http.Request, si *stor
 // correctionTime reads a correction's local time (datetime-local) in the
 // location's zone; "" is none. The time the form showed for current
 // stands for current itself, so an untouched field keeps its instant even
-// where the wall clock is ambiguous (the hour the clocks go back). A time
-// the clocks skip (the hour they go forward) does not exist: refused.
+// where the wall clock is ambiguous (the hour the clocks go back); a new
+// time in that hour is read, as Go reads it, as its second occurrence
+// (standard time). A time the clocks skip (the hour they go forward) does
+// not exist: refused.
 func (d *desk) correctionTime(s string, current *workshop.OffsetTime) (*workshop.OffsetTime, string) {
 	if current != nil && s == d.localInput(current) {
 		return current, ""
