@@ -16,12 +16,14 @@ import (
 // A technician's shift in a real browser: they tap "Clock in" on the time
 // clock and then "Clock out", each confirmed; the timesheet of the night
 // the clocks go forward shows its shift as the 3 hours it was; an
-// advisor corrects a record and finds the change in its history, and
-// clocks Jonas in from the list of every technician. Every
+// advisor's correction with the clock-out before the clock-in is refused
+// beside the field, the right one is kept in the record's history, and
+// the advisor clocks Jonas in from the list of every technician. Every
 // page passes axe-core and the shop-floor sizes.
 func TestBrowserTimeClock(t *testing.T) {
 	t.Parallel()
 	b := newChrome(t)
+	b.allowed = func(text string) bool { return strings.Contains(text, "status of 422") } // the refused correction
 	ctx := context.Background()
 	db := storetest.SQLiteURL(t)
 	w := newWorld(t, db)
@@ -68,6 +70,9 @@ func TestBrowserTimeClock(t *testing.T) {
 	b.signIn(t, srv.URL, "advisor@example.com")
 	b.do(t, "the night's record", chromedp.Navigate(srv.URL+"/attendance/"+night.ID), chromedp.WaitVisible(`#clockIn`))
 	b.checkShopFloor(t, "attendance record")
+	b.do(t, "a clock-out before the clock-in", chromedp.SetValue(`#clockOut`, "2026-03-29T00:00"), jsClick(`form.correction button[type="submit"]`))
+	b.waitFor(t, "the refusal beside the field", `(document.getElementById("clockOut-error") || {}).textContent?.includes("before the clock-in")`)
+	b.checkAccessible(t, "refused correction")
 	b.do(t, "correct the clock-out", chromedp.SetValue(`#clockOut`, "2026-03-29T05:00"), jsClick(`form.correction button[type="submit"]`))
 	b.waitText(t, "the correction confirmed", ".confirmation", "The record is corrected.")
 	b.waitText(t, "the new total", "#record-worked", "3:30")
