@@ -148,7 +148,8 @@ func TestAppTimeClock(t *testing.T) {
 			b.post(clock+"/in", url.Values{"techId": {aw.jonas.ID}}).want(t, "a second clock-in", http.StatusConflict, "", "already clocked in")
 			p = b.post(clock+"/out", url.Values{"techId": {aw.jonas.ID}})
 			p.want(t, "clock out", http.StatusSeeOther, "")
-			b.get(p.location).want(t, "after clocking out", http.StatusOK, "", "Jonas Weber clocked out.", `action="`+clock+`/in"`)
+			b.get(p.location).want(t, "after clocking out", http.StatusOK, "", "Jonas Weber clocked out.", `action="`+clock+`/in"`,
+				`Worked today: <strong id="worked-today">0:00</strong>.`)
 			if got, want := clockEvents(t, aw.w, aw.jonas.ID), []string{workshop.EventTechClockedIn, workshop.EventTechClockedOut}; !slices.Equal(got, want) {
 				t.Errorf("events of Jonas %v, want %v (as the API emits them)", got, want)
 			}

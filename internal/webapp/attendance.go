@@ -40,7 +40,8 @@ func mayClock(si *store.SignedIn, techID string) bool {
 type clockTech struct {
 	ID, Name string
 	In       bool
-	Since    string // the clock-in of the open record, HH:MM local
+	Since    string // the clock-in of the open record, HH:MM local (with the day when not today)
+	Today    string // the user's own: hours:minutes worked today so far
 }
 
 // clockView is the time clock of a location.
@@ -84,9 +85,14 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 		a.fail(w, r, err)
 		return
 	}
+	now := a.now().In(d.zone)
 	since := map[string]string{}
 	for _, rec := range open {
-		since[rec.TechID] = rec.ClockIn.In(d.zone).Format(clockTimeLayout)
+		in := rec.ClockIn.In(d.zone)
+		since[rec.TechID] = in.Format(clockTimeLayout)
+		if in.Format(time.DateOnly) != now.Format(time.DateOnly) { // in since an earlier day: say which
+			since[rec.TechID] = in.Format(timeLayout)
+		}
 	}
 	v := clockView{Location: d.loc, Error: refusal}
 	all := allows(d.si, scopeAttendanceWrite)
@@ -109,17 +115,43 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 			}
 		}
 	}
+	if v.Self != nil {
+		if v.Self.Today, err = a.workedToday(r, d, self, now); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+	}
 	if self != "" && v.Self == nil {
-		if t, err := a.store.Technician(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, self); err == nil {
-			for _, l := range d.header.Locations {
-				if l.ID == t.LocationID {
-					v.Elsewhere = &l
-				}
+		t, err := a.store.Technician(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, self)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		for _, l := range d.header.Locations {
+			if l.ID == t.LocationID {
+				v.Elsewhere = &l
 			}
 		}
 	}
 	v.NoTechnician = self == "" && !all
 	a.render(w, r, status, "clock", view{Header: d.header, Data: v})
+}
+
+// workedToday is the hours:minutes the technician worked on today's work
+// date so far, as their timesheet of today counts them.
+func (a *App) workedToday(r *http.Request, d *desk, techID string, now time.Time) (string, error) {
+	today := now.Format(time.DateOnly)
+	records, err := everyPage(func(p workshop.PageRequest) (workshop.Page[workshop.Attendance], error) {
+		return a.store.AttendanceRecords(r.Context(), store.AttendanceFilter{Visibility: d.visibility(), TechID: techID, From: today, To: today}, p)
+	})
+	if err != nil {
+		return "", err
+	}
+	period, err := workshop.ParsePeriod(workshop.PeriodDay, today, today)
+	if err != nil {
+		return "", err
+	}
+	return hoursMinutes(workshop.BuildTimesheet(period, []string{techID}, records, now).Minutes), nil
 }
 
 func (a *App) clockIn(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
