@@ -267,6 +267,8 @@ func TestAppAttendanceCorrection(t *testing.T) {
 		outsider := newBrowser(t, srv.URL)
 		outsider.login("advisor@other.example", testPassword, "")
 		outsider.get(page).want(t, "another organisation's record", http.StatusNotFound, "")
+		b.get("/attendance/att_nope").want(t, "an unknown record", http.StatusNotFound, "", "Not found")
+		b.post("/attendance/att_nope/correct", url.Values{"clockIn": {"2026-11-16T07:00"}}).want(t, "correcting an unknown record", http.StatusNotFound, "")
 	})
 }
 
