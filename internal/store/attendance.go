@@ -39,12 +39,17 @@ func clockTechnician(ctx context.Context, c conn, v Visibility, techID string) (
 	if err != nil {
 		return t, nil, err
 	}
-	var tz string
-	if err := c.queryRow(ctx, `SELECT timezone FROM locations WHERE id = ?`, t.LocationID).Scan(&tz); err != nil {
-		return t, nil, err
-	}
-	zone, err := workshop.LoadZone(tz)
+	zone, err := locationZone(ctx, c, t.LocationID)
 	return t, zone, err
+}
+
+// locationZone is the time zone of a location: attendance is recorded in it.
+func locationZone(ctx context.Context, c conn, locationID string) (*time.Location, error) {
+	var tz string
+	if err := c.queryRow(ctx, `SELECT timezone FROM locations WHERE id = ?`, locationID).Scan(&tz); err != nil {
+		return nil, err
+	}
+	return workshop.LoadZone(tz)
 }
 
 // ClockIn opens an attendance record at `at` (tech.clocked_in). A

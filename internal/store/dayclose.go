@@ -176,8 +176,8 @@ func daySummary(ctx context.Context, c conn, loc workshop.Location, date string,
 		loc.ID, workshop.StepCompleted, lo, hi).Scan(&sum.StepsCompleted, &sum.MinutesEstimated); err != nil {
 		return sum, err
 	}
-	rows, err := c.query(ctx, `SELECT `+attendanceColumns+` FROM attendance
-		WHERE location_id = ? AND clock_in_us < ? AND (clock_out_us IS NULL OR clock_out_us > ?)`, loc.ID, hi, lo)
+	// clocked as the timesheet counts it: the shifts begun that day
+	rows, err := c.query(ctx, `SELECT `+attendanceColumns+` FROM attendance WHERE location_id = ? AND work_date = ?`, loc.ID, date)
 	if err != nil {
 		return sum, err
 	}
@@ -185,6 +185,9 @@ func daySummary(ctx context.Context, c conn, loc workshop.Location, date string,
 	if err != nil {
 		return sum, err
 	}
-	sum.MinutesClocked = workshop.ClockedMinutes(records, from, to, now)
+	for _, a := range records {
+		m, _ := workshop.WorkedMinutes(a, now)
+		sum.MinutesClocked += m
+	}
 	return sum, nil
 }

@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
@@ -48,7 +47,6 @@ func summaryOf(s workshop.DaySummary) closeSummary {
 	return closeSummary{DaySummary: s, Clocked: hoursMinutes(s.MinutesClocked), Estimated: hoursMinutes(s.MinutesEstimated)}
 }
 
-func hoursMinutes(minutes int) string { return fmt.Sprintf("%d:%02d h", minutes/60, minutes%60) }
 
 // closedDay is a finished close in the list of closed days.
 type closedDay struct {

@@ -44,11 +44,19 @@ type CatalogItem struct {
 // ClockOut decides the clock-out of open record a at out (the location's
 // local time) at now: a clock-out before the clock-in is refused.
 func ClockOut(a Attendance, out OffsetTime, now Micros) (Attendance, error) {
-	if out.Before(a.ClockIn.Time) {
-		return a, Invalid("at", "The clock-out %s is before the clock-in %s.", out, a.ClockIn)
+	if err := checkClockOut("at", a.ClockIn, out); err != nil {
+		return a, err
 	}
 	a.ClockOut, a.UpdatedAt = &out, NextMicros(now.Time(), a.UpdatedAt)
 	return a, nil
+}
+
+// checkClockOut refuses a clock-out (the form's field) before the clock-in.
+func checkClockOut(field string, in, out OffsetTime) error {
+	if out.Before(in.Time) {
+		return Invalid(field, "The clock-out %s is before the clock-in %s.", out, in)
+	}
+	return nil
 }
 
 // SyncCatalogItem decides a catalog sync of item in over the stored cur:

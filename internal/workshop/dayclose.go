@@ -73,26 +73,3 @@ func DayBounds(date string, zone *time.Location) (start, end time.Time, err erro
 	}
 	return d, time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, zone), nil
 }
-
-// ClockedMinutes is the time the records were clocked in within
-// [from, to), in whole minutes of real time (so correct across a change of
-// the clocks); a record still open counts up to now.
-func ClockedMinutes(records []Attendance, from, to, now time.Time) int {
-	var total time.Duration
-	for _, a := range records {
-		in, out := a.ClockIn.Time, now
-		if a.ClockOut != nil {
-			out = a.ClockOut.Time
-		}
-		if in.Before(from) {
-			in = from
-		}
-		if out.After(to) {
-			out = to
-		}
-		if out.After(in) {
-			total += out.Sub(in)
-		}
-	}
-	return int(total / time.Minute)
-}
