@@ -33,7 +33,9 @@ func TestBrowserResources(t *testing.T) {
 	v := store.Visibility{OrgID: org.ID}
 	srv := startServer(t, db)
 	b.signIn(t, srv.URL, "boss@example.com")
-	h1Has := func(s string) string { return `(document.querySelector("h1") || {textContent: ""}).textContent.includes(` + strconv.Quote(s) + `)` }
+	h1Has := func(s string) string {
+		return `(document.querySelector("h1") || {textContent: ""}).textContent.includes(` + strconv.Quote(s) + `)`
+	}
 
 	// A technician: created, edited, a conflict, deleted.
 	b.do(t, "the technicians", jsClick(`a[href="/locations/`+loc.ID+`/technicians"]`), chromedp.WaitVisible(`#new-heading`))

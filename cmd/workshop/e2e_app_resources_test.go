@@ -52,7 +52,9 @@ var resourceActions = []appAction{
 	{name: "catalog item page", method: "GET", path: func(m *matrixWorld) string { return "/locations/" + m.loc.ID + "/catalog/" + m.catalog },
 		allowed: jobWriters},
 	{name: "edit catalog item", method: "POST", path: func(m *matrixWorld) string { return "/locations/" + m.loc.ID + "/catalog/" + m.catalog + "/edit" },
-		form: func(*matrixWorld) url.Values { return url.Values{"name": {"Oil change"}, "estimatedDuration": {"30"}, "isActive": {"on"}} },
+		form: func(*matrixWorld) url.Values {
+			return url.Values{"name": {"Oil change"}, "estimatedDuration": {"30"}, "isActive": {"on"}}
+		},
 		allowed: jobWriters},
 	{name: "delete catalog item", method: "POST", path: func(m *matrixWorld) string {
 		code := workshop.NewID("DEL")
