@@ -248,6 +248,8 @@ func TestAppTechnicians(t *testing.T) {
 		rw.finishStep(t)
 		rw.owner.post(page+"/delete", url.Values{}).want(t, "delete", http.StatusSeeOther, list)
 		rw.owner.get(page).want(t, "the deleted technician's page", http.StatusNotFound, "")
+		rw.owner.post(page+"/edit", url.Values{"name": {"Ghost"}, "wipLimit": {"2"}, "updatedAt": {ver(tech.UpdatedAt)}}).
+			want(t, "an edit of the deleted technician", http.StatusNotFound, "")
 		rw.owner.get(list).wantNot(t, "the list after the delete", "Jonas W.")
 	})
 }

@@ -11,7 +11,16 @@ import (
 
 // resourceRoutes serves technicians, bays and catalog items (issue 20, part 1).
 // Each has a list of the location with a create form, a page of its own
-// with the edit form, and a delete refused while open work uses it.
+// with the edit form, and a delete refused while open work uses it:
+//
+//	/locations/{locationID}/technicians              list, POST: create
+//	/technicians/{techID}                            page; POST .../edit, .../status, .../delete
+//	/locations/{locationID}/bays                     list, POST: create
+//	/bays/{bayID}                                    page; POST .../edit, .../status (maintenance), .../delete
+//	/locations/{locationID}/catalog                  list, POST: create
+//	/locations/{locationID}/catalog/{serviceCode}    page; POST .../edit, .../delete
+//
+// Reading needs the kind's read scope, every POST its write scope.
 func (a *App) resourceRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /locations/{locationID}/technicians", a.member(a.technicians))
 	mux.Handle("POST /locations/{locationID}/technicians", a.member(a.createTechnician))
@@ -108,6 +117,16 @@ func (a *App) answer(w http.ResponseWriter, r *http.Request, err error, f *form,
 		f.Values = nil
 	}
 	show(status)
+}
+
+// readFailed answers a failed read of a page's record: not found when it
+// was deleted meanwhile (a write's page shown again), else a fault.
+func (a *App) readFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if workshop.ErrorCode(err) == workshop.CodeNotFound {
+		a.notFound(w, r)
+		return
+	}
+	a.fail(w, r, err)
 }
 
 // formOr is the form a failed write left (its values, or the record's

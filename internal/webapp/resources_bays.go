@@ -88,7 +88,7 @@ func (a *App) bayPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 func (a *App) renderBay(w http.ResponseWriter, r *http.Request, d *desk, id string, status int, fs bayForms) {
 	b, err := a.store.Bay(r.Context(), d.visibility(), id)
 	if err != nil {
-		a.fail(w, r, err)
+		a.readFailed(w, r, err)
 		return
 	}
 	version := versionOf(b.UpdatedAt)

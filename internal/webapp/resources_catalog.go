@@ -111,7 +111,7 @@ func (a *App) catalogItemPage(w http.ResponseWriter, r *http.Request, si *store.
 func (a *App) renderCatalogItem(w http.ResponseWriter, r *http.Request, d *desk, code string, status int, fs catalogItemForms) {
 	it, err := a.store.CatalogItem(r.Context(), d.visibility(), d.loc.ID, code)
 	if err != nil {
-		a.fail(w, r, err)
+		a.readFailed(w, r, err)
 		return
 	}
 	a.render(w, r, status, "catalogitem", view{Header: d.header, Data: map[string]any{

@@ -117,7 +117,7 @@ func (a *App) technicianPage(w http.ResponseWriter, r *http.Request, si *store.S
 func (a *App) renderTechnician(w http.ResponseWriter, r *http.Request, d *desk, id string, status int, fs technicianForms) {
 	t, err := a.store.Technician(r.Context(), d.visibility(), id)
 	if err != nil {
-		a.fail(w, r, err)
+		a.readFailed(w, r, err)
 		return
 	}
 	version := versionOf(t.UpdatedAt)
