@@ -264,3 +264,13 @@ func (s *Store) UsersOfRole(ctx context.Context, orgID string, role workshop.Rol
 		return u, err
 	})
 }
+
+// forShare locks the rows a write transaction (one that records events;
+// never a read-only one) reads against their update or delete meanwhile
+// (PostgreSQL; SQLite's writes are serial).
+func (c conn) forShare() string {
+	if c.ev != nil && c.s.dialect == postgresDialect {
+		return " FOR SHARE"
+	}
+	return ""
+}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -245,5 +246,33 @@ func TestCatalogItemEdits(t *testing.T) {
 		}
 		_, err = e.st.CatalogItem(t.Context(), e.v, e.loc.ID, "OIL")
 		wantCode(t, err, workshop.CodeNotFound)
+	})
+}
+
+// A delete and an assignment of the same technician at once: one of them
+// is refused, never neither (a deleted technician with an open step).
+func TestDeleteUnusedTechnicianRacesAssignment(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newJobEnv(t, db)
+		j := e.createJob(t, e.loc.ID)
+		for i := range 8 {
+			tec := e.technician(t, e.loc.ID, 2)
+			st := e.createStep(t, j.ID, "Race")
+			techs := []string{tec.ID}
+			var deleteErr, assignErr error
+			var wg sync.WaitGroup
+			wg.Go(func() { deleteErr = e.st.DeleteUnusedTechnician(t.Context(), e.v, tec.ID) })
+			wg.Go(func() {
+				_, assignErr = e.st.PatchStep(t.Context(), e.v, j.ID, st.ID, store.StepPatch{UpdatedAt: st.UpdatedAt, TechIDs: &techs}, e.now())
+			})
+			wg.Wait()
+			if deleteErr == nil && assignErr == nil {
+				t.Fatalf("round %d: the technician was deleted and assigned at once", i)
+			}
+			if deleteErr != nil && assignErr != nil {
+				t.Errorf("round %d: both refused: delete %v, assign %v", i, deleteErr, assignErr)
+			}
+		}
 	})
 }
