@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"regexp"
 	"time"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -107,11 +106,9 @@ func (h *handlers) ListCatalog(ctx context.Context, req oapi.ListCatalogRequestO
 	return oapi.ListCatalog200JSONResponse{Data: mapList(list.Data, catalogItemOf), NextCursor: cursorOf(list.NextCursor)}, nil
 }
 
-var serviceCodeRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-
 func (h *handlers) PutCatalogItem(ctx context.Context, req oapi.PutCatalogItemRequestObject) (oapi.PutCatalogItemResponseObject, error) {
 	p, b := principalOf(ctx), req.Body
-	if !serviceCodeRe.MatchString(req.ServiceCode) {
+	if !workshop.ValidServiceCode(req.ServiceCode) {
 		return nil, &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "serviceCode",
 			Detail: "serviceCode must be 1 to 64 letters, digits, _, - or ., starting with a letter or digit."}
 	}

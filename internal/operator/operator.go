@@ -245,13 +245,17 @@ func (o *Operator) CreateTechnician(ctx context.Context, r TechnicianRequest) (w
 	if err := requireName("name", r.Name); err != nil {
 		return workshop.Technician{}, err
 	}
-	if r.WIPLimit < 1 || r.WIPLimit > 20 {
-		return workshop.Technician{}, workshop.Invalid("wip-limit", "The work-in-progress limit must be between 1 and 20.")
+	if r.WIPLimit < 1 || r.WIPLimit > workshop.MaxWIPLimit {
+		return workshop.Technician{}, workshop.Invalid("wip-limit", "The work-in-progress limit must be between 1 and %d.", workshop.MaxWIPLimit)
 	}
 	if r.UserID != "" {
 		u, err := o.Store.User(ctx, r.UserID)
-		if err != nil || u.OrgID != l.OrgID || u.Role != workshop.RoleTechnician {
-			return workshop.Technician{}, workshop.Invalid("user", "User %s is not a user with the technician role in the location's organisation.", r.UserID)
+		var found *workshop.User
+		if err == nil {
+			found = &u
+		}
+		if err := workshop.CheckTechnicianUser(found, l.OrgID, r.UserID); err != nil {
+			return workshop.Technician{}, err
 		}
 	}
 	now := o.stamp()

@@ -44,25 +44,42 @@ func (s *Store) PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (Ca
 		if n == 0 {
 			return CatalogPut{}, workshop.Invalid("locationId", "No location %s is visible to this key.", it.LocationID)
 		}
-		cur, err := scanCatalogItem(c.queryRow(ctx, `SELECT `+catalogColumns+` FROM catalog_items c WHERE c.location_id = ? AND c.service_code = ?`+
-			s.forUpdate(), it.LocationID, it.ServiceCode))
+		cur, err := lockedCatalogItem(ctx, c, it.LocationID, it.ServiceCode)
 		if errors.Is(err, sql.ErrNoRows) {
-			_, err := c.exec(ctx, `INSERT INTO catalog_items (id, org_id, location_id, service_code, name, estimated_duration, required_skills,
-				is_active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, it.ID, it.OrgID, it.LocationID, it.ServiceCode,
-				it.Name, it.EstimatedDuration, jsonText(it.RequiredSkills), it.IsActive, it.CreatedAt, it.UpdatedAt)
-			return CatalogPut{Item: it, Created: true}, err
+			return CatalogPut{Item: it, Created: true}, insertCatalogItem(ctx, c, it)
 		}
 		if err != nil {
 			return CatalogPut{}, err
 		}
-		cur, changed := workshop.SyncCatalogItem(cur, it)
-		if !changed {
-			return CatalogPut{Item: cur}, nil
-		}
-		_, err = c.exec(ctx, `UPDATE catalog_items SET name = ?, estimated_duration = ?, required_skills = ?, is_active = ?, updated_at = ? WHERE id = ?`,
-			cur.Name, cur.EstimatedDuration, jsonText(cur.RequiredSkills), cur.IsActive, cur.UpdatedAt, cur.ID)
+		cur, err = syncCatalogItem(ctx, c, cur, it)
 		return CatalogPut{Item: cur}, err
 	})
+}
+
+// lockedCatalogItem reads the item of a service code in a location for a
+// write (sql.ErrNoRows: none).
+func lockedCatalogItem(ctx context.Context, c conn, locationID, serviceCode string) (workshop.CatalogItem, error) {
+	return scanCatalogItem(c.queryRow(ctx, `SELECT `+catalogColumns+` FROM catalog_items c WHERE c.location_id = ? AND c.service_code = ?`+
+		c.s.forUpdate(), locationID, serviceCode))
+}
+
+func insertCatalogItem(ctx context.Context, c conn, it workshop.CatalogItem) error {
+	_, err := c.exec(ctx, `INSERT INTO catalog_items (id, org_id, location_id, service_code, name, estimated_duration, required_skills,
+		is_active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, it.ID, it.OrgID, it.LocationID, it.ServiceCode,
+		it.Name, it.EstimatedDuration, jsonText(it.RequiredSkills), it.IsActive, it.CreatedAt, it.UpdatedAt)
+	return err
+}
+
+// syncCatalogItem writes in over the stored cur as SyncCatalogItem decides:
+// the same values again change nothing, not even updatedAt.
+func syncCatalogItem(ctx context.Context, c conn, cur, in workshop.CatalogItem) (workshop.CatalogItem, error) {
+	cur, changed := workshop.SyncCatalogItem(cur, in)
+	if !changed {
+		return cur, nil
+	}
+	_, err := c.exec(ctx, `UPDATE catalog_items SET name = ?, estimated_duration = ?, required_skills = ?, is_active = ?, updated_at = ? WHERE id = ?`,
+		cur.Name, cur.EstimatedDuration, jsonText(cur.RequiredSkills), cur.IsActive, cur.UpdatedAt, cur.ID)
+	return cur, err
 }
 
 // LocationSettings is a location's workshop settings.

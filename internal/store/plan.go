@@ -181,6 +181,9 @@ func (s *Store) CatalogItemsByCode(ctx context.Context, locationID string, codes
 	return catalogItemsByCode(ctx, s.read(), locationID, codes)
 }
 
+// catalogItemsByCode reads items; in a write on PostgreSQL it share-locks
+// them, so that a step made from an item and the item's delete
+// (DeleteUnusedCatalogItem) wait for each other rather than cross.
 func catalogItemsByCode(ctx context.Context, c conn, locationID string, codes []string) (map[string]workshop.CatalogItem, error) {
 	out := make(map[string]workshop.CatalogItem, len(codes))
 	if len(codes) == 0 {
@@ -191,7 +194,7 @@ func catalogItemsByCode(ctx context.Context, c conn, locationID string, codes []
 		args = append(args, code)
 	}
 	rows, err := c.query(ctx, `SELECT `+catalogColumns+` FROM catalog_items c WHERE c.location_id = ? AND c.service_code IN (`+
-		placeholders(len(codes))+`)`, args...)
+		placeholders(len(codes))+`)`+c.forShare(), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -47,18 +47,21 @@ func (s *Store) DeleteBay(ctx context.Context, id string) error {
 // softDelete marks a row of table deleted; table is one of this package's
 // constant names, never input.
 func (s *Store) softDelete(ctx context.Context, table, id, what string) error {
-	_, err := write(ctx, s, func(c conn) (struct{}, error) {
-		now := workshop.MicrosOf(s.now())
-		res, err := c.exec(ctx, `UPDATE `+table+` SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, now, now, id)
-		if err != nil {
-			return struct{}{}, err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return struct{}{}, workshop.NotFound(what)
-		}
-		return struct{}{}, nil
-	})
+	_, err := write(ctx, s, func(c conn) (struct{}, error) { return struct{}{}, markDeleted(ctx, c, table, id, what) })
 	return err
+}
+
+// markDeleted is softDelete in the caller's transaction.
+func markDeleted(ctx context.Context, c conn, table, id, what string) error {
+	now := workshop.MicrosOf(c.s.now())
+	res, err := c.exec(ctx, `UPDATE `+table+` SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, now, now, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return workshop.NotFound(what)
+	}
+	return nil
 }
 
 // SetCancelTags replaces a location's governed list of cancel reason

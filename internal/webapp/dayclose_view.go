@@ -47,7 +47,6 @@ func summaryOf(s workshop.DaySummary) closeSummary {
 	return closeSummary{DaySummary: s, Clocked: hoursMinutes(s.MinutesClocked), Estimated: hoursMinutes(s.MinutesEstimated)}
 }
 
-
 // closedDay is a finished close in the list of closed days.
 type closedDay struct {
 	ID, Date, FinishedAt, FinishedBy string

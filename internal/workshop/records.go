@@ -86,8 +86,8 @@ type Technician struct {
 	CreatedAt  Micros   `json:"createdAt"`
 	UpdatedAt  Micros   `json:"updatedAt"`
 	// UserID is the application user who works as this technician ("":
-	// none), as a create sets it: the application reads it with the user
-	// (store.Member.TechnicianID), and the API's record leaves it out.
+	// none), as a create or the application's edit sets it and every read
+	// fills it in; the API's record leaves it out.
 	UserID string `json:"-"`
 }
 
