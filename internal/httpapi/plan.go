@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -40,49 +39,21 @@ func (h *handlers) GetPlan(ctx context.Context, req oapi.GetPlanRequestObject) (
 	return oapi.GetPlan200JSONResponse(planOf(p, now)), nil
 }
 
-// applyTries bounds how often apply plans again when the location changed
-// between its plan and its write.
-const applyTries = 5
-
 func (h *handlers) ApplyPlan(ctx context.Context, req oapi.ApplyPlanRequestObject) (oapi.ApplyPlanResponseObject, error) {
 	p := principalOf(ctx)
 	loc, err := h.bodyLocation(ctx, p, deref(req.Body.LocationId))
 	if err != nil {
 		return nil, err
 	}
-	for range applyTries {
-		now := h.now()
-		plan, err := h.plans.Plan(ctx, loc, "", now)
-		if err != nil {
-			return nil, err
-		}
-		_, err = h.store.AssignSteps(ctx, visibility(p), loc, plan.Version, assignmentsOf(plan, req.Body.StepIds), workshop.MicrosOf(now))
-		if errors.Is(err, store.ErrPlanMoved) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		after, err := h.plans.Plan(ctx, loc, "", now)
-		if err != nil {
-			return nil, err
-		}
-		return oapi.ApplyPlan200JSONResponse(planOf(after, now)), nil
+	var stepIDs []string
+	if req.Body.StepIds != nil {
+		stepIDs = *req.Body.StepIds
 	}
-	return nil, workshop.Errorf(workshop.CodeStaleUpdatedAt, "The location's jobs, technicians or bays kept changing while the plan was applied; read the plan and try again.")
-}
-
-// assignmentsOf is what the plan chose for the steps it assigned (pinned
-// ones keep what they have), only those of stepIDs when given.
-func assignmentsOf(p *planning.Plan, stepIDs *[]string) []store.StepAssignment {
-	var as []store.StepAssignment
-	for _, s := range p.Dispatch.Steps {
-		if s.Pinned || (stepIDs != nil && !slices.Contains(*stepIDs, s.StepID)) {
-			continue
-		}
-		as = append(as, store.StepAssignment{StepID: s.StepID, TechIDs: s.TechIDs, BayID: s.BayID})
+	after, err := h.plans.Apply(ctx, visibility(p), loc, stepIDs, h.now)
+	if err != nil {
+		return nil, err
 	}
-	return as
+	return oapi.ApplyPlan200JSONResponse(planOf(after, h.now())), nil
 }
 
 func (h *handlers) GetAvailability(ctx context.Context, req oapi.GetAvailabilityRequestObject) (oapi.GetAvailabilityResponseObject, error) {

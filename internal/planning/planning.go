@@ -24,6 +24,8 @@ import (
 type Store interface {
 	PlanVersion(ctx context.Context, locationID string) (int64, error)
 	PlanData(ctx context.Context, locationID string) (store.PlanData, error)
+	AssignSteps(ctx context.Context, v store.Visibility, locationID string, version int64, as []store.StepAssignment,
+		now workshop.Micros) ([]workshop.Step, error)
 }
 
 // Plan is a location's computed plan with what it was computed from.
