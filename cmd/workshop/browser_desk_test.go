@@ -211,8 +211,9 @@ func TestBrowserJobDesk(t *testing.T) {
 func ptrTo[T any](v T) *T { return &v }
 
 // The pages the other browser tests do not pass through pass axe-core
-// and the shop-floor sizes too: the job list, the wall display, the
-// organisation chooser, an invite, and a page that is not found.
+// and the shop-floor sizes too: the job list, the dispatch view, the wall
+// display, the organisation chooser, an invite, and a page that is not
+// found.
 func TestBrowserOtherPagesAccessible(t *testing.T) {
 	t.Parallel()
 	b := newChrome(t)
@@ -224,7 +225,7 @@ func TestBrowserOtherPagesAccessible(t *testing.T) {
 	appUser(t, w, second.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
 	invited := appUser(t, w, first.ID, "new@example.com", workshop.RoleTechnician, "")
 	loc := first.Locations[0]
-	w.job(first.ID, loc.ID)
+	w.step(first.ID, w.job(first.ID, loc.ID).ID)
 	srv := startServer(t, db)
 	invite, err := w.op.Invite(context.Background(), invited.ID, srv.URL)
 	if err != nil {
@@ -240,6 +241,8 @@ func TestBrowserOtherPagesAccessible(t *testing.T) {
 	b.waitFor(t, "the board", `!!document.getElementById("jobs-heading")`)
 	b.do(t, "the job list", chromedp.Navigate(srv.URL+"/locations/"+loc.ID+"/jobs"), chromedp.WaitVisible(`#list-heading`))
 	b.checkShopFloor(t, "job list")
+	b.do(t, "the dispatch view", chromedp.Navigate(srv.URL+"/locations/"+loc.ID+"/dispatch"), chromedp.WaitVisible(`#techs-heading`))
+	b.checkShopFloor(t, "dispatch view")
 	b.do(t, "the wall display", chromedp.Navigate(srv.URL+"/locations/"+loc.ID+"/board?display=wall"), chromedp.WaitVisible(`#jobs-heading`))
 	b.checkAccessible(t, "wall display")
 	b.do(t, "a page that is not found", chromedp.Navigate(srv.URL+"/no/such/page"), chromedp.WaitVisible(`h1`))

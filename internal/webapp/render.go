@@ -35,6 +35,14 @@ func parsePages() (pages, error) {
 		"selectBlank": func(f form, name, label, blank string, options []option) map[string]any {
 			return map[string]any{"Form": f, "Name": name, "ID": name, "Label": label, "Options": options, "Blank": blank}
 		},
+		// dict makes a sub-template's argument of name, value pairs.
+		"dict": func(pairs ...any) map[string]any {
+			m := map[string]any{}
+			for i := 0; i+1 < len(pairs); i += 2 {
+				m[pairs[i].(string)] = pairs[i+1]
+			}
+			return m
+		},
 		// selectOf is the argument of the "select" template.
 		"selectOf": func(f form, name, label string, options []option) map[string]any {
 			return map[string]any{"Form": f, "Name": name, "ID": name, "Label": label, "Options": options, "Blank": ""}

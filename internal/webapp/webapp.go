@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/operator"
+	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/store"
 )
 
@@ -23,6 +24,9 @@ type Config struct {
 	// JobDetail computes the job page's plan, promise, holds, delays and
 	// history as the API does; nil: the page goes without them.
 	JobDetail JobDetailFunc
+	// Plans computes the locations' plans (the dispatch view); nil: one
+	// of the application's own. serve shares the API's.
+	Plans *planning.Service
 }
 
 // App is the application's handlers.
@@ -37,6 +41,7 @@ type App struct {
 	live  liveTimes
 
 	jobDetail JobDetailFunc
+	plans     *planning.Service
 }
 
 // New makes the application on a store.
@@ -55,10 +60,13 @@ func New(st *store.Store, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Plans == nil {
+		cfg.Plans = planning.New(st)
+	}
 	op := operator.New(st)
 	op.Now = cfg.Now
 	return &App{store: st, op: op, log: cfg.Logger, now: cfg.Now, pages: p, wall: wall, hub: newHub(st, cfg.Logger),
-		live: defaultLiveTimes, jobDetail: cfg.JobDetail}, nil
+		live: defaultLiveTimes, jobDetail: cfg.JobDetail, plans: cfg.Plans}, nil
 }
 
 // Handler serves every page. Form posts from another origin are refused
@@ -96,6 +104,7 @@ func (a *App) Handler() http.Handler {
 	a.dayCloseRoutes(mux)
 	a.developerRoutes(mux)
 	a.organisationRoutes(mux)
+	a.dispatchRoutes(mux)
 	mux.HandleFunc("GET /static/{name}", serveAsset)
 	mux.HandleFunc("/", a.notFound)
 
