@@ -1,6 +1,84 @@
 package webapp
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
 
 // organisationRoutes serves the organisation: locations, users, plan (issue 20, part 6).
-func (a *App) organisationRoutes(mux *http.ServeMux) {}
+func (a *App) organisationRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /organisation", a.member(a.admin(a.organisationPage)))
+	mux.Handle("GET /organisation/locations/new", a.member(a.admin(a.newLocationPage)))
+	mux.Handle("POST /organisation/locations/new", a.member(a.admin(a.createLocation)))
+	mux.Handle("GET /organisation/locations/{locationID}", a.member(a.admin(a.locationPage)))
+	mux.Handle("POST /organisation/locations/{locationID}", a.member(a.admin(a.editLocation)))
+	mux.Handle("POST /organisation/users", a.member(a.admin(a.inviteUser)))
+	mux.Handle("GET /organisation/users/{userID}", a.member(a.admin(a.userPage)))
+	mux.Handle("POST /organisation/users/{userID}", a.member(a.admin(a.changeUser)))
+	mux.Handle("POST /organisation/users/{userID}/invite", a.member(a.admin(a.reinviteUser)))
+	mux.Handle("POST /organisation/users/{userID}/remove", a.member(a.admin(a.removeUser)))
+}
+
+const organisationPath = "/organisation"
+
+// orgAdmin is an organisation page as an owner or admin sees it.
+type orgAdmin struct {
+	si     *store.SignedIn
+	header *header
+}
+
+func (o orgAdmin) orgID() string { return o.si.Member.Org.ID }
+
+// admin serves h to owners and admins only (403 for the other roles),
+// with the form of a post read.
+func (a *App) admin(h func(http.ResponseWriter, *http.Request, orgAdmin)) func(http.ResponseWriter, *http.Request, *store.SignedIn) {
+	return func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+		hd, err := a.headerOf(r, si, "")
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		if !isAdmin(si) {
+			a.render(w, r, http.StatusForbidden, "message", view{Header: hd, Data: map[string]string{"Title": "Refused",
+				"Text": "Only the organisation's owners and admins manage its locations and users."}})
+			return
+		}
+		if r.Method == http.MethodPost && !a.parseForm(w, r) {
+			return
+		}
+		h(w, r, orgAdmin{si: si, header: hd})
+	}
+}
+
+// orgPageData is the organisation's page.
+type orgPageData struct {
+	Org       workshop.Org
+	Locations []workshop.Location
+	Users     []store.OrgUser
+	Invite    form
+	Roles     []option
+	// Invited is the user just invited (or invited again) with the link,
+	// shown this once: only its hash is stored.
+	Invited *invited
+}
+
+type invited struct{ Email, Link string }
+
+func (a *App) organisationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+	f := form{Values: map[string]string{"role": string(workshop.RoleAdvisor)}, Errors: map[string]string{}}
+	a.renderOrganisation(w, r, o, http.StatusOK, f, nil)
+}
+
+// renderOrganisation writes the organisation's page with the invite form f.
+func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAdmin, status int, f form, inv *invited) {
+	users, err := a.store.OrgUsers(r.Context(), o.orgID())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	p := orgPageData{Org: o.si.Member.Org, Locations: o.header.Locations, Users: users, Invite: f,
+		Roles: roleOptions(o.si.Member.User.Role, workshop.Role(f.Values["role"])), Invited: inv}
+	a.render(w, r, status, "organisation", view{Header: o.header, Data: p})
+}
