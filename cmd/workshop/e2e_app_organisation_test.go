@@ -200,17 +200,6 @@ func TestAppOrganisationUsers(t *testing.T) {
 			t.Errorf("invite link %q is not on the server's address %s", link, srv.URL)
 		}
 		owner.get("/organisation").wantNot(t, "the link is shown once", link)
-
-		staff := newBrowser(t, srv.URL)
-		path := strings.TrimPrefix(link, srv.URL)
-		staff.get(path).want(t, "the invite page", http.StatusOK, "", "new@example.com")
-		staff.post(path, url.Values{"password": {testPassword}, "confirm": {testPassword}}).want(t, "accept", http.StatusSeeOther, "/")
-		staff = newBrowser(t, srv.URL)
-		staff.login("new@example.com", testPassword, "").want(t, "the invited user signs in", http.StatusSeeOther, "/")
-		newJob := "/locations/" + loc.ID + "/jobs/new"
-		staff.get(newJob).want(t, "an advisor writes jobs", http.StatusOK, "")
-		owner.get("/organisation").want(t, "the user has a password", http.StatusOK, "", "password set")
-
 		users, err := w.st.OrgUsers(ctx, org.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -221,6 +210,27 @@ func TestAppOrganisationUsers(t *testing.T) {
 				invited = u.User
 			}
 		}
+		userPath := "/organisation/users/" + invited.ID
+		owner.get(userPath).want(t, "a user without a password", http.StatusOK, "", "Make a new invite link")
+		lost := link // a new link replaces it
+		link = inviteLink(t, owner.post(userPath+"/invite", url.Values{}))
+		if lost == link {
+			t.Errorf("the new invite link is the old one")
+		}
+
+		staff := newBrowser(t, srv.URL)
+		path := strings.TrimPrefix(link, srv.URL)
+		staff.get(path).want(t, "the invite page", http.StatusOK, "", "new@example.com")
+		staff.post(path, url.Values{"password": {testPassword}, "confirm": {testPassword}}).want(t, "accept", http.StatusSeeOther, "/")
+		staff = newBrowser(t, srv.URL)
+		staff.login("new@example.com", testPassword, "").want(t, "the invited user signs in", http.StatusSeeOther, "/")
+		newJob := "/locations/" + loc.ID + "/jobs/new"
+		staff.get(newJob).want(t, "an advisor writes jobs", http.StatusOK, "")
+		owner.get("/organisation").want(t, "the user has a password", http.StatusOK, "", "password set")
+		owner.post(userPath+"/invite", url.Values{}).want(t, "invite a user with a password", http.StatusUnprocessableEntity, "",
+			"already has a password")
+		staff.get(strings.TrimPrefix(lost, srv.URL)).want(t, "the replaced link", http.StatusNotFound, "")
+
 		if invited.Role != workshop.RoleAdvisor || !invited.DeveloperAccess {
 			t.Fatalf("invited user = %+v, want an advisor with developer access", invited)
 		}
@@ -230,7 +240,6 @@ func TestAppOrganisationUsers(t *testing.T) {
 			t.Errorf("the advisor's key reads technicians: %d, want 200", got)
 		}
 
-		userPath := "/organisation/users/" + invited.ID
 		opened := versionField(t, owner.get(userPath))
 		owner.post(userPath, url.Values{"updatedAt": {opened}, "role": {"technician"}, "developer": {"on"}}).
 			want(t, "make a technician", http.StatusSeeOther, organisationPath)

@@ -31,13 +31,12 @@ func roleOptions(actor, chosen workshop.Role) []option {
 func (a *App) inviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	f := formOf(r, "email", "role", "developer")
 	role := workshop.Role(f.Values["role"])
-	if role == workshop.RoleOwner && o.si.Member.User.Role != workshop.RoleOwner {
-		f.Errors["role"] = "Only an owner can make a user an owner."
-		a.renderOrganisation(w, r, o, http.StatusUnprocessableEntity, f, nil)
-		return
+	err := workshop.CheckInvite(o.si.Member.User, role, false)
+	var u workshop.User
+	if err == nil {
+		u, err = a.op.AddUser(r.Context(), operator.UserRequest{OrgID: o.orgID(), Email: strings.TrimSpace(f.Values["email"]),
+			Role: role, Developer: f.Values["developer"] != ""})
 	}
-	u, err := a.op.AddUser(r.Context(), operator.UserRequest{OrgID: o.orgID(), Email: strings.TrimSpace(f.Values["email"]),
-		Role: role, Developer: f.Values["developer"] != ""})
 	if err != nil {
 		if !f.invalid(err) {
 			a.fail(w, r, err)
@@ -75,9 +74,14 @@ func baseURLOf(r *http.Request) string {
 // first was lost or expired).
 func (a *App) reinviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	u, ok := a.orgUser(w, r, o)
-	if ok {
-		a.invite(w, r, o, u.User, http.StatusOK)
+	if !ok {
+		return
 	}
+	if err := workshop.CheckInvite(o.si.Member.User, u.Role, u.PasswordSet); err != nil {
+		a.refuseOnUser(w, r, o, u, err, func(n *userNotices, text string) { n.Invite = text })
+		return
+	}
+	a.invite(w, r, o, u.User, http.StatusOK)
 }
 
 // orgUser is the user of the path in the organisation, or a 404 answered.
@@ -100,13 +104,16 @@ type userPageData struct {
 	Self        bool
 	MayChange   bool // an admin does not change an owner
 	Roles       []option
-	RemoveError string
+	Notices     userNotices
 }
+
+// userNotices are refusals of the page's forms without fields.
+type userNotices struct{ Remove, Invite string }
 
 func (a *App) userPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	u, ok := a.orgUser(w, r, o)
 	if ok {
-		a.renderUser(w, r, o, u, http.StatusOK, userForm(u), "")
+		a.renderUser(w, r, o, u, http.StatusOK, userForm(u), userNotices{})
 	}
 }
 
@@ -118,9 +125,9 @@ func userForm(u store.OrgUser) form {
 	return f
 }
 
-func (a *App) renderUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, status int, f form, removeError string) {
+func (a *App) renderUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, status int, f form, n userNotices) {
 	actor := o.si.Member.User.Role
-	p := userPageData{User: u, Self: u.ID == o.si.Member.User.ID, RemoveError: removeError,
+	p := userPageData{User: u, Self: u.ID == o.si.Member.User.ID, Notices: n,
 		MayChange: actor == workshop.RoleOwner || u.Role != workshop.RoleOwner,
 		Roles:     roleOptions(actor, workshop.Role(f.Values["role"]))}
 	a.render(w, r, status, "organisation_user", view{Header: o.header, Form: f, Data: p})
@@ -153,7 +160,7 @@ func (a *App) changeUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 		}
 		u, f = cur, form{Values: userForm(cur).Values, Errors: f.Errors}
 	}
-	a.renderUser(w, r, o, u, status, f, "")
+	a.renderUser(w, r, o, u, status, f, userNotices{})
 }
 
 // removeUser removes a user: their sessions end, and their API keys and
@@ -168,11 +175,19 @@ func (a *App) removeUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 		http.Redirect(w, r, organisationPath, http.StatusSeeOther)
 		return
 	}
-	f := userForm(u)
+	a.refuseOnUser(w, r, o, u, err, func(n *userNotices, text string) { n.Remove = text })
+}
+
+// refuseOnUser shows the user's page with a refusal of a form without
+// fields, put in its place by set.
+func (a *App) refuseOnUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, err error, set func(*userNotices, string)) {
+	f := form{Values: map[string]string{}, Errors: map[string]string{}} // no fields: the reason goes on top
 	status, known := f.refusal(err, nil)
 	if !known {
 		a.fail(w, r, err)
 		return
 	}
-	a.renderUser(w, r, o, u, status, userForm(u), f.Errors[""])
+	var n userNotices
+	set(&n, f.Errors[""])
+	a.renderUser(w, r, o, u, status, userForm(u), n)
 }

@@ -33,3 +33,17 @@ func CheckUserRemoval(actor, target User, owners int) error {
 	}
 	return nil
 }
+
+// CheckInvite tells whether actor may make an invite link for a user with
+// the role: a link sets the user's password, so only an owner invites an
+// owner, and a user who has a password gets none (whoever held the link
+// would take the account over).
+func CheckInvite(actor User, role Role, passwordSet bool) error {
+	switch {
+	case role == RoleOwner && actor.Role != RoleOwner:
+		return Invalid("role", "Only an owner can invite an owner.")
+	case passwordSet:
+		return Invalid("user", "This user already has a password: they sign in with it.")
+	}
+	return nil
+}
