@@ -100,11 +100,11 @@ func (a *App) orgUser(w http.ResponseWriter, r *http.Request, o orgAdmin) (store
 
 // userPageData is a user's page: the role form and removal.
 type userPageData struct {
-	User        store.OrgUser
-	Self        bool
-	MayChange   bool // an admin does not change an owner
-	Roles       []option
-	Notices     userNotices
+	User      store.OrgUser
+	Self      bool
+	MayChange bool // an admin does not change an owner
+	Roles     []option
+	Notices   userNotices
 }
 
 // userNotices are refusals of the page's forms without fields.
