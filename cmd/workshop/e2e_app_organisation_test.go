@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -69,22 +70,6 @@ func inviteLink(t *testing.T, p page) string {
 		t.Fatalf("no invite link on the page; body %.600s", p.body)
 	}
 	return m[1]
-}
-
-// apiStatus is the status of a GET of the API with a key.
-func apiStatus(t *testing.T, base, path, key string) int {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), "GET", base+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	return res.StatusCode
 }
 
 // versionField is the updatedAt a form of the page was made from.
@@ -234,28 +219,57 @@ func TestAppOrganisationUsers(t *testing.T) {
 		if invited.Role != workshop.RoleAdvisor || !invited.DeveloperAccess {
 			t.Fatalf("invited user = %+v, want an advisor with developer access", invited)
 		}
+		// The user works through both servers on the database: each must see
+		// the change of role and the removal on the very next request.
 		key := w.key(operator.KeyRequest{UserID: invited.ID})
-		technicians := "/v1/scheduler/technicians"
-		if got := apiStatus(t, srv.URL, technicians, key.Key); got != http.StatusOK {
-			t.Errorf("the advisor's key reads technicians: %d, want 200", got)
+		token, err := w.op.CreateMCPToken(ctx, invited.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv2 := startServer(t, db.URL)
+		staff2 := newBrowser(t, srv2.URL)
+		staff2.c.Jar = staff.c.Jar // the same session, on the other server
+		clients := []struct {
+			name    string
+			base    string
+			browser *browser
+		}{{"server 1", srv.URL, staff}, {"server 2", srv2.URL, staff2}}
+		technicians := apitest.Request{Method: "GET", Path: "/v1/scheduler/technicians", Key: key.Key}
+		mcpInit := apitest.Request{Method: "POST", Path: "/mcp", Key: token.Token, Header: http.Header{"Accept": {"application/json, text/event-stream"}},
+			Body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`}
+		for _, c := range clients {
+			c.browser.get(newJob).want(t, c.name+": an advisor writes jobs", http.StatusOK, "")
+			if r := apitest.Call(t, c.base, technicians); r.Status != http.StatusOK {
+				t.Errorf("%s: the advisor's key reads technicians: %d, want 200", c.name, r.Status)
+			}
+			if r := apitest.Call(t, c.base, mcpInit); r.Status != http.StatusOK {
+				t.Errorf("%s: the advisor's MCP token: %d, want 200", c.name, r.Status)
+			}
 		}
 
 		opened := versionField(t, owner.get(userPath))
 		owner.post(userPath, url.Values{"updatedAt": {opened}, "role": {"technician"}, "developer": {"on"}}).
 			want(t, "make a technician", http.StatusSeeOther, organisationPath)
-		staff.get(newJob).want(t, "the next page follows the new role", http.StatusForbidden, "")
-		if got := apiStatus(t, srv.URL, technicians, key.Key); got != http.StatusForbidden {
-			t.Errorf("the key after the change of role: %d, want 403", got)
+		for _, c := range clients {
+			c.browser.get(newJob).want(t, c.name+": the next page follows the new role", http.StatusForbidden, "")
+			if r := apitest.Call(t, c.base, technicians); r.Status != http.StatusForbidden {
+				t.Errorf("%s: the key after the change of role: %d, want 403", c.name, r.Status)
+			}
 		}
 		p = owner.post(userPath, url.Values{"updatedAt": {opened}, "role": {"admin"}})
 		p.want(t, "stale change", http.StatusConflict, "", "Someone else changed this", `<option value="technician" selected>`)
 
 		owner.post(userPath+"/remove", nil).want(t, "remove", http.StatusSeeOther, organisationPath)
-		if p := staff.get("/locations/" + loc.ID + "/board"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/login") {
-			t.Errorf("the removed user's next page: %d to %q, want 303 to /login", p.status, p.location)
-		}
-		if got := apiStatus(t, srv.URL, technicians, key.Key); got != http.StatusUnauthorized {
-			t.Errorf("the removed user's key: %d, want 401", got)
+		for _, c := range clients {
+			if p := c.browser.get("/locations/" + loc.ID + "/board"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/login") {
+				t.Errorf("%s: the removed user's next page: %d to %q, want 303 to /login", c.name, p.status, p.location)
+			}
+			if r := apitest.Call(t, c.base, technicians); r.Status != http.StatusUnauthorized {
+				t.Errorf("%s: the removed user's key: %d, want 401", c.name, r.Status)
+			}
+			if r := apitest.Call(t, c.base, mcpInit); r.Status != http.StatusUnauthorized {
+				t.Errorf("%s: the removed user's MCP token: %d, want 401", c.name, r.Status)
+			}
 		}
 		owner.get(userPath).want(t, "the removed user is gone", http.StatusNotFound, "")
 
