@@ -67,8 +67,12 @@ type orgPageData struct {
 type invited struct{ Email, Link string }
 
 func (a *App) organisationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	f := form{Values: map[string]string{"role": string(workshop.RoleAdvisor)}, Errors: map[string]string{}}
-	a.renderOrganisation(w, r, o, http.StatusOK, f, nil)
+	a.renderOrganisation(w, r, o, http.StatusOK, inviteForm(), nil)
+}
+
+// inviteForm is the empty invite form: most users invited are advisors.
+func inviteForm() form {
+	return form{Values: map[string]string{"role": string(workshop.RoleAdvisor)}, Errors: map[string]string{}}
 }
 
 // renderOrganisation writes the organisation's page with the invite form f.
@@ -79,6 +83,6 @@ func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAd
 		return
 	}
 	p := orgPageData{Org: o.si.Member.Org, Locations: o.header.Locations, Users: users, Invite: f,
-		Roles: roleOptions(o.si.Member.User.Role, workshop.Role(f.Values["role"])), Invited: inv}
+		Roles: roleOptions(o.si.Member.User, workshop.Role(f.Values["role"])), Invited: inv}
 	a.render(w, r, status, "organisation", view{Header: o.header, Data: p})
 }

@@ -12,12 +12,12 @@ import (
 var roleLabels = map[workshop.Role]string{workshop.RoleOwner: "Owner", workshop.RoleAdmin: "Admin",
 	workshop.RoleAdvisor: "Advisor", workshop.RoleTechnician: "Technician"}
 
-// roleOptions are the roles actor may give, chosen selected: only an
-// owner makes owners (workshop.CheckUserChange).
-func roleOptions(actor, chosen workshop.Role) []option {
+// roleOptions are the roles actor may give (only an owner makes owners),
+// chosen selected.
+func roleOptions(actor workshop.User, chosen workshop.Role) []option {
 	var out []option
 	for _, role := range workshop.Roles {
-		if role == workshop.RoleOwner && actor != workshop.RoleOwner {
+		if workshop.CheckInvite(actor, role, false) != nil {
 			continue
 		}
 		out = append(out, option{Value: string(role), Label: roleLabels[role], Checked: role == chosen})
@@ -56,8 +56,7 @@ func (a *App) invite(w http.ResponseWriter, r *http.Request, o orgAdmin, u works
 		a.fail(w, r, err)
 		return
 	}
-	f := form{Values: map[string]string{"role": string(workshop.RoleAdvisor)}, Errors: map[string]string{}}
-	a.renderOrganisation(w, r, o, status, f, &invited{Email: u.Email, Link: out.InviteURL})
+	a.renderOrganisation(w, r, o, status, inviteForm(), &invited{Email: u.Email, Link: out.InviteURL})
 }
 
 // baseURLOf is where the browser reached the application: invite links
@@ -126,9 +125,9 @@ func userForm(u store.OrgUser) form {
 }
 
 func (a *App) renderUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, status int, f form, n userNotices) {
-	actor := o.si.Member.User.Role
+	actor := o.si.Member.User
 	p := userPageData{User: u, Self: u.ID == o.si.Member.User.ID, Notices: n,
-		MayChange: actor == workshop.RoleOwner || u.Role != workshop.RoleOwner,
+		MayChange: actor.Role == workshop.RoleOwner || u.Role != workshop.RoleOwner,
 		Roles:     roleOptions(actor, workshop.Role(f.Values["role"]))}
 	a.render(w, r, status, "organisation_user", view{Header: o.header, Form: f, Data: p})
 }
