@@ -56,7 +56,7 @@ func (a *App) admin(h func(http.ResponseWriter, *http.Request, orgAdmin)) func(h
 type orgPageData struct {
 	Org       workshop.Org
 	Locations []workshop.Location
-	Users     []store.OrgUser
+	Users     []userRow
 	Invite    form
 	Roles     []option
 	// Invited is the user just invited (or invited again) with the link,
@@ -65,6 +65,12 @@ type orgPageData struct {
 }
 
 type invited struct{ Email, Link string }
+
+// userRow is a user in the organisation's list.
+type userRow struct {
+	store.OrgUser
+	RoleLabel string
+}
 
 func (a *App) organisationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	a.renderOrganisation(w, r, o, http.StatusOK, inviteForm(), nil)
@@ -82,7 +88,11 @@ func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAd
 		a.fail(w, r, err)
 		return
 	}
-	p := orgPageData{Org: o.si.Member.Org, Locations: o.header.Locations, Users: users, Invite: f,
+	rows := make([]userRow, len(users))
+	for i, u := range users {
+		rows[i] = userRow{OrgUser: u, RoleLabel: roleLabels[u.Role]}
+	}
+	p := orgPageData{Org: o.si.Member.Org, Locations: o.header.Locations, Users: rows, Invite: f,
 		Roles: roleOptions(o.si.Member.User, workshop.Role(f.Values["role"])), Invited: inv}
 	a.render(w, r, status, "organisation", view{Header: o.header, Data: p})
 }
