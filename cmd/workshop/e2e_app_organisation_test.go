@@ -151,6 +151,11 @@ func TestAppOrganisationLocations(t *testing.T) {
 		b.get("/organisation/locations/loc_nope").want(t, "unknown location", http.StatusNotFound, "")
 		other := w.org("Other Motors", "pro", 1)
 		b.get("/organisation/locations/"+other.Locations[0].ID).want(t, "another organisation's location", http.StatusNotFound, "")
+		b.get("/organisation/users/"+other.Owner.ID).want(t, "another organisation's user", http.StatusNotFound, "")
+		b.post("/organisation/users/"+other.Owner.ID+"/remove", url.Values{}).want(t, "remove another organisation's user", http.StatusNotFound, "")
+		if _, err := w.st.User(ctx, other.Owner.ID); err != nil {
+			t.Errorf("another organisation's owner after the refused removal: %v", err)
+		}
 	})
 }
 
