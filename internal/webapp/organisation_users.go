@@ -60,13 +60,14 @@ func (a *App) invite(w http.ResponseWriter, r *http.Request, o orgAdmin, u works
 }
 
 // baseURLOf is where the browser reached the application: invite links
-// point there.
+// point there. It is https unless the browser is on this machine over plain
+// http, as the session cookie is Secure (behind a TLS-terminating proxy the
+// request arrives as http, but the browser's address is https).
 func baseURLOf(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	if plainLoopback(r) {
+		return "http://" + r.Host
 	}
-	return scheme + "://" + r.Host
+	return "https://" + r.Host
 }
 
 // reinviteUser makes a new link for a user who has no password yet (the
