@@ -44,6 +44,7 @@ func TestBrowserOrganisationInvite(t *testing.T) {
 		chromedp.WaitVisible(`#invite-link`),
 	)
 	b.checkAccessible(t, "organisation page with an invite link")
+	b.waitFor(t, "the address after the invite is one a reload can open", `location.pathname === "/organisation"`)
 	link, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById("invite-link").value`))
 	if err != nil || !strings.HasPrefix(link, srv.URL+"/invite/") {
 		t.Fatalf("invite link = %q, %v; want one on %s", link, err, srv.URL)

@@ -94,5 +94,15 @@ func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAd
 	}
 	p := orgPageData{Org: o.si.Member.Org, Locations: o.header.Locations, Users: rows, Invite: f,
 		Roles: roleOptions(o.si.Member.User, workshop.Role(f.Values["role"])), Invited: inv}
+	showAt(w, r, organisationPath)
 	a.render(w, r, status, "organisation", view{Header: o.header, Data: p})
+}
+
+// showAt tells htmx the address of the page a post answers with (the
+// invite link, a refusal): it would put the post's own path in the
+// address bar, which a reload cannot GET.
+func showAt(w http.ResponseWriter, r *http.Request, path string) {
+	if r.Method == http.MethodPost {
+		w.Header().Set("HX-Push-Url", path)
+	}
 }

@@ -84,6 +84,8 @@ func (a *App) reinviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	a.invite(w, r, o, u.User, http.StatusOK)
 }
 
+func userPath(id string) string { return organisationPath + "/users/" + id }
+
 // orgUser is the user of the path in the organisation, or a 404 answered.
 func (a *App) orgUser(w http.ResponseWriter, r *http.Request, o orgAdmin) (store.OrgUser, bool) {
 	u, err := a.store.OrgUser(r.Context(), o.orgID(), r.PathValue("userID"))
@@ -130,6 +132,7 @@ func (a *App) renderUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u s
 	p := userPageData{User: u, Self: u.ID == o.si.Member.User.ID, Notices: n,
 		MayChange: actor.Role == workshop.RoleOwner || u.Role != workshop.RoleOwner,
 		Roles:     roleOptions(actor, workshop.Role(f.Values["role"]))}
+	showAt(w, r, userPath(u.ID))
 	a.render(w, r, status, "organisation_user", view{Header: o.header, Form: f, Data: p})
 }
 
