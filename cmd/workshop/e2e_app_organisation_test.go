@@ -15,13 +15,13 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// invitees numbers the users the matrix invites: each email is new.
-var invitees atomic.Int64
+// orgInvitees numbers the users the matrix invites: each email is new.
+var orgInvitees atomic.Int64
 
-// matrixUser makes a user for a matrix action to change or remove.
-func matrixUser(m *matrixWorld, role workshop.Role) workshop.User {
+// orgMatrixUser makes a user for a matrix action to change or remove.
+func orgMatrixUser(m *matrixWorld, role workshop.Role) workshop.User {
 	m.w.t.Helper()
-	email := "target" + strings.Repeat("x", int(invitees.Add(1))) + "@matrix.example"
+	email := "target" + strings.Repeat("x", int(orgInvitees.Add(1))) + "@matrix.example"
 	return appUser(m.w.t, m.w, m.org.ID, email, role, "")
 }
 
@@ -40,40 +40,40 @@ var organisationActions = []appAction{
 		}, allowed: adminsOnly},
 	{name: "invite user", method: "POST", path: func(*matrixWorld) string { return "/organisation/users" },
 		form: func(*matrixWorld) url.Values {
-			return url.Values{"email": {"invited" + strings.Repeat("x", int(invitees.Add(1))) + "@matrix.example"}, "role": {"advisor"}}
+			return url.Values{"email": {"invited" + strings.Repeat("x", int(orgInvitees.Add(1))) + "@matrix.example"}, "role": {"advisor"}}
 		}, allowed: adminsOnly},
 	{name: "user page", method: "GET", path: func(m *matrixWorld) string { return "/organisation/users/" + m.users[workshop.RoleAdvisor].ID },
 		allowed: adminsOnly},
-	{name: "change user", method: "POST", path: func(m *matrixWorld) string { return "/organisation/users/" + matrixUser(m, workshop.RoleAdvisor).ID },
+	{name: "change user", method: "POST", path: func(m *matrixWorld) string { return "/organisation/users/" + orgMatrixUser(m, workshop.RoleAdvisor).ID },
 		form: func(*matrixWorld) url.Values { return url.Values{"role": {"technician"}} }, allowed: adminsOnly},
 	{name: "invite user again", method: "POST",
 		path: func(m *matrixWorld) string {
-			return "/organisation/users/" + matrixUser(m, workshop.RoleAdvisor).ID + "/invite"
+			return "/organisation/users/" + orgMatrixUser(m, workshop.RoleAdvisor).ID + "/invite"
 		},
 		form: func(*matrixWorld) url.Values { return url.Values{} }, allowed: adminsOnly},
 	{name: "remove user", method: "POST",
 		path: func(m *matrixWorld) string {
-			return "/organisation/users/" + matrixUser(m, workshop.RoleTechnician).ID + "/remove"
+			return "/organisation/users/" + orgMatrixUser(m, workshop.RoleTechnician).ID + "/remove"
 		},
 		form: func(*matrixWorld) url.Values { return url.Values{} }, allowed: adminsOnly},
 }
 
 func init() { appActions = append(appActions, organisationActions...) }
 
-var inviteLinkRe = regexp.MustCompile(`value="(http://[^"]+/invite/[^"]+)"`)
+var orgInviteLinkRe = regexp.MustCompile(`value="(http://[^"]+/invite/[^"]+)"`)
 
-// inviteLink is the one-time link an invite page shows.
-func inviteLink(t *testing.T, p page) string {
+// orgInviteLink is the one-time link an invite page shows.
+func orgInviteLink(t *testing.T, p page) string {
 	t.Helper()
-	m := inviteLinkRe.FindStringSubmatch(p.body)
+	m := orgInviteLinkRe.FindStringSubmatch(p.body)
 	if m == nil {
 		t.Fatalf("no invite link on the page; body %.600s", p.body)
 	}
 	return m[1]
 }
 
-// versionField is the updatedAt a form of the page was made from.
-func versionField(t *testing.T, p page) string {
+// orgVersionField is the updatedAt a form of the page was made from.
+func orgVersionField(t *testing.T, p page) string {
 	t.Helper()
 	m := regexp.MustCompile(`name="updatedAt" value="(\d+)"`).FindStringSubmatch(p.body)
 	if m == nil {
@@ -128,9 +128,9 @@ func TestAppOrganisationLocations(t *testing.T) {
 			`href="/locations/`+north.ID+`/board"`, "North &lt;i&gt;site&lt;/i&gt;")
 
 		edit := "/organisation/locations/" + north.ID
-		opened := versionField(t, b.get(edit))
+		opened := orgVersionField(t, b.get(edit))
 		b.post(edit, url.Values{"updatedAt": {opened}, "name": {"North"}, "timezone": {"Europe/Lisbon"}, "currency": {"EUR"}}).
-			want(t, "edit", http.StatusSeeOther, organisationPath)
+			want(t, "edit", http.StatusSeeOther, orgPath)
 		p := b.post(edit, url.Values{"updatedAt": {opened}, "name": {"Stale name"}, "timezone": {"Europe/Lisbon"}, "currency": {"EUR"}})
 		p.want(t, "stale edit", http.StatusConflict, "", "Someone else changed this", `value="North"`, `value="EUR"`)
 		p.wantNot(t, "stale edit", "Stale name")
@@ -141,10 +141,10 @@ func TestAppOrganisationLocations(t *testing.T) {
 		busy := "/organisation/locations/" + org.Locations[0].ID
 		p = b.get(busy)
 		p.want(t, "a location with jobs", http.StatusOK, "", "This location has jobs", `name="confirmZone"`)
-		change := url.Values{"updatedAt": {versionField(t, p)}, "name": {org.Locations[0].Name}, "timezone": {"Europe/London"}, "currency": {"EUR"}}
+		change := url.Values{"updatedAt": {orgVersionField(t, p)}, "name": {org.Locations[0].Name}, "timezone": {"Europe/London"}, "currency": {"EUR"}}
 		b.post(busy, change).want(t, "new zone unconfirmed", http.StatusUnprocessableEntity, "", `id="timezone-error"`, "Tick the confirmation")
 		change.Set("confirmZone", "on")
-		b.post(busy, change).want(t, "new zone confirmed", http.StatusSeeOther, organisationPath)
+		b.post(busy, change).want(t, "new zone confirmed", http.StatusSeeOther, orgPath)
 		if cur, _ := w.st.Location(ctx, org.ID, org.Locations[0].ID); cur.Timezone != "Europe/London" {
 			t.Errorf("zone after the confirmed change = %q, want Europe/London", cur.Timezone)
 		}
@@ -159,7 +159,7 @@ func TestAppOrganisationLocations(t *testing.T) {
 	})
 }
 
-const organisationPath = "/organisation"
+const orgPath = "/organisation"
 
 // An invited user opens the link, chooses a password and signs in; a
 // change of their role holds on their next page and API call; removing
@@ -185,7 +185,7 @@ func TestAppOrganisationUsers(t *testing.T) {
 			want(t, "invite, email taken", http.StatusUnprocessableEntity, "", "already exists")
 		p := owner.post("/organisation/users", url.Values{"email": {"new@example.com"}, "role": {"advisor"}, "developer": {"on"}})
 		p.want(t, "invite", http.StatusCreated, "", "Invite link for new@example.com", "Copy the link", "invite pending")
-		link := inviteLink(t, p)
+		link := orgInviteLink(t, p)
 		if !strings.HasPrefix(link, srv.URL+"/invite/") {
 			t.Errorf("invite link %q is not on the server's address %s", link, srv.URL)
 		}
@@ -203,7 +203,7 @@ func TestAppOrganisationUsers(t *testing.T) {
 		userPath := "/organisation/users/" + invited.ID
 		owner.get(userPath).want(t, "a user without a password", http.StatusOK, "", "Make a new invite link")
 		lost := link // a new link replaces it
-		link = inviteLink(t, owner.post(userPath+"/invite", url.Values{}))
+		link = orgInviteLink(t, owner.post(userPath+"/invite", url.Values{}))
 		if lost == link {
 			t.Errorf("the new invite link is the old one")
 		}
@@ -252,9 +252,9 @@ func TestAppOrganisationUsers(t *testing.T) {
 			}
 		}
 
-		opened := versionField(t, owner.get(userPath))
+		opened := orgVersionField(t, owner.get(userPath))
 		owner.post(userPath, url.Values{"updatedAt": {opened}, "role": {"technician"}, "developer": {"on"}}).
-			want(t, "make a technician", http.StatusSeeOther, organisationPath)
+			want(t, "make a technician", http.StatusSeeOther, orgPath)
 		for _, c := range clients {
 			c.browser.get(newJob).want(t, c.name+": the next page follows the new role", http.StatusForbidden, "")
 			if r := apitest.Call(t, c.base, technicians); r.Status != http.StatusForbidden {
@@ -264,7 +264,7 @@ func TestAppOrganisationUsers(t *testing.T) {
 		p = owner.post(userPath, url.Values{"updatedAt": {opened}, "role": {"admin"}})
 		p.want(t, "stale change", http.StatusConflict, "", "Someone else changed this", `<option value="technician" selected>`)
 
-		owner.post(userPath+"/remove", nil).want(t, "remove", http.StatusSeeOther, organisationPath)
+		owner.post(userPath+"/remove", nil).want(t, "remove", http.StatusSeeOther, orgPath)
 		for _, c := range clients {
 			if p := c.browser.get("/locations/" + loc.ID + "/board"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/login") {
 				t.Errorf("%s: the removed user's next page: %d to %q, want 303 to /login", c.name, p.status, p.location)
@@ -293,7 +293,7 @@ func TestAppOrganisationUsers(t *testing.T) {
 		adminB.post(adminPath, url.Values{"updatedAt": {ver(admin.UpdatedAt)}, "role": {"owner"}}).
 			want(t, "an admin makes themself owner", http.StatusUnprocessableEntity, "", "Only an owner")
 
-		owner.post("/organisation/users/"+org.Owner.ID+"/remove", nil).want(t, "remove the other owner", http.StatusSeeOther, organisationPath)
+		owner.post("/organisation/users/"+org.Owner.ID+"/remove", nil).want(t, "remove the other owner", http.StatusSeeOther, orgPath)
 		owner.post(bossPath, url.Values{"updatedAt": {ver(boss.UpdatedAt)}, "role": {"admin"}}).
 			want(t, "the last owner steps down", http.StatusUnprocessableEntity, "", "only owner")
 		if u, _ := w.st.User(ctx, boss.ID); u.Role != workshop.RoleOwner {

@@ -9,13 +9,13 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// signedInUser is a user with a password, a live session and an API key.
-type signedInUser struct {
+// orgSignedInUser is a user with a password, a live session and an API key.
+type orgSignedInUser struct {
 	workshop.User
 	session, keyHash string
 }
 
-func newSignedInUser(t *testing.T, e env, role workshop.Role) signedInUser {
+func newOrgSignedInUser(t *testing.T, e env, role workshop.Role) orgSignedInUser {
 	t.Helper()
 	ctx := t.Context()
 	id := workshop.NewID(workshop.PrefixUser)
@@ -24,7 +24,7 @@ func newSignedInUser(t *testing.T, e env, role workshop.Role) signedInUser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	su := signedInUser{User: u, session: workshop.HashSecret(workshop.NewSecret("wss_")), keyHash: workshop.HashSecret(workshop.NewSecret("wsk_"))}
+	su := orgSignedInUser{User: u, session: workshop.HashSecret(workshop.NewSecret("wss_")), keyHash: workshop.HashSecret(workshop.NewSecret("wsk_"))}
 	now := workshop.MicrosOf(e.clk.Now())
 	if err := e.st.CreateSession(ctx, store.Session{ID: su.session, UserID: u.ID, CreatedAt: now, LastSeenAt: now,
 		Choices: []store.SessionChoice{{UserID: u.ID, Stamp: workshop.PasswordStamp(u.PasswordHash)}}}, ""); err != nil {
@@ -45,7 +45,7 @@ func TestChangeUser(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		e := newEnv(t, db)
 		ctx := t.Context()
-		advisor := newSignedInUser(t, e, workshop.RoleAdvisor)
+		advisor := newOrgSignedInUser(t, e, workshop.RoleAdvisor)
 		if g, err := e.st.CredentialByHash(ctx, advisor.keyHash); err != nil || g.Role != workshop.RoleAdvisor {
 			t.Fatalf("the key's grant before = %v, %v; want the advisor's", g.Role, err)
 		}
@@ -128,7 +128,7 @@ func TestRemoveUser(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		e := newEnv(t, db)
 		ctx := t.Context()
-		tech := newSignedInUser(t, e, workshop.RoleTechnician)
+		tech := newOrgSignedInUser(t, e, workshop.RoleTechnician)
 		now := workshop.MicrosOf(e.clk.Now())
 		jonas, err := e.st.CreateTechnician(ctx, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: e.org.ID,
 			LocationID: e.loc.ID, Name: "Jonas", Skills: []string{}, WIPLimit: 2, Status: "available", CreatedAt: now, UpdatedAt: now, UserID: tech.ID})

@@ -9,16 +9,16 @@ import (
 
 // organisationRoutes serves the organisation: locations, users, plan (issue 20, part 6).
 func (a *App) organisationRoutes(mux *http.ServeMux) {
-	mux.Handle("GET /organisation", a.member(a.admin(a.organisationPage)))
-	mux.Handle("GET /organisation/locations/new", a.member(a.admin(a.newLocationPage)))
-	mux.Handle("POST /organisation/locations/new", a.member(a.admin(a.createLocation)))
-	mux.Handle("GET /organisation/locations/{locationID}", a.member(a.admin(a.locationPage)))
-	mux.Handle("POST /organisation/locations/{locationID}", a.member(a.admin(a.editLocation)))
-	mux.Handle("POST /organisation/users", a.member(a.admin(a.inviteUser)))
-	mux.Handle("GET /organisation/users/{userID}", a.member(a.admin(a.userPage)))
-	mux.Handle("POST /organisation/users/{userID}", a.member(a.admin(a.changeUser)))
-	mux.Handle("POST /organisation/users/{userID}/invite", a.member(a.admin(a.reinviteUser)))
-	mux.Handle("POST /organisation/users/{userID}/remove", a.member(a.admin(a.removeUser)))
+	mux.Handle("GET /organisation", a.member(a.organisationAdmin(a.organisationPage)))
+	mux.Handle("GET /organisation/locations/new", a.member(a.organisationAdmin(a.newOrgLocationPage)))
+	mux.Handle("POST /organisation/locations/new", a.member(a.organisationAdmin(a.createOrgLocation)))
+	mux.Handle("GET /organisation/locations/{locationID}", a.member(a.organisationAdmin(a.orgLocationPage)))
+	mux.Handle("POST /organisation/locations/{locationID}", a.member(a.organisationAdmin(a.editOrgLocation)))
+	mux.Handle("POST /organisation/users", a.member(a.organisationAdmin(a.inviteUser)))
+	mux.Handle("GET /organisation/users/{userID}", a.member(a.organisationAdmin(a.orgUserPage)))
+	mux.Handle("POST /organisation/users/{userID}", a.member(a.organisationAdmin(a.changeUser)))
+	mux.Handle("POST /organisation/users/{userID}/invite", a.member(a.organisationAdmin(a.reinviteUser)))
+	mux.Handle("POST /organisation/users/{userID}/remove", a.member(a.organisationAdmin(a.removeUser)))
 }
 
 const organisationPath = "/organisation"
@@ -31,9 +31,9 @@ type orgAdmin struct {
 
 func (o orgAdmin) orgID() string { return o.si.Member.Org.ID }
 
-// admin serves h to owners and admins only (403 for the other roles),
+// organisationAdmin serves h to owners and admins only (403 for the other roles),
 // with the form of a post read.
-func (a *App) admin(h func(http.ResponseWriter, *http.Request, orgAdmin)) func(http.ResponseWriter, *http.Request, *store.SignedIn) {
+func (a *App) organisationAdmin(h func(http.ResponseWriter, *http.Request, orgAdmin)) func(http.ResponseWriter, *http.Request, *store.SignedIn) {
 	return func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
 		hd, err := a.headerOf(r, si, "")
 		if err != nil {
@@ -56,52 +56,52 @@ func (a *App) admin(h func(http.ResponseWriter, *http.Request, orgAdmin)) func(h
 type orgPageData struct {
 	Org       workshop.Org
 	Locations []workshop.Location
-	Users     []userRow
+	Users     []orgUserRow
 	Invite    form
 	Roles     []option
 	// Invited is the user just invited (or invited again) with the link,
 	// shown this once: only its hash is stored.
-	Invited *invited
+	Invited *inviteShown
 }
 
-type invited struct{ Email, Link string }
+type inviteShown struct{ Email, Link string }
 
-// userRow is a user in the organisation's list.
-type userRow struct {
+// orgUserRow is a user in the organisation's list.
+type orgUserRow struct {
 	store.OrgUser
 	RoleLabel string
 }
 
 func (a *App) organisationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	a.renderOrganisation(w, r, o, http.StatusOK, inviteForm(), nil)
+	a.renderOrganisation(w, r, o, http.StatusOK, orgInviteForm(), nil)
 }
 
-// inviteForm is the empty invite form: most users invited are advisors.
-func inviteForm() form {
+// orgInviteForm is the empty invite form: most users invited are advisors.
+func orgInviteForm() form {
 	return form{Values: map[string]string{"role": string(workshop.RoleAdvisor)}, Errors: map[string]string{}}
 }
 
 // renderOrganisation writes the organisation's page with the invite form f.
-func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAdmin, status int, f form, inv *invited) {
+func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAdmin, status int, f form, inv *inviteShown) {
 	users, err := a.store.OrgUsers(r.Context(), o.orgID())
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	rows := make([]userRow, len(users))
+	rows := make([]orgUserRow, len(users))
 	for i, u := range users {
-		rows[i] = userRow{OrgUser: u, RoleLabel: roleLabels[u.Role]}
+		rows[i] = orgUserRow{OrgUser: u, RoleLabel: orgRoleLabels[u.Role]}
 	}
 	p := orgPageData{Org: o.si.Member.Org, Locations: o.header.Locations, Users: rows, Invite: f,
-		Roles: roleOptions(o.si.Member.User, workshop.Role(f.Values["role"])), Invited: inv}
-	showAt(w, r, organisationPath)
+		Roles: orgRoleOptions(o.si.Member.User, workshop.Role(f.Values["role"])), Invited: inv}
+	pushAddress(w, r, organisationPath)
 	a.render(w, r, status, "organisation", view{Header: o.header, Data: p})
 }
 
-// showAt tells htmx the address of the page a post answers with (the
+// pushAddress tells htmx the address of the page a post answers with (the
 // invite link, a refusal): it would put the post's own path in the
 // address bar, which a reload cannot GET.
-func showAt(w http.ResponseWriter, r *http.Request, path string) {
+func pushAddress(w http.ResponseWriter, r *http.Request, path string) {
 	if r.Method == http.MethodPost {
 		w.Header().Set("HX-Push-Url", path)
 	}

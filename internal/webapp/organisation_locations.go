@@ -10,9 +10,9 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// commonZones are offered as the time zone input's suggestions; any IANA
+// zoneSuggestions are offered as the time zone input's suggestions; any IANA
 // name is accepted.
-var commonZones = []string{
+var zoneSuggestions = []string{
 	"Europe/London", "Europe/Dublin", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Amsterdam", "Europe/Brussels",
 	"Europe/Zurich", "Europe/Vienna", "Europe/Rome", "Europe/Madrid", "Europe/Stockholm", "Europe/Oslo", "Europe/Copenhagen",
 	"Europe/Helsinki", "Europe/Warsaw", "Europe/Prague", "Europe/Budapest", "Europe/Athens", "Europe/Istanbul",
@@ -21,24 +21,24 @@ var commonZones = []string{
 	"Africa/Johannesburg", "UTC",
 }
 
-var locationFields = []string{"name", "timezone", "currency", "updatedAt", "confirmZone"}
+var orgLocationFields = []string{"name", "timezone", "currency", "updatedAt", "confirmZone"}
 
-// locationPageData is the page of a new location or of one to edit.
-type locationPageData struct {
+// orgLocationPageData is the page of a new location or of one to edit.
+type orgLocationPageData struct {
 	Location *workshop.Location // nil: a new one
 	Zones    []string
 	HasJobs  bool // a new time zone needs confirming
 }
 
-func (a *App) newLocationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+func (a *App) newOrgLocationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	f := form{Values: map[string]string{"currency": "EUR"}, Errors: map[string]string{}}
-	a.render(w, r, http.StatusOK, "organisation_location", view{Header: o.header, Form: f, Data: locationPageData{Zones: commonZones}})
+	a.render(w, r, http.StatusOK, "organisation_location", view{Header: o.header, Form: f, Data: orgLocationPageData{Zones: zoneSuggestions}})
 }
 
-// createLocation makes a location with the default workshop settings; it
+// createOrgLocation makes a location with the default workshop settings; it
 // shows in every page's header at once.
-func (a *App) createLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	f := formOf(r, locationFields...)
+func (a *App) createOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+	f := formOf(r, orgLocationFields...)
 	_, err := a.op.CreateLocation(r.Context(), o.orgID(), strings.TrimSpace(f.Values["name"]),
 		strings.TrimSpace(f.Values["timezone"]), strings.TrimSpace(f.Values["currency"]))
 	if err == nil {
@@ -49,7 +49,7 @@ func (a *App) createLocation(w http.ResponseWriter, r *http.Request, o orgAdmin)
 		a.fail(w, r, err)
 		return
 	}
-	a.render(w, r, http.StatusUnprocessableEntity, "organisation_location", view{Header: o.header, Form: f, Data: locationPageData{Zones: commonZones}})
+	a.render(w, r, http.StatusUnprocessableEntity, "organisation_location", view{Header: o.header, Form: f, Data: orgLocationPageData{Zones: zoneSuggestions}})
 }
 
 // orgLocation is the location of the path in the header's list (the
@@ -63,38 +63,38 @@ func (a *App) orgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) (w
 	return o.header.Locations[i], true
 }
 
-func (a *App) locationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+func (a *App) orgLocationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	l, ok := a.orgLocation(w, r, o)
 	if ok {
-		a.renderLocation(w, r, o, l, http.StatusOK, locationForm(l))
+		a.renderOrgLocation(w, r, o, l, http.StatusOK, orgLocationForm(l))
 	}
 }
 
-// locationForm is the edit form filled with the location as it is.
-func locationForm(l workshop.Location) form {
+// orgLocationForm is the edit form filled with the location as it is.
+func orgLocationForm(l workshop.Location) form {
 	return form{Values: map[string]string{"name": l.Name, "timezone": l.Timezone, "currency": l.CurrencyCode,
 		"updatedAt": versionOf(l.UpdatedAt)}, Errors: map[string]string{}}
 }
 
-func (a *App) renderLocation(w http.ResponseWriter, r *http.Request, o orgAdmin, l workshop.Location, status int, f form) {
+func (a *App) renderOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin, l workshop.Location, status int, f form) {
 	has, err := a.store.LocationHasJobs(r.Context(), l.ID)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	a.render(w, r, status, "organisation_location", view{Header: o.header, Form: f,
-		Data: locationPageData{Location: &l, Zones: commonZones, HasJobs: has}})
+		Data: orgLocationPageData{Location: &l, Zones: zoneSuggestions, HasJobs: has}})
 }
 
-// editLocation changes a location's name, time zone and currency against
+// editOrgLocation changes a location's name, time zone and currency against
 // the version the form was made from; a stale edit shows the current
 // values with the conflict.
-func (a *App) editLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+func (a *App) editOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	l, ok := a.orgLocation(w, r, o)
 	if !ok {
 		return
 	}
-	f := formOf(r, locationFields...)
+	f := formOf(r, orgLocationFields...)
 	fields, err := operator.CheckLocationFields(operator.LocationFields{Name: strings.TrimSpace(f.Values["name"]),
 		Timezone: strings.TrimSpace(f.Values["timezone"]), Currency: strings.TrimSpace(f.Values["currency"])})
 	if err == nil {
@@ -117,7 +117,7 @@ func (a *App) editLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 			a.fail(w, r, err)
 			return
 		}
-		l, f = cur, form{Values: locationForm(cur).Values, Errors: f.Errors}
+		l, f = cur, form{Values: orgLocationForm(cur).Values, Errors: f.Errors}
 	}
-	a.renderLocation(w, r, o, l, status, f)
+	a.renderOrgLocation(w, r, o, l, status, f)
 }

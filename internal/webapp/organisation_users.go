@@ -9,18 +9,18 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-var roleLabels = map[workshop.Role]string{workshop.RoleOwner: "Owner", workshop.RoleAdmin: "Admin",
+var orgRoleLabels = map[workshop.Role]string{workshop.RoleOwner: "Owner", workshop.RoleAdmin: "Admin",
 	workshop.RoleAdvisor: "Advisor", workshop.RoleTechnician: "Technician"}
 
-// roleOptions are the roles actor may give (only an owner makes owners),
+// orgRoleOptions are the roles actor may give (only an owner makes owners),
 // chosen selected.
-func roleOptions(actor workshop.User, chosen workshop.Role) []option {
+func orgRoleOptions(actor workshop.User, chosen workshop.Role) []option {
 	var out []option
 	for _, role := range workshop.Roles {
 		if workshop.CheckInvite(actor, role, false) != nil {
 			continue
 		}
-		out = append(out, option{Value: string(role), Label: roleLabels[role], Checked: role == chosen})
+		out = append(out, option{Value: string(role), Label: orgRoleLabels[role], Checked: role == chosen})
 	}
 	return out
 }
@@ -56,7 +56,7 @@ func (a *App) invite(w http.ResponseWriter, r *http.Request, o orgAdmin, u works
 		a.fail(w, r, err)
 		return
 	}
-	a.renderOrganisation(w, r, o, status, inviteForm(), &invited{Email: u.Email, Link: out.InviteURL})
+	a.renderOrganisation(w, r, o, status, orgInviteForm(), &inviteShown{Email: u.Email, Link: out.InviteURL})
 }
 
 // baseURLOf is where the browser reached the application: invite links
@@ -78,13 +78,13 @@ func (a *App) reinviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 		return
 	}
 	if err := workshop.CheckInvite(o.si.Member.User, u.Role, u.PasswordSet); err != nil {
-		a.refuseOnUser(w, r, o, u, err, func(n *userNotices, text string) { n.Invite = text })
+		a.refuseOnOrgUser(w, r, o, u, err, func(n *orgUserNotices, text string) { n.Invite = text })
 		return
 	}
 	a.invite(w, r, o, u.User, http.StatusOK)
 }
 
-func userPath(id string) string { return organisationPath + "/users/" + id }
+func orgUserPath(id string) string { return organisationPath + "/users/" + id }
 
 // orgUser is the user of the path in the organisation, or a 404 answered.
 func (a *App) orgUser(w http.ResponseWriter, r *http.Request, o orgAdmin) (store.OrgUser, bool) {
@@ -100,26 +100,26 @@ func (a *App) orgUser(w http.ResponseWriter, r *http.Request, o orgAdmin) (store
 	return u, true
 }
 
-// userPageData is a user's page: the role form and removal.
-type userPageData struct {
+// orgUserPageData is a user's page: the role form and removal.
+type orgUserPageData struct {
 	User      store.OrgUser
 	Self      bool
 	MayChange bool // an admin does not change an owner
 	Roles     []option
-	Notices   userNotices
+	Notices   orgUserNotices
 }
 
-// userNotices are refusals of the page's forms without fields.
-type userNotices struct{ Remove, Invite string }
+// orgUserNotices are refusals of the page's forms without fields.
+type orgUserNotices struct{ Remove, Invite string }
 
-func (a *App) userPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+func (a *App) orgUserPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	u, ok := a.orgUser(w, r, o)
 	if ok {
-		a.renderUser(w, r, o, u, http.StatusOK, userForm(u), userNotices{})
+		a.renderOrgUser(w, r, o, u, http.StatusOK, orgUserForm(u), orgUserNotices{})
 	}
 }
 
-func userForm(u store.OrgUser) form {
+func orgUserForm(u store.OrgUser) form {
 	f := form{Values: map[string]string{"role": string(u.Role), "updatedAt": versionOf(u.UpdatedAt)}, Errors: map[string]string{}}
 	if u.DeveloperAccess {
 		f.Values["developer"] = "on"
@@ -127,12 +127,12 @@ func userForm(u store.OrgUser) form {
 	return f
 }
 
-func (a *App) renderUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, status int, f form, n userNotices) {
+func (a *App) renderOrgUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, status int, f form, n orgUserNotices) {
 	actor := o.si.Member.User
-	p := userPageData{User: u, Self: u.ID == o.si.Member.User.ID, Notices: n,
+	p := orgUserPageData{User: u, Self: u.ID == o.si.Member.User.ID, Notices: n,
 		MayChange: actor.Role == workshop.RoleOwner || u.Role != workshop.RoleOwner,
-		Roles:     roleOptions(actor, workshop.Role(f.Values["role"]))}
-	showAt(w, r, userPath(u.ID))
+		Roles:     orgRoleOptions(actor, workshop.Role(f.Values["role"]))}
+	pushAddress(w, r, orgUserPath(u.ID))
 	a.render(w, r, status, "organisation_user", view{Header: o.header, Form: f, Data: p})
 }
 
@@ -161,9 +161,9 @@ func (a *App) changeUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 		if !ok {
 			return
 		}
-		u, f = cur, form{Values: userForm(cur).Values, Errors: f.Errors}
+		u, f = cur, form{Values: orgUserForm(cur).Values, Errors: f.Errors}
 	}
-	a.renderUser(w, r, o, u, status, f, userNotices{})
+	a.renderOrgUser(w, r, o, u, status, f, orgUserNotices{})
 }
 
 // removeUser removes a user: their sessions end, and their API keys and
@@ -178,19 +178,19 @@ func (a *App) removeUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 		http.Redirect(w, r, organisationPath, http.StatusSeeOther)
 		return
 	}
-	a.refuseOnUser(w, r, o, u, err, func(n *userNotices, text string) { n.Remove = text })
+	a.refuseOnOrgUser(w, r, o, u, err, func(n *orgUserNotices, text string) { n.Remove = text })
 }
 
-// refuseOnUser shows the user's page with a refusal of a form without
+// refuseOnOrgUser shows the user's page with a refusal of a form without
 // fields, put in its place by set.
-func (a *App) refuseOnUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, err error, set func(*userNotices, string)) {
+func (a *App) refuseOnOrgUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, err error, set func(*orgUserNotices, string)) {
 	f := form{Values: map[string]string{}, Errors: map[string]string{}} // no fields: the reason goes on top
 	status, known := f.refusal(err, nil)
 	if !known {
 		a.fail(w, r, err)
 		return
 	}
-	var n userNotices
+	var n orgUserNotices
 	set(&n, f.Errors[""])
-	a.renderUser(w, r, o, u, status, userForm(u), n)
+	a.renderOrgUser(w, r, o, u, status, orgUserForm(u), n)
 }
