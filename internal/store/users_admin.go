@@ -105,7 +105,7 @@ func (s *Store) RemoveUser(ctx context.Context, actor workshop.User, id string, 
 		if err := workshop.CheckUserRemoval(actor, target, owners); err != nil {
 			return struct{}{}, err
 		}
-		if err := unlinkTechnician(ctx, c, id, now); err != nil {
+		if err := unlinkRemovedUser(ctx, c, id, now); err != nil {
 			return struct{}{}, err
 		}
 		if _, err := c.exec(ctx, `DELETE FROM credentials WHERE user_id = ?`, id); err != nil {
@@ -134,9 +134,9 @@ func (s *Store) userToManage(ctx context.Context, c conn, orgID, id string) (wor
 	return target, owners, err
 }
 
-// unlinkTechnician takes the user off every technician it worked as; a
+// unlinkRemovedUser takes the user off every technician it worked as; a
 // record that changes gets a later updatedAt.
-func unlinkTechnician(ctx context.Context, c conn, userID string, now workshop.Micros) error {
+func unlinkRemovedUser(ctx context.Context, c conn, userID string, now workshop.Micros) error {
 	_, err := c.exec(ctx, `UPDATE technicians SET user_id = NULL,
 		updated_at = CASE WHEN updated_at >= ? THEN updated_at + 1 ELSE ? END WHERE user_id = ?`, now, now, userID)
 	return err
