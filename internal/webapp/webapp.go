@@ -14,6 +14,7 @@ import (
 
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/webhooks"
 )
 
 // Config is how the application runs.
@@ -23,6 +24,10 @@ type Config struct {
 	// JobDetail computes the job page's plan, promise, holds, delays and
 	// history as the API does; nil: the page goes without them.
 	JobDetail JobDetailFunc
+	// WebhookGuard checks the URLs of webhooks made in the developer
+	// settings as the API checks them (--webhook-allow-insecure); nil:
+	// the strict guard.
+	WebhookGuard *webhooks.Guard
 }
 
 // App is the application's handlers.
@@ -37,6 +42,7 @@ type App struct {
 	live  liveTimes
 
 	jobDetail JobDetailFunc
+	guard     *webhooks.Guard
 }
 
 // New makes the application on a store.
@@ -58,7 +64,7 @@ func New(st *store.Store, cfg Config) (*App, error) {
 	op := operator.New(st)
 	op.Now = cfg.Now
 	return &App{store: st, op: op, log: cfg.Logger, now: cfg.Now, pages: p, wall: wall, hub: newHub(st, cfg.Logger),
-		live: defaultLiveTimes, jobDetail: cfg.JobDetail}, nil
+		live: defaultLiveTimes, jobDetail: cfg.JobDetail, guard: cfg.WebhookGuard}, nil
 }
 
 // Handler serves every page. Form posts from another origin are refused
