@@ -1,0 +1,261 @@
+package webapp
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// Webhooks in the developer settings: the same store operations and
+// checks as the API's /v1/platform/webhooks (the events of
+// workshop.CheckWebhookEvents, the URL of the server's guard).
+
+const (
+	scopeWebhooksRead  = workshop.Scope("webhooks:read")
+	scopeWebhooksWrite = workshop.Scope("webhooks:write")
+	webhooksShown      = 200
+	deliveriesShown    = 50
+)
+
+// webhookRow is a registration in a list or on its page.
+type webhookRow struct {
+	ID, URL, Location, Created, Updated string
+	Events                              []string
+	Active                              bool
+}
+
+func webhookRowOf(wh workshop.Webhook, locName map[string]string) webhookRow {
+	row := webhookRow{ID: wh.ID, URL: wh.URL, Events: wh.Events, Active: wh.IsActive, Location: "All locations",
+		Created: stamp(&wh.CreatedAt), Updated: stamp(&wh.UpdatedAt)}
+	if wh.LocationID != "" {
+		row.Location = locName[wh.LocationID]
+	}
+	return row
+}
+
+func (d *devDesk) locationNames() map[string]string {
+	names := map[string]string{}
+	for _, l := range d.header.Locations {
+		names[l.ID] = l.Name
+	}
+	return names
+}
+
+// webhooksData is the list of registrations and the form of a new one.
+type webhooksData struct {
+	Webhooks          []webhookRow
+	MayWrite          bool
+	Events, Locations []option
+}
+
+var webhookFields = []string{"url", "locationId"}
+
+func (a *App) webhooksPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksRead)
+	if !ok {
+		return
+	}
+	a.renderWebhooks(w, r, d, http.StatusOK, nil, nil)
+}
+
+func (a *App) renderWebhooks(w http.ResponseWriter, r *http.Request, d *devDesk, status int, f *form, events []string) {
+	list, err := a.store.Webhooks(r.Context(), d.visibility(), workshop.PageRequest{Limit: webhooksShown})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	names := d.locationNames()
+	p := webhooksData{MayWrite: allows(d.si, scopeWebhooksWrite)}
+	for _, wh := range list.Data {
+		p.Webhooks = append(p.Webhooks, webhookRowOf(wh, names))
+	}
+	fv := orForm(f, map[string]string{"url": "", "locationId": ""})
+	for _, e := range workshop.EventNames {
+		p.Events = append(p.Events, option{Value: e, Label: e, Checked: slices.Contains(events, e)})
+	}
+	for _, l := range d.header.Locations {
+		p.Locations = append(p.Locations, option{Value: l.ID, Label: l.Name, Checked: fv.Values["locationId"] == l.ID})
+	}
+	a.render(w, r, status, "developer_webhooks", view{Header: d.header, Form: fv, Data: p})
+}
+
+// createWebhook registers a webhook as POST /v1/platform/webhooks does,
+// for the organisation or one of its locations, and shows its signing
+// secret once.
+func (a *App) createWebhook(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
+	if !ok {
+		return
+	}
+	f := formOf(r, webhookFields...)
+	events := r.PostForm["events"]
+	f.Values["events"] = strings.Join(events, ",") // a group of checkboxes: its message goes beside the group
+	var v workshop.Validation
+	checked, err := workshop.CheckWebhookEvents(events)
+	if err != nil {
+		f.invalid(err)
+	}
+	url := strings.TrimSpace(f.Values["url"])
+	if err := a.guard.CheckRegistrationURL(r.Context(), url); err != nil && !f.invalid(err) {
+		a.fail(w, r, err)
+		return
+	}
+	loc := f.Values["locationId"]
+	if loc != "" && !slices.ContainsFunc(d.header.Locations, func(l workshop.Location) bool { return l.ID == loc }) {
+		v.Add("locationId", "Choose a location of your organisation, or all of them.")
+	}
+	f.invalid(v.Err())
+	if len(f.Errors) > 0 {
+		a.renderWebhooks(w, r, d, http.StatusUnprocessableEntity, &f, events)
+		return
+	}
+	now := workshop.MicrosOf(a.now())
+	wh, err := a.store.CreateWebhook(r.Context(), workshop.Webhook{ID: workshop.NewID(workshop.PrefixWebhook), OrgID: d.orgID(),
+		LocationID: loc, URL: url, Events: checked, SigningSecret: workshop.NewSigningSecret(), IsActive: true,
+		CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.showSecret(w, r, d, secretView{Title: "Webhook created", What: "Signing secret", Name: wh.URL, Secret: wh.SigningSecret,
+		Back: webhookPath(wh.ID), BackLabel: "Go to the webhook"})
+}
+
+// deliveryRow is a delivery in a registration's log.
+type deliveryRow struct {
+	ID, Event, Status, StatusLabel, LastCode, LastError, NextAttempt, Created string
+	Attempts                                                                  int
+}
+
+var deliveryStatusLabels = map[string]string{workshop.DeliveryPending: "Pending", workshop.DeliverySucceeded: "Succeeded",
+	workshop.DeliveryFailed: "Failed, will retry", workshop.DeliveryExhausted: "Failed, no retries left"}
+
+// webhookData is a registration's page.
+type webhookData struct {
+	Webhook    webhookRow
+	MayWrite   bool
+	Deliveries []deliveryRow
+	Shown      int
+}
+
+func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksRead)
+	if !ok {
+		return
+	}
+	wh, err := a.store.Webhook(r.Context(), d.visibility(), r.PathValue("webhookID"))
+	if err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	list, err := a.store.RecentDeliveries(r.Context(), d.visibility(), wh.ID, deliveriesShown)
+	if err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	p := webhookData{Webhook: webhookRowOf(wh, d.locationNames()), MayWrite: allows(si, scopeWebhooksWrite), Shown: deliveriesShown}
+	for _, dl := range list {
+		row := deliveryRow{ID: dl.ID, Event: dl.Event, Status: dl.Status, StatusLabel: deliveryStatusLabels[dl.Status],
+			Attempts: dl.Attempts, NextAttempt: stamp(dl.NextAttemptAt), Created: stamp(&dl.CreatedAt), LastError: deref(dl.LastError)}
+		if dl.LastStatusCode != nil {
+			row.LastCode = strconv.Itoa(*dl.LastStatusCode)
+		}
+		p.Deliveries = append(p.Deliveries, row)
+	}
+	a.render(w, r, http.StatusOK, "developer_webhook", view{Header: d.header, Data: p})
+}
+
+// setWebhookActive pauses (isActive false) or resumes a registration: the
+// state is sent, not toggled, so sending it twice changes nothing.
+func (a *App) setWebhookActive(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
+	if !ok {
+		return
+	}
+	active := r.PostFormValue("isActive") == "true"
+	wh, err := a.store.PatchWebhook(r.Context(), d.visibility(), r.PathValue("webhookID"), store.WebhookPatch{IsActive: &active},
+		workshop.MicrosOf(a.now()))
+	if err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	http.Redirect(w, r, webhookPath(wh.ID), http.StatusSeeOther)
+}
+
+// rotateWebhookSecret gives the registration a new signing secret, shown
+// once; the next attempt of any delivery is signed with it.
+func (a *App) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
+	if !ok {
+		return
+	}
+	secret := workshop.NewSigningSecret()
+	wh, err := a.store.PatchWebhook(r.Context(), d.visibility(), r.PathValue("webhookID"), store.WebhookPatch{SigningSecret: &secret},
+		workshop.MicrosOf(a.now()))
+	if err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	a.showSecret(w, r, d, secretView{Title: "Signing secret rotated", What: "Signing secret", Name: wh.URL, Secret: wh.SigningSecret,
+		Back: webhookPath(wh.ID), BackLabel: "Back to the webhook"})
+}
+
+// pingWebhook sends the registration a test event (ping).
+func (a *App) pingWebhook(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
+	if !ok {
+		return
+	}
+	id := r.PathValue("webhookID")
+	if _, err := a.store.SendPing(r.Context(), d.visibility(), id, workshop.MicrosOf(a.now())); err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	http.Redirect(w, r, webhookPath(id), http.StatusSeeOther)
+}
+
+func (a *App) deleteWebhookPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
+	if !ok {
+		return
+	}
+	wh, err := a.store.Webhook(r.Context(), d.visibility(), r.PathValue("webhookID"))
+	if err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	a.confirm(w, r, d, confirmView{Title: "Delete the webhook to " + wh.URL + "?",
+		Text:   "Its deliveries still to be made are cancelled and its delivery log is deleted with it. This cannot be undone.",
+		Action: r.URL.Path, Button: "Delete the webhook", Back: webhookPath(wh.ID)})
+}
+
+func (a *App) deleteWebhook(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
+	if !ok {
+		return
+	}
+	if err := a.store.DeleteWebhook(r.Context(), d.visibility(), r.PathValue("webhookID")); err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	http.Redirect(w, r, webhooksPath, http.StatusSeeOther)
+}
+
+// redeliver schedules a new attempt of a delivery now, as POST
+// .../deliveries/{id}/redeliver does.
+func (a *App) redeliver(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
+	if !ok {
+		return
+	}
+	id := r.PathValue("webhookID")
+	if _, err := a.store.Redeliver(r.Context(), d.visibility(), id, r.PathValue("deliveryID"), workshop.MicrosOf(a.now())); err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	http.Redirect(w, r, webhookPath(id), http.StatusSeeOther)
+}
