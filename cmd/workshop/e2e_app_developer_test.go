@@ -209,7 +209,7 @@ func TestAppDeveloperKeys(t *testing.T) {
 			t.Errorf("the snippet lacks the bearer header with the token; body %.1200s", p.body)
 		}
 		if r := apitest.Call(t, d.srv.URL, apitest.Request{Method: "POST", Path: "/mcp", Key: token,
-			Body: map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+			Body:   map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"},
 			Header: http.Header{"Accept": {"application/json, text/event-stream"}}}); r.Status == http.StatusUnauthorized {
 			t.Errorf("the MCP token at /mcp: got 401")
 		}
