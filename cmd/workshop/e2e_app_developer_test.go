@@ -317,6 +317,16 @@ func TestAppDeveloperWebhooks(t *testing.T) {
 		if err := json.Unmarshal(ping.Body, &body); err != nil || body.Event != "ping" || body.Data["webhook_id"] != hook.ID || len(body.Data) != 1 {
 			t.Errorf("ping body %s: want event ping, data {webhook_id: %s}", ping.Body, hook.ID)
 		}
+		// The API's history lists the ping too (its schema allows it).
+		pings := 0
+		for _, dl := range api.deliveries(d.org.Key.Key, hook.ID) {
+			if dl.Event == workshop.EventPing {
+				pings++
+			}
+		}
+		if pings != 1 {
+			t.Errorf("GET .../deliveries lists %d pings, want 1", pings)
+		}
 		logPage := "/developer/webhooks/" + hook.ID
 		if !waitUntil(ctx, func() bool { return strings.Count(b.get(logPage).body, "Succeeded") == 2 }) {
 			t.Errorf("the log never showed both deliveries succeeded; body %.2000s", b.get(logPage).body)

@@ -39,7 +39,7 @@ func webhookWithSecret(w workshop.Webhook, withSecret bool) oapi.WebhookWithSecr
 }
 
 func deliveryOf(d workshop.Delivery) oapi.Delivery {
-	return oapi.Delivery{Id: d.ID, EventId: d.EventID, Event: oapi.EventName(d.Event), Status: oapi.DeliveryStatus(d.Status),
+	return oapi.Delivery{Id: d.ID, EventId: d.EventID, Event: oapi.DeliveryEventName(d.Event), Status: oapi.DeliveryStatus(d.Status),
 		Attempts: d.Attempts, LastStatusCode: nullableOf(d.LastStatusCode), LastError: nullableOf(d.LastError),
 		NextAttemptAt: nullableMicros(d.NextAttemptAt), CreatedAt: d.CreatedAt}
 }
