@@ -130,10 +130,11 @@ func newDevWorld(t *testing.T, databaseURL string) *devWorld {
 	return d
 }
 
-// me calls GET /v1/platform/me with a key and returns the status.
-func (d *devWorld) me(t *testing.T, key string) int {
+// meAt calls GET /v1/platform/me of the server at base with a key and
+// returns the status.
+func meAt(t *testing.T, base, key string) int {
 	t.Helper()
-	return apitest.Call(t, d.srv.URL, apitest.Request{Method: "GET", Path: "/v1/platform/me", Key: key}).Status
+	return apitest.Call(t, base, apitest.Request{Method: "GET", Path: "/v1/platform/me", Key: key}).Status
 }
 
 // credentialOf reads the organisation's key or token with the secret's hash.
@@ -177,8 +178,13 @@ func TestAppDeveloperKeys(t *testing.T) {
 			t.Errorf("the page with the key: Cache-Control %q, want no-store", cc)
 		}
 		key := shownSecret(t, p, apiKeyRe)
-		if got := d.me(t, key); got != http.StatusOK {
-			t.Fatalf("GET /v1/platform/me with the new key: got %d, want 200", got)
+		// A second server process on the same database remembers the key
+		// once it has seen it.
+		second := startServer(t, db.URL)
+		for _, base := range []string{d.srv.URL, second.URL} {
+			if got := meAt(t, base, key); got != http.StatusOK {
+				t.Fatalf("GET %s/v1/platform/me with the new key: got %d, want 200", base, got)
+			}
 		}
 		c := d.credential(t, workshop.KindAPIKey, "CI pipeline")
 		if c.LocationID != d.org.Locations[1].ID || len(c.Scopes) != 2 || c.ExpiresAt == nil {
@@ -196,8 +202,10 @@ func TestAppDeveloperKeys(t *testing.T) {
 		// Revoke: asked first, then refused by the API at once.
 		b.get("/developer/keys/"+c.ID+"/revoke").want(t, "revoke page", http.StatusOK, "", "Revoke the API key CI pipeline?")
 		b.post("/developer/keys/"+c.ID+"/revoke", url.Values{}).want(t, "revoke", http.StatusSeeOther, "/developer")
-		if got := d.me(t, key); got != http.StatusUnauthorized {
-			t.Errorf("GET /v1/platform/me with the revoked key: got %d, want 401", got)
+		for _, base := range []string{d.srv.URL, second.URL} {
+			if got := meAt(t, base, key); got != http.StatusUnauthorized {
+				t.Errorf("GET %s/v1/platform/me with the revoked key: got %d, want 401 at once", base, got)
+			}
 		}
 		b.get("/developer").want(t, "the list after revoking", http.StatusOK, "", "Revoked ")
 

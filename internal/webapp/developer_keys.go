@@ -34,6 +34,8 @@ type developerData struct {
 	Scopes, Locations []option
 	MCPURL            string
 	Snippet           string // the MCP configuration with a placeholder token
+	Plan              workshop.Plan
+	NoAPI             bool // the plan has no API access: keys answer only GET /v1/platform/me
 }
 
 // keyFields are the new-key form's fields; tokenFields the new token's.
@@ -59,7 +61,8 @@ func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk
 		owner = ""
 	}
 	p := developerData{WholeOrg: whole, Keys: keyTable{Whole: whole, What: "API keys"},
-		Tokens: keyTable{Whole: whole, What: "MCP tokens"}, MCPURL: mcpURL(r)}
+		Tokens: keyTable{Whole: whole, What: "MCP tokens"}, MCPURL: mcpURL(r),
+		Plan: d.si.Member.Org.PlanTier, NoAPI: !d.si.Member.Org.PlanTier.HasAPIAccess()}
 	p.Snippet = mcpSnippet(p.MCPURL, workshop.MCPTokenPrefix+"...")
 	locName := map[string]string{}
 	for _, l := range d.header.Locations {
@@ -129,7 +132,7 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, si *store.Signed
 			LocationID: f.Values["locationId"], Scopes: f.Values["scopes"], ExpiresAt: expires})
 	}
 	if err != nil {
-		status, ok := f.refusal(err, map[string]string{"location": "locationId", "user": ""})
+		status, ok := f.refusal(err, map[string]string{"location": "locationId"})
 		if !ok {
 			a.fail(w, r, err)
 			return
