@@ -35,6 +35,7 @@ const (
 
 	noDeveloperAccess = "The developer settings need developer access. Ask an owner or an admin of your organisation for it."
 	stampLayout       = "2 Jan 2006 15:04 UTC"
+	secondsLayout     = "2 Jan 2006 15:04:05 UTC" // a delivery's times: retries are seconds apart
 )
 
 func webhookPath(id string) string { return webhooksPath + "/" + id }
@@ -73,11 +74,13 @@ func (a *App) devDeskOf(w http.ResponseWriter, r *http.Request, si *store.Signed
 
 // stamp shows a time of the developer settings: they belong to no
 // location, so to no time zone but UTC.
-func stamp(m *workshop.Micros) string {
+func stamp(m *workshop.Micros) string { return stampAs(m, stampLayout) }
+
+func stampAs(m *workshop.Micros, layout string) string {
 	if m == nil {
 		return ""
 	}
-	return m.Time().UTC().Format(stampLayout)
+	return m.Time().UTC().Format(layout)
 }
 
 // secretView is a page that shows a new secret once: a key, an MCP token

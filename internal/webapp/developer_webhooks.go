@@ -160,7 +160,7 @@ func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, si *store.Sign
 	p := webhookData{Webhook: webhookRowOf(wh, d.locationNames()), MayWrite: allows(si, scopeWebhooksWrite), Shown: deliveriesShown}
 	for _, dl := range list {
 		row := deliveryRow{ID: dl.ID, Event: dl.Event, Status: dl.Status, StatusLabel: deliveryStatusLabels[dl.Status],
-			Attempts: dl.Attempts, NextAttempt: stamp(dl.NextAttemptAt), Created: stamp(&dl.CreatedAt), LastError: deref(dl.LastError)}
+			Attempts: dl.Attempts, NextAttempt: stampAs(dl.NextAttemptAt, secondsLayout), Created: stampAs(&dl.CreatedAt, secondsLayout), LastError: deref(dl.LastError)}
 		if dl.LastStatusCode != nil {
 			row.LastCode = strconv.Itoa(*dl.LastStatusCode)
 		}
