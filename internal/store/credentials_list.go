@@ -78,7 +78,7 @@ const credentialUseGrain = time.Minute
 // It is a table of its own, so recording a use does not move the auth
 // epoch (migration 00016).
 func (s *Store) NoteCredentialUse(id string, at time.Time) {
-	if last, ok := s.uses.get(id); ok && at.Sub(last) < credentialUseGrain && !at.Before(last) {
+	if last, ok := s.uses.get(id); ok && at.Sub(last) < credentialUseGrain { // also a request stamped just before it
 		return
 	}
 	s.uses.put(id, at)
