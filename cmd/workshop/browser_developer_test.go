@@ -47,6 +47,9 @@ func TestBrowserDeveloperSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := b.location(t); got != srv.URL+"/developer" {
+		t.Errorf("the address after creating a key is %s, want %s/developer (a reload must not post again or show a missing page)", got, srv.URL)
+	}
 	if !strings.HasPrefix(key, "wsk_") {
 		t.Fatalf("the key shown is %q, want wsk_...", key)
 	}
@@ -61,6 +64,8 @@ func TestBrowserDeveloperSettings(t *testing.T) {
 	b.do(t, "back to the list", jsClick(`.secret a[href="/developer"]`), chromedp.WaitVisible(`#keys-heading`))
 	b.waitFor(t, "the key in the list", `document.querySelector("table.keys").textContent.includes("Browser key")`)
 	b.waitFor(t, "no key in the list", `!document.body.innerHTML.includes(`+jsString(key)+`)`)
+	// htmx keeps the pages it leaves in the browser's session storage: never that one.
+	b.waitFor(t, "no copy of the key in the browser's storage", `!JSON.stringify(sessionStorage).includes(`+jsString(key)+`)`)
 	b.do(t, "revoke it", jsClick(`a[aria-label="Revoke Browser key"]`), chromedp.WaitVisible(`button.danger`))
 	b.checkAccessible(t, "the revoke confirmation")
 	b.do(t, "confirm", jsClick(`button.danger`), chromedp.WaitVisible(`#keys-heading`))
