@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -81,6 +82,10 @@ var developerActions = []appAction{
 	}), form: noForm, allowed: adminsOnly, developer: true},
 	{name: "rotate webhook secret", method: "POST", path: devPath(func(f *devFixture) string { return "/webhooks/" + f.webhook.ID + "/rotate" }),
 		form: noForm, allowed: adminsOnly, developer: true},
+	{name: "edit webhook", method: "POST", path: devPath(func(f *devFixture) string { return "/webhooks/" + f.webhook.ID + "/edit" }),
+		form: func(*matrixWorld) url.Values {
+			return url.Values{"url": {"http://127.0.0.1:9/edited"}, "events": {"job.updated"}}
+		}, allowed: adminsOnly, developer: true},
 	{name: "pause webhook", method: "POST", path: devPath(func(f *devFixture) string { return "/webhooks/" + f.webhook.ID + "/active" }),
 		form: func(*matrixWorld) url.Values { return url.Values{"isActive": {"false"}} }, allowed: adminsOnly, developer: true},
 	{name: "delete webhook page", method: "GET", path: devPath(func(f *devFixture) string { return "/webhooks/" + f.webhook.ID + "/delete" }),
@@ -395,8 +400,26 @@ func TestAppDeveloperWebhooks(t *testing.T) {
 			}
 		}
 
+		// Edit: invalid input, a stale version, then a change.
+		current, err := d.w.st.Webhook(ctx, store.Visibility{OrgID: d.org.ID}, hook.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		version := strconv.FormatInt(int64(current.UpdatedAt), 10)
+		edit := "/developer/webhooks/" + hook.ID + "/edit"
+		b.post(edit, url.Values{"url": {"ftp://x"}, "events": {}, "updatedAt": {version}}).
+			want(t, "an invalid edit", http.StatusUnprocessableEntity, "", `id="url-error"`, `id="events-error"`)
+		b.post(edit, url.Values{"url": {rcv.URL + "/stale"}, "events": {"job.cancelled"}, "updatedAt": {"1"}}).
+			want(t, "a stale edit", http.StatusConflict, "", "Someone else changed this", `value="`+rcv.URL+`/app"`, `value="`+version+`"`)
+		b.post(edit, url.Values{"url": {rcv.URL + "/edited"}, "events": {"job.delivered"}, "updatedAt": {version}}).
+			want(t, "an edit", http.StatusSeeOther, "/developer/webhooks/"+hook.ID)
+		if got, err := d.w.st.Webhook(ctx, store.Visibility{OrgID: d.org.ID}, hook.ID); err != nil || got.URL != rcv.URL+"/edited" ||
+			strings.Join(got.Events, ",") != "job.delivered" {
+			t.Errorf("after the edit: %+v, %v; want the new URL and job.delivered", got, err)
+		}
+
 		// Delete: asked first.
-		b.get("/developer/webhooks/"+hook.ID+"/delete").want(t, "delete page", http.StatusOK, "", "Delete the webhook to "+rcv.URL+"/app?")
+		b.get("/developer/webhooks/"+hook.ID+"/delete").want(t, "delete page", http.StatusOK, "", "Delete the webhook to "+rcv.URL+"/edited?")
 		b.post("/developer/webhooks/"+hook.ID+"/delete", url.Values{}).want(t, "delete", http.StatusSeeOther, "/developer/webhooks")
 		b.get("/developer/webhooks/"+hook.ID).want(t, "deleted", http.StatusNotFound, "")
 

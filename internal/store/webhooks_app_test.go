@@ -79,3 +79,34 @@ func TestSendPing(t *testing.T) {
 		}
 	})
 }
+
+// TestPatchWebhookFromAVersion: an edit made from an older version of the
+// registration is refused (stale_updated_at) and changes nothing; one made
+// from the current version applies.
+func TestPatchWebhookFromAVersion(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := t.Context()
+		e := newWhEnv(t, db)
+		v := store.Visibility{OrgID: e.org.ID}
+		w := e.hook(t, e.org.ID, "", "job.created")
+		read := w.UpdatedAt
+		e.clk.Advance(time.Second)
+		paused := false
+		if _, err := e.st.PatchWebhook(ctx, v, w.ID, store.WebhookPatch{IsActive: &paused}, workshop.MicrosOf(e.clk.Now())); err != nil {
+			t.Fatal(err)
+		}
+		url := "https://hooks.example.com/new"
+		_, err := e.st.PatchWebhook(ctx, v, w.ID, store.WebhookPatch{URL: &url, UpdatedAt: &read}, workshop.MicrosOf(e.clk.Now()))
+		wantCode(t, err, workshop.CodeStaleUpdatedAt)
+		now, err := e.st.Webhook(ctx, v, w.ID)
+		if err != nil || now.URL != w.URL {
+			t.Fatalf("after a stale edit: %+v, %v, want the URL unchanged", now, err)
+		}
+		e.clk.Advance(time.Second)
+		got, err := e.st.PatchWebhook(ctx, v, w.ID, store.WebhookPatch{URL: &url, UpdatedAt: &now.UpdatedAt}, workshop.MicrosOf(e.clk.Now()))
+		if err != nil || got.URL != url || got.UpdatedAt <= now.UpdatedAt {
+			t.Errorf("an edit from the current version = %+v, %v, want the new URL and a later updatedAt", got, err)
+		}
+	})
+}

@@ -18,6 +18,7 @@ func (a *App) developerRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /developer/webhooks", a.member(a.webhooksPage))
 	mux.Handle("POST /developer/webhooks", a.member(a.createWebhook))
 	mux.Handle("GET /developer/webhooks/{webhookID}", a.member(a.webhookPage))
+	mux.Handle("POST /developer/webhooks/{webhookID}/edit", a.member(a.editWebhook))
 	mux.Handle("POST /developer/webhooks/{webhookID}/active", a.member(a.setWebhookActive))
 	mux.Handle("POST /developer/webhooks/{webhookID}/rotate", a.member(a.rotateWebhookSecret))
 	mux.Handle("POST /developer/webhooks/{webhookID}/ping", a.member(a.pingWebhook))

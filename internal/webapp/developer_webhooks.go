@@ -1,6 +1,7 @@
 package webapp
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -94,21 +95,16 @@ func (a *App) createWebhook(w http.ResponseWriter, r *http.Request, si *store.Si
 	f := formOf(r, webhookFields...)
 	events := r.PostForm["events"]
 	f.Values["events"] = strings.Join(events, ",") // a group of checkboxes: its message goes beside the group
-	var v workshop.Validation
-	checked, err := workshop.CheckWebhookEvents(events)
-	if err != nil {
-		f.invalid(err)
-	}
 	url := strings.TrimSpace(f.Values["url"])
-	if err := a.guard.CheckRegistrationURL(r.Context(), url); err != nil && !f.invalid(err) {
+	checked, err := a.checkWebhook(r.Context(), f, url, events)
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	loc := f.Values["locationId"]
 	if loc != "" && !slices.ContainsFunc(d.header.Locations, func(l workshop.Location) bool { return l.ID == loc }) {
-		v.Add("locationId", "Choose a location of your organisation, or all of them.")
+		f.Errors["locationId"] = "Choose a location of your organisation, or all of them."
 	}
-	f.invalid(v.Err())
 	if len(f.Errors) > 0 {
 		a.renderWebhooks(w, r, d, http.StatusUnprocessableEntity, &f, events)
 		return
@@ -125,6 +121,19 @@ func (a *App) createWebhook(w http.ResponseWriter, r *http.Request, si *store.Si
 		Back: webhookPath(wh.ID), BackLabel: "Go to the webhook"})
 }
 
+// checkWebhook validates a registration's URL and events as the API does
+// (workshop.CheckWebhookEvents, the server's guard), each message beside
+// its field of f; it returns the events without repeats, and an error only
+// for a fault of the server.
+func (a *App) checkWebhook(ctx context.Context, f form, url string, events []string) ([]string, error) {
+	checked, err := workshop.CheckWebhookEvents(events)
+	f.invalid(err) // a validation error or none
+	if err := a.guard.CheckRegistrationURL(ctx, url); err != nil && !f.invalid(err) {
+		return nil, err
+	}
+	return checked, nil
+}
+
 // deliveryRow is a delivery in a registration's log.
 type deliveryRow struct {
 	ID, Event, Status, StatusLabel, LastCode, LastError, NextAttempt, Created string
@@ -138,6 +147,8 @@ var deliveryStatusLabels = map[string]string{workshop.DeliveryPending: "Pending"
 type webhookData struct {
 	Webhook    webhookRow
 	MayWrite   bool
+	Edit       form // its URL and events, with the version they were read at
+	Events     []option
 	Deliveries []deliveryRow
 	Shown      int
 }
@@ -152,21 +163,82 @@ func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, si *store.Sign
 		a.refuse(w, r, d, err)
 		return
 	}
+	a.renderWebhook(w, r, d, wh, http.StatusOK, nil, nil)
+}
+
+// renderWebhook writes a registration's page as it is now, with the edit
+// form an edit failed on (nil: made from the registration) and its events.
+func (a *App) renderWebhook(w http.ResponseWriter, r *http.Request, d *devDesk, wh workshop.Webhook, status int, edit *form, events []string) {
 	list, err := a.store.RecentDeliveries(r.Context(), d.visibility(), wh.ID, deliveriesShown)
 	if err != nil {
 		a.refuse(w, r, d, err)
 		return
 	}
-	p := webhookData{Webhook: webhookRowOf(wh, d.locationNames()), MayWrite: allows(si, scopeWebhooksWrite), Shown: deliveriesShown}
+	p := webhookData{Webhook: webhookRowOf(wh, d.locationNames()), MayWrite: allows(d.si, scopeWebhooksWrite), Shown: deliveriesShown}
+	if edit == nil {
+		events = wh.Events
+	}
+	p.Edit = orForm(edit, map[string]string{"url": wh.URL})
+	p.Edit.Values["updatedAt"] = versionOf(wh.UpdatedAt) // a conflict shows the current version to send again
+	for _, e := range workshop.EventNames {
+		p.Events = append(p.Events, option{Value: e, Label: e, Checked: slices.Contains(events, e)})
+	}
 	for _, dl := range list {
 		row := deliveryRow{ID: dl.ID, Event: dl.Event, Status: dl.Status, StatusLabel: deliveryStatusLabels[dl.Status],
-			Attempts: dl.Attempts, NextAttempt: stampAs(dl.NextAttemptAt, secondsLayout), Created: stampAs(&dl.CreatedAt, secondsLayout), LastError: deref(dl.LastError)}
+			Attempts: dl.Attempts, NextAttempt: stampAs(dl.NextAttemptAt, secondsLayout), Created: stampAs(&dl.CreatedAt, secondsLayout),
+			LastError: deref(dl.LastError)}
 		if dl.LastStatusCode != nil {
 			row.LastCode = strconv.Itoa(*dl.LastStatusCode)
 		}
 		p.Deliveries = append(p.Deliveries, row)
 	}
-	a.render(w, r, http.StatusOK, "developer_webhook", view{Header: d.header, Data: p})
+	a.render(w, r, status, "developer_webhook", view{Header: d.header, Data: p})
+}
+
+// editWebhook changes a registration's URL and events as PATCH
+// /v1/platform/webhooks/{id} does, from the version the form was made
+// from: a registration changed since is shown with its current values.
+func (a *App) editWebhook(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
+	if !ok {
+		return
+	}
+	f := formOf(r, "url", "updatedAt")
+	events := r.PostForm["events"]
+	f.Values["events"] = strings.Join(events, ",") // a group of checkboxes: its message goes beside the group
+	url := strings.TrimSpace(f.Values["url"])
+	checked, err := a.checkWebhook(r.Context(), f, url, events)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	status := http.StatusUnprocessableEntity
+	if len(f.Errors) == 0 {
+		version := parseVersion(f.Values["updatedAt"])
+		wh, err := a.store.PatchWebhook(r.Context(), d.visibility(), r.PathValue("webhookID"),
+			store.WebhookPatch{URL: &url, Events: checked, UpdatedAt: &version}, workshop.MicrosOf(a.now()))
+		if err == nil {
+			http.Redirect(w, r, webhookPath(wh.ID), http.StatusSeeOther)
+			return
+		}
+		var known bool
+		if status, known = f.refusal(err, nil); !known || status == http.StatusNotFound {
+			a.refuse(w, r, d, err)
+			return
+		}
+	}
+	wh, err := a.store.Webhook(r.Context(), d.visibility(), r.PathValue("webhookID"))
+	if err != nil {
+		a.refuse(w, r, d, err)
+		return
+	}
+	if status == http.StatusConflict { // stale: the form again with the current values, to change once more
+		current := newForm(map[string]string{"url": wh.URL})
+		current.Errors[""] = f.Errors[""]
+		a.renderWebhook(w, r, d, wh, status, current, wh.Events)
+		return
+	}
+	a.renderWebhook(w, r, d, wh, status, &f, events)
 }
 
 // setWebhookActive pauses (isActive false) or resumes a registration: the
