@@ -214,6 +214,17 @@ func TestAppDeveloperKeys(t *testing.T) {
 		}
 		b.get("/developer").want(t, "the list after revoking", http.StatusOK, "", "Revoked ")
 
+		// A key for an integration: the jobs it creates are attributed to it.
+		integ := d.w.integration(d.org.ID, "Autoline")
+		b.post("/developer/keys", url.Values{"name": {"sync"}, "scopes": {"jobs:write"}, "integrationId": {"int_nope"}}).
+			want(t, "a key for an unknown integration", http.StatusUnprocessableEntity, "", `id="integrationId-error"`)
+		b.post("/developer/keys", url.Values{"name": {"sync"}, "scopes": {"jobs:write"}, "integrationId": {integ.ID}}).
+			want(t, "a key for an integration", http.StatusOK, "", "API key created")
+		if c := d.credential(t, workshop.KindAPIKey, "sync"); c.IntegrationID != integ.ID {
+			t.Errorf("the key's integration is %q, want %s", c.IntegrationID, integ.ID)
+		}
+		b.get("/developer").want(t, "the list", http.StatusOK, "", "for Autoline")
+
 		// An MCP token, with a configuration ready to paste.
 		p = b.post("/developer/mcp-tokens", url.Values{"tokenName": {"Claude"}})
 		p.want(t, "create an MCP token", http.StatusOK, "", "MCP token created", "mcpServers", d.srv.URL+"/mcp")

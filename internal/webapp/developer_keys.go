@@ -1,6 +1,7 @@
 package webapp
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -14,6 +15,7 @@ import (
 // keyRow is a key or MCP token in a list.
 type keyRow struct {
 	ID, Name, Owner, Scopes, Location     string
+	Integration                           string // the integration the key syncs for, if any
 	Created, LastUsed, Expires, RevokedAt string
 	Expired                               bool
 }
@@ -32,6 +34,7 @@ type developerData struct {
 	KeyForm           form
 	TokenForm         form
 	Scopes, Locations []option
+	Integrations      []option // for a key that syncs as one of them (the role reads integrations)
 	MCPURL            string
 	Snippet           string // the MCP configuration with a placeholder token
 	Plan              workshop.Plan
@@ -40,7 +43,7 @@ type developerData struct {
 
 // keyFields are the new-key form's fields; tokenFields the new token's.
 var (
-	keyFields   = []string{"name", "locationId", "expires"}
+	keyFields   = []string{"name", "locationId", "integrationId", "expires"}
 	tokenFields = []string{"tokenName"}
 )
 
@@ -64,9 +67,15 @@ func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk
 		Tokens: keyTable{Whole: whole, What: "MCP tokens"}, MCPURL: mcpURL(r),
 		Plan: d.si.Member.Org.PlanTier, NoAPI: !d.si.Member.Org.PlanTier.HasAPIAccess()}
 	p.Snippet = mcpSnippet(p.MCPURL, workshop.MCPTokenPrefix+"...")
-	locName := map[string]string{}
-	for _, l := range d.header.Locations {
-		locName[l.ID] = l.Name
+	locName := d.locationNames()
+	integrations, err := a.integrationsOf(r, d)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	integName := map[string]string{}
+	for _, in := range integrations {
+		integName[in.ID] = in.Name
 	}
 	for kind, list := range map[workshop.CredentialKind]*[]keyRow{workshop.KindAPIKey: &p.Keys.Rows, workshop.KindMCPToken: &p.Tokens.Rows} {
 		creds, err := a.store.Credentials(r.Context(), store.CredentialFilter{OrgID: d.orgID(), UserID: owner, Kind: kind})
@@ -75,10 +84,10 @@ func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk
 			return
 		}
 		for _, c := range creds {
-			*list = append(*list, a.keyRowOf(c, locName))
+			*list = append(*list, a.keyRowOf(c, locName, integName))
 		}
 	}
-	p.KeyForm = orForm(keyForm, map[string]string{"name": "", "locationId": "", "expires": ""})
+	p.KeyForm = orForm(keyForm, map[string]string{"name": "", "locationId": "", "integrationId": "", "expires": ""})
 	p.TokenForm = orForm(tokenForm, map[string]string{"tokenName": ""})
 	for _, s := range d.si.Member.User.Role.Scopes() {
 		p.Scopes = append(p.Scopes, option{Value: string(s), Label: string(s), Checked: slices.Contains(scopes, string(s))})
@@ -86,10 +95,24 @@ func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk
 	for _, l := range d.header.Locations {
 		p.Locations = append(p.Locations, option{Value: l.ID, Label: l.Name, Checked: p.KeyForm.Values["locationId"] == l.ID})
 	}
+	for _, in := range integrations {
+		p.Integrations = append(p.Integrations, option{Value: in.ID, Label: in.Name + " (" + in.SystemType + ")",
+			Checked: p.KeyForm.Values["integrationId"] == in.ID})
+	}
 	a.render(w, r, status, "developer", view{Header: d.header, Data: p})
 }
 
-func (a *App) keyRowOf(c store.OwnedCredential, locName map[string]string) keyRow {
+// integrationsOf is the organisation's integrations a key may be made for:
+// none when the role does not read them.
+func (a *App) integrationsOf(r *http.Request, d *devDesk) ([]workshop.Integration, error) {
+	if !allows(d.si, scopeIntegrationsRead) {
+		return nil, nil
+	}
+	list, err := a.store.Integrations(r.Context(), d.orgID(), workshop.PageRequest{Limit: integrationsShown})
+	return list.Data, err
+}
+
+func (a *App) keyRowOf(c store.OwnedCredential, locName, integName map[string]string) keyRow {
 	k := keyRow{ID: c.ID, Name: c.Name, Owner: c.UserEmail, Location: "All locations", Created: stamp(&c.CreatedAt),
 		LastUsed: stamp(c.LastUsedAt), Expires: stamp(c.ExpiresAt), RevokedAt: stamp(c.RevokedAt),
 		Expired: c.ExpiresAt != nil && *c.ExpiresAt <= workshop.MicrosOf(a.now())}
@@ -100,6 +123,9 @@ func (a *App) keyRowOf(c store.OwnedCredential, locName map[string]string) keyRo
 	k.Scopes = strings.Join(scopes, ", ")
 	if c.LocationID != "" {
 		k.Location = locName[c.LocationID]
+	}
+	if c.IntegrationID != "" {
+		k.Integration = cmp.Or(integName[c.IntegrationID], c.IntegrationID)
 	}
 	return k
 }
@@ -129,10 +155,10 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, si *store.Signed
 	var out operator.KeyOut
 	if err == nil {
 		out, err = a.op.CreateKey(r.Context(), operator.KeyRequest{UserID: si.Member.User.ID, Name: f.Values["name"],
-			LocationID: f.Values["locationId"], Scopes: f.Values["scopes"], ExpiresAt: expires})
+			LocationID: f.Values["locationId"], IntegrationID: f.Values["integrationId"], Scopes: f.Values["scopes"], ExpiresAt: expires})
 	}
 	if err != nil {
-		status, ok := f.refusal(err, map[string]string{"location": "locationId"})
+		status, ok := f.refusal(err, map[string]string{"location": "locationId", "integration": "integrationId"})
 		if !ok {
 			a.fail(w, r, err)
 			return
