@@ -2,7 +2,6 @@ package webapp
 
 import (
 	"cmp"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -170,28 +169,6 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, si *store.Signed
 		Secret: out.Key, Back: developerPath, BackLabel: "Back to keys and tokens"})
 }
 
-// createMCPToken makes a read-only MCP token acting as the user, and
-// shows it once with a configuration for an MCP client.
-func (a *App) createMCPToken(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, "")
-	if !ok {
-		return
-	}
-	f := formOf(r, tokenFields...)
-	out, err := a.op.CreateNamedMCPToken(r.Context(), si.Member.User.ID, f.Values["tokenName"])
-	if err != nil {
-		status, ok := f.refusal(err, map[string]string{"name": "tokenName"})
-		if !ok {
-			a.fail(w, r, err)
-			return
-		}
-		a.renderDeveloper(w, r, d, status, nil, &f, nil)
-		return
-	}
-	a.showSecret(w, r, d, secretView{Title: "MCP token created", What: "MCP token", Name: strings.TrimSpace(f.Values["tokenName"]),
-		Secret: out.Token, Snippet: mcpSnippet(mcpURL(r), out.Token), Back: developerPath, BackLabel: "Back to keys and tokens"})
-}
-
 // revocable reads a key or token the user may revoke: any of the
 // organisation's for an owner or admin, their own for anyone else (others
 // are not found). false: it answered the request.
@@ -249,27 +226,4 @@ func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, si *store.Signed
 		return
 	}
 	http.Redirect(w, r, developerPath, http.StatusSeeOther)
-}
-
-// mcpURL is the MCP endpoint of this server as the browser reached it.
-func mcpURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host + "/mcp"
-}
-
-// mcpSnippet is a configuration for MCP clients that read mcpServers
-// (Claude Desktop, VS Code and others), the token sent as a bearer header.
-func mcpSnippet(url, token string) string {
-	type server struct {
-		Type    string            `json:"type"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-	}
-	cfg := map[string]map[string]server{"mcpServers": {"workshop": {Type: "http", URL: url,
-		Headers: map[string]string{"Authorization": "Bearer " + token}}}}
-	b, _ := json.MarshalIndent(cfg, "", "  ") // plain strings: it cannot fail
-	return string(b)
 }
