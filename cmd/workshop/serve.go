@@ -110,7 +110,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	api.Mount("/mcp", mcpHandler)
-	app, err := webapp.New(st, webapp.Config{Logger: log, JobDetail: api.JobDetail, Plans: plans})
+	app, err := webapp.New(st, webapp.Config{Logger: log, JobDetail: api.JobDetail, Plans: plans, WebhookGuard: guard})
 	if err != nil {
 		return err
 	}

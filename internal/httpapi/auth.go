@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -15,6 +16,9 @@ import (
 // call, so revocation and expiry hold on the very next request.
 type Credentials interface {
 	CredentialByHash(ctx context.Context, hash string) (store.CredentialGrant, error)
+	// NoteCredentialUse records a use for the developer settings' "last
+	// used", without holding the request up.
+	NoteCredentialUse(id string, at time.Time)
 }
 
 // Authenticate resolves a bearer secret of the wanted kind to a principal:
@@ -48,6 +52,7 @@ func Authenticate(ctx context.Context, creds Credentials, header string, want wo
 	if g.ExpiresAt != nil && *g.ExpiresAt <= now {
 		return nil, workshop.Errorf(workshop.CodeKeyExpired, "The key expired at %s.", g.ExpiresAt)
 	}
+	creds.NoteCredentialUse(g.ID, now.Time())
 	scopes := make([]workshop.Scope, 0, len(g.Scopes))
 	for _, sc := range g.Scopes {
 		if g.Role.Allows(sc) {

@@ -2,12 +2,10 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 	"github.com/workshop-platform/workshop/internal/store"
-	"github.com/workshop-platform/workshop/internal/webhooks"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -41,25 +39,14 @@ func webhookWithSecret(w workshop.Webhook, withSecret bool) oapi.WebhookWithSecr
 }
 
 func deliveryOf(d workshop.Delivery) oapi.Delivery {
-	return oapi.Delivery{Id: d.ID, EventId: d.EventID, Event: oapi.EventName(d.Event), Status: oapi.DeliveryStatus(d.Status),
+	return oapi.Delivery{Id: d.ID, EventId: d.EventID, Event: oapi.DeliveryEventName(d.Event), Status: oapi.DeliveryStatus(d.Status),
 		Attempts: d.Attempts, LastStatusCode: nullableOf(d.LastStatusCode), LastError: nullableOf(d.LastError),
 		NextAttemptAt: nullableMicros(d.NextAttemptAt), CreatedAt: d.CreatedAt}
 }
 
 // checkWebhookURL validates a url with the SSRF guard (422 on url).
 func (h *handlers) checkWebhookURL(ctx context.Context, raw string) error {
-	g := h.webhookGuard
-	if g == nil {
-		g = &webhooks.Guard{}
-	}
-	if err := g.CheckURL(ctx, raw); err != nil {
-		var ue *webhooks.URLError
-		if errors.As(err, &ue) {
-			return workshop.Invalid("url", "%s", ue.Reason)
-		}
-		return err
-	}
-	return nil
+	return h.webhookGuard.CheckRegistrationURL(ctx, raw)
 }
 
 func (h *handlers) CreateWebhook(ctx context.Context, req oapi.CreateWebhookRequestObject) (oapi.CreateWebhookResponseObject, error) {

@@ -131,6 +131,7 @@ type KeyOut struct {
 // KeyRequest is what a key is made with.
 type KeyRequest struct {
 	UserID, LocationID, IntegrationID, Scopes string
+	Name                                      string // optional: what the user calls it
 	ExpiresAt                                 *time.Time
 }
 
@@ -139,6 +140,9 @@ type KeyRequest struct {
 func (o *Operator) CreateKey(ctx context.Context, r KeyRequest) (KeyOut, error) {
 	u, err := o.developer(ctx, r.UserID)
 	if err != nil {
+		return KeyOut{}, err
+	}
+	if err := checkKeyName(r.Name); err != nil {
 		return KeyOut{}, err
 	}
 	scopes, err := workshop.ParseScopes(r.Scopes, u.Role)
@@ -165,7 +169,7 @@ func (o *Operator) CreateKey(ctx context.Context, r KeyRequest) (KeyOut, error) 
 	}
 	secret := workshop.NewSecret(workshop.APIKeyPrefix)
 	c, err := o.Store.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindAPIKey,
-		OrgID: u.OrgID, UserID: u.ID, LocationID: r.LocationID, IntegrationID: r.IntegrationID,
+		Name: strings.TrimSpace(r.Name), OrgID: u.OrgID, UserID: u.ID, LocationID: r.LocationID, IntegrationID: r.IntegrationID,
 		SecretHash: workshop.HashSecret(secret), Scopes: scopes, ExpiresAt: expires, CreatedAt: o.stamp()})
 	if err != nil {
 		return KeyOut{}, err
@@ -194,14 +198,7 @@ type TokenOut struct {
 
 // CreateMCPToken makes a read-only MCP token acting as the user.
 func (o *Operator) CreateMCPToken(ctx context.Context, userID string) (TokenOut, error) {
-	u, err := o.developer(ctx, userID)
-	if err != nil {
-		return TokenOut{}, err
-	}
-	secret := workshop.NewSecret(workshop.MCPTokenPrefix)
-	c, err := o.Store.CreateCredential(ctx, workshop.Credential{ID: workshop.NewID(workshop.PrefixKey), Kind: workshop.KindMCPToken,
-		OrgID: u.OrgID, UserID: u.ID, SecretHash: workshop.HashSecret(secret), Scopes: readScopes(u.Role), CreatedAt: o.stamp()})
-	return TokenOut{ID: c.ID, Token: secret}, err
+	return o.CreateNamedMCPToken(ctx, userID, "")
 }
 
 // readScopes are the read scopes of a role: an MCP token never writes.

@@ -11,9 +11,9 @@ import (
 // CreateCredential stores an API key or MCP token (its hash only).
 func (s *Store) CreateCredential(ctx context.Context, k workshop.Credential) (workshop.Credential, error) {
 	return write(ctx, s, func(c conn) (workshop.Credential, error) {
-		_, err := c.exec(ctx, `INSERT INTO credentials (id, kind, org_id, user_id, location_id, integration_id,
-			secret_hash, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			k.ID, k.Kind, k.OrgID, k.UserID, nullString(k.LocationID), nullString(k.IntegrationID),
+		_, err := c.exec(ctx, `INSERT INTO credentials (id, kind, name, org_id, user_id, location_id, integration_id,
+			secret_hash, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			k.ID, k.Kind, k.Name, k.OrgID, k.UserID, nullString(k.LocationID), nullString(k.IntegrationID),
 			k.SecretHash, jsonText(k.Scopes), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), k.CreatedAt)
 		return k, err
 	})

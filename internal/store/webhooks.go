@@ -66,6 +66,10 @@ type WebhookPatch struct {
 	Events        []string // nil: unchanged
 	IsActive      *bool
 	SigningSecret *string // a rotated secret
+	// UpdatedAt, when set, is the version the change was made from: a
+	// registration changed since is stale_updated_at (the application's
+	// edit form; the API's PATCH sends none).
+	UpdatedAt *workshop.Micros
 }
 
 // PatchWebhook applies a change. Deactivating pauses the registration's
@@ -77,6 +81,11 @@ func (s *Store) PatchWebhook(ctx context.Context, v Visibility, id string, p Web
 		w, err := visibleWebhook(ctx, c, v, id, s.forUpdate())
 		if err != nil {
 			return w, err
+		}
+		if p.UpdatedAt != nil {
+			if err := workshop.CheckVersion("webhook", w.UpdatedAt, *p.UpdatedAt); err != nil {
+				return w, err
+			}
 		}
 		changed := false
 		if p.URL != nil && *p.URL != w.URL {

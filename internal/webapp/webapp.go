@@ -15,6 +15,7 @@ import (
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/webhooks"
 )
 
 // Config is how the application runs.
@@ -27,6 +28,10 @@ type Config struct {
 	// Plans computes the locations' plans (the dispatch view); nil: one
 	// of the application's own. serve shares the API's.
 	Plans *planning.Service
+	// WebhookGuard checks the URLs of webhooks made in the developer
+	// settings as the API checks them (--webhook-allow-insecure); nil:
+	// the strict guard.
+	WebhookGuard *webhooks.Guard
 }
 
 // App is the application's handlers.
@@ -42,6 +47,7 @@ type App struct {
 
 	jobDetail JobDetailFunc
 	plans     *planning.Service
+	guard     *webhooks.Guard
 }
 
 // New makes the application on a store.
@@ -66,7 +72,7 @@ func New(st *store.Store, cfg Config) (*App, error) {
 	op := operator.New(st)
 	op.Now = cfg.Now
 	return &App{store: st, op: op, log: cfg.Logger, now: cfg.Now, pages: p, wall: wall, hub: newHub(st, cfg.Logger),
-		live: defaultLiveTimes, jobDetail: cfg.JobDetail, plans: cfg.Plans}, nil
+		live: defaultLiveTimes, jobDetail: cfg.JobDetail, plans: cfg.Plans, guard: cfg.WebhookGuard}, nil
 }
 
 // Handler serves every page. Form posts from another origin are refused

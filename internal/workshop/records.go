@@ -48,6 +48,7 @@ type User struct {
 type Credential struct {
 	ID            string
 	Kind          CredentialKind
+	Name          string // what its owner calls it ("" when not named)
 	OrgID         string
 	UserID        string
 	LocationID    string
@@ -57,6 +58,7 @@ type Credential struct {
 	ExpiresAt     *Micros
 	RevokedAt     *Micros
 	CreatedAt     Micros
+	LastUsedAt    *Micros // when it last authenticated a request, to the minute (read by lists only)
 }
 
 // Integration is an external system (DMS, ERP, ...) registered so that what

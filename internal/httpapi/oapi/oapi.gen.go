@@ -98,48 +98,99 @@ func (e DeliveryStatus) Valid() bool {
 	}
 }
 
+// Defines values for DeliveryEventName.
+const (
+	DeliveryEventNameBayStatusChanged DeliveryEventName = "bay.status_changed"
+	DeliveryEventNameJobAtRisk        DeliveryEventName = "job.at_risk"
+	DeliveryEventNameJobCancelled     DeliveryEventName = "job.cancelled"
+	DeliveryEventNameJobCreated       DeliveryEventName = "job.created"
+	DeliveryEventNameJobDelivered     DeliveryEventName = "job.delivered"
+	DeliveryEventNameJobOnTrack       DeliveryEventName = "job.on_track"
+	DeliveryEventNameJobUpdated       DeliveryEventName = "job.updated"
+	DeliveryEventNamePing             DeliveryEventName = "ping"
+	DeliveryEventNameStepCompleted    DeliveryEventName = "step.completed"
+	DeliveryEventNameStepCreated      DeliveryEventName = "step.created"
+	DeliveryEventNameStepUpdated      DeliveryEventName = "step.updated"
+	DeliveryEventNameTechClockedIn    DeliveryEventName = "tech.clocked_in"
+	DeliveryEventNameTechClockedOut   DeliveryEventName = "tech.clocked_out"
+)
+
+// Valid indicates whether the value is a known member of the DeliveryEventName enum.
+func (e DeliveryEventName) Valid() bool {
+	switch e {
+	case DeliveryEventNameBayStatusChanged:
+		return true
+	case DeliveryEventNameJobAtRisk:
+		return true
+	case DeliveryEventNameJobCancelled:
+		return true
+	case DeliveryEventNameJobCreated:
+		return true
+	case DeliveryEventNameJobDelivered:
+		return true
+	case DeliveryEventNameJobOnTrack:
+		return true
+	case DeliveryEventNameJobUpdated:
+		return true
+	case DeliveryEventNamePing:
+		return true
+	case DeliveryEventNameStepCompleted:
+		return true
+	case DeliveryEventNameStepCreated:
+		return true
+	case DeliveryEventNameStepUpdated:
+		return true
+	case DeliveryEventNameTechClockedIn:
+		return true
+	case DeliveryEventNameTechClockedOut:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventName.
 const (
-	BayStatusChanged EventName = "bay.status_changed"
-	JobAtRisk        EventName = "job.at_risk"
-	JobCancelled     EventName = "job.cancelled"
-	JobCreated       EventName = "job.created"
-	JobDelivered     EventName = "job.delivered"
-	JobOnTrack       EventName = "job.on_track"
-	JobUpdated       EventName = "job.updated"
-	StepCompleted    EventName = "step.completed"
-	StepCreated      EventName = "step.created"
-	StepUpdated      EventName = "step.updated"
-	TechClockedIn    EventName = "tech.clocked_in"
-	TechClockedOut   EventName = "tech.clocked_out"
+	EventNameBayStatusChanged EventName = "bay.status_changed"
+	EventNameJobAtRisk        EventName = "job.at_risk"
+	EventNameJobCancelled     EventName = "job.cancelled"
+	EventNameJobCreated       EventName = "job.created"
+	EventNameJobDelivered     EventName = "job.delivered"
+	EventNameJobOnTrack       EventName = "job.on_track"
+	EventNameJobUpdated       EventName = "job.updated"
+	EventNameStepCompleted    EventName = "step.completed"
+	EventNameStepCreated      EventName = "step.created"
+	EventNameStepUpdated      EventName = "step.updated"
+	EventNameTechClockedIn    EventName = "tech.clocked_in"
+	EventNameTechClockedOut   EventName = "tech.clocked_out"
 )
 
 // Valid indicates whether the value is a known member of the EventName enum.
 func (e EventName) Valid() bool {
 	switch e {
-	case BayStatusChanged:
+	case EventNameBayStatusChanged:
 		return true
-	case JobAtRisk:
+	case EventNameJobAtRisk:
 		return true
-	case JobCancelled:
+	case EventNameJobCancelled:
 		return true
-	case JobCreated:
+	case EventNameJobCreated:
 		return true
-	case JobDelivered:
+	case EventNameJobDelivered:
 		return true
-	case JobOnTrack:
+	case EventNameJobOnTrack:
 		return true
-	case JobUpdated:
+	case EventNameJobUpdated:
 		return true
-	case StepCompleted:
+	case EventNameStepCompleted:
 		return true
-	case StepCreated:
+	case EventNameStepCreated:
 		return true
-	case StepUpdated:
+	case EventNameStepUpdated:
 		return true
-	case TechClockedIn:
+	case EventNameTechClockedIn:
 		return true
-	case TechClockedOut:
+	case EventNameTechClockedOut:
 		return true
 	default:
 		return false
@@ -869,8 +920,8 @@ type Delivery struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
-	// Event A subscribable event.
-	Event EventName `json:"event"`
+	// Event The event of a delivery: a subscribable event, or ping, the test event sent to one registration from the developer settings (data `{"webhook_id"}`), which is not subscribable.
+	Event DeliveryEventName `json:"event"`
 
 	// EventId The event's id (`evt_...`).
 	EventId string `json:"eventId"`
@@ -895,6 +946,9 @@ type Delivery struct {
 
 // DeliveryStatus failed: the last attempt failed and another is scheduled.
 type DeliveryStatus string
+
+// DeliveryEventName The event of a delivery: a subscribable event, or ping, the test event sent to one registration from the developer settings (data `{"webhook_id"}`), which is not subscribable.
+type DeliveryEventName string
 
 // DeliveryList defines model for DeliveryList.
 type DeliveryList struct {
