@@ -17,10 +17,14 @@ func (a *App) dayCloseRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /locations/{locationID}/day-close/start", a.member(a.startDayClose))
 	mux.Handle("POST /locations/{locationID}/day-close/finish", a.member(a.finishDayClose))
 	mux.Handle("POST /locations/{locationID}/day-close/carry-over", a.member(a.carryOver))
-	mux.Handle("POST /locations/{locationID}/day-close/steps/{stepID}/complete", a.member(a.closeStep))
-	mux.Handle("POST /locations/{locationID}/day-close/technicians/{techID}/clock-out", a.member(a.closeClock))
-	mux.Handle("POST /locations/{locationID}/day-close/jobs/{jobID}/promise", a.member(a.closePromise))
-	mux.Handle("POST /locations/{locationID}/day-close/jobs/{jobID}/no-show", a.member(a.closeNoShow))
+	mux.Handle("POST /locations/{locationID}/day-close/steps/{stepID}/complete",
+		a.closeAction(workshop.CloseStepInProgress, "stepID", a.completeAtClose))
+	mux.Handle("POST /locations/{locationID}/day-close/technicians/{techID}/clock-out",
+		a.closeAction(workshop.CloseClockedIn, "techID", a.clockOutAtClose))
+	mux.Handle("POST /locations/{locationID}/day-close/jobs/{jobID}/promise",
+		a.closeAction(workshop.ClosePromiseMissed, "jobID", a.movePromiseAtClose))
+	mux.Handle("POST /locations/{locationID}/day-close/jobs/{jobID}/no-show",
+		a.closeAction(workshop.CloseBookingMissed, "jobID", a.noShowAtClose))
 	mux.Handle("GET /day-closes/{closeID}", a.member(a.closedDayPage))
 }
 
@@ -73,13 +77,12 @@ func (a *App) finishDayClose(w http.ResponseWriter, r *http.Request, si *store.S
 		http.Redirect(w, r, "/day-closes/"+closed.ID, http.StatusSeeOther)
 		return
 	}
-	f := form{Values: map[string]string{}, Errors: map[string]string{}}
-	status, known := f.refusal(err, nil)
+	status, msg, known := refusalMessage(err)
 	if !known {
 		a.fail(w, r, err)
 		return
 	}
-	a.renderDayClose(w, r, d, status, closeProblems{form: f.Errors[""]})
+	a.renderDayClose(w, r, d, status, closeProblems{form: msg})
 }
 
 func (a *App) carryOver(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
@@ -92,76 +95,63 @@ func (a *App) carryOver(w http.ResponseWriter, r *http.Request, si *store.Signed
 	a.afterCloseAction(w, r, d, string(kind)+"-"+r.PostFormValue("id"), err)
 }
 
-// closeStep records a step in progress as completed at the time given.
-func (a *App) closeStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.closer(w, r, si)
-	if !ok {
-		return
-	}
-	stepID := r.PathValue("stepID")
-	key := string(workshop.CloseStepInProgress) + "-" + stepID
+// closeAction serves the action on one open item of a kind: do acts on
+// the item the path's param names, and the checklist answers.
+func (a *App) closeAction(kind workshop.CloseItemKind, param string, do func(r *http.Request, d *desk, id string) error) http.Handler {
+	return a.member(func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+		d, ok := a.closer(w, r, si)
+		if !ok {
+			return
+		}
+		id := r.PathValue(param)
+		a.afterCloseAction(w, r, d, string(kind)+"-"+id, do(r, d, id))
+	})
+}
+
+// completeAtClose records a step in progress as completed at the time
+// given.
+func (a *App) completeAtClose(r *http.Request, d *desk, stepID string) error {
 	at, ok := d.closeTime(r.PostFormValue("at"), a.now())
 	if !ok {
-		a.afterCloseAction(w, r, d, key, workshop.Invalid("at", "Enter when the step was completed, not later than now."))
-		return
+		return workshop.Invalid("at", "Enter when the step was completed, not later than now.")
 	}
 	completed, completedAt := workshop.StepCompleted, workshop.MicrosOf(at)
 	_, err := a.store.PatchStep(r.Context(), d.closeVisibility(), r.PostFormValue("jobId"), stepID, store.StepPatch{
 		UpdatedAt: parseVersion(r.PostFormValue("updatedAt")), Status: &completed, CompletedAt: &completedAt}, workshop.MicrosOf(a.now()))
-	a.afterCloseAction(w, r, d, key, err)
+	return err
 }
 
-// closeClock clocks a technician out at the time given.
-func (a *App) closeClock(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.closer(w, r, si)
-	if !ok {
-		return
-	}
-	techID := r.PathValue("techID")
-	key := string(workshop.CloseClockedIn) + "-" + techID
+// clockOutAtClose clocks a technician out at the time given.
+func (a *App) clockOutAtClose(r *http.Request, d *desk, techID string) error {
 	at, ok := d.closeTime(r.PostFormValue("at"), a.now())
 	if !ok {
-		a.afterCloseAction(w, r, d, key, workshop.Invalid("at", "Enter the clock-out time, not later than now."))
-		return
+		return workshop.Invalid("at", "Enter the clock-out time, not later than now.")
 	}
 	_, err := a.store.ClockOut(r.Context(), d.visibility(), techID, at)
-	a.afterCloseAction(w, r, d, key, err)
+	return err
 }
 
-// closePromise moves a promise the day did not keep.
-func (a *App) closePromise(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.closer(w, r, si)
-	if !ok {
-		return
-	}
-	jobID := r.PathValue("jobID")
-	key := string(workshop.ClosePromiseMissed) + "-" + jobID
+// movePromiseAtClose moves a promise the day did not keep.
+func (a *App) movePromiseAtClose(r *http.Request, d *desk, jobID string) error {
 	promise, ok := d.parseLocalTime(r.PostFormValue("promiseTime"))
 	if !ok || promise == nil {
-		a.afterCloseAction(w, r, d, key, workshop.Invalid("promiseTime", "Enter the new promise as a date and time."))
-		return
+		return workshop.Invalid("promiseTime", "Enter the new promise as a date and time.")
 	}
 	_, err := a.store.PatchJob(r.Context(), d.closeVisibility(), jobID, store.JobPatch{UpdatedAt: parseVersion(r.PostFormValue("updatedAt")),
 		PromiseTime: &promise}, workshop.MicrosOf(a.now()))
-	a.afterCloseAction(w, r, d, key, err)
+	return err
 }
 
-// closeNoShow cancels a booking that did not arrive, for the reason chosen.
-func (a *App) closeNoShow(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.closer(w, r, si)
-	if !ok {
-		return
-	}
-	jobID := r.PathValue("jobID")
-	key := string(workshop.CloseBookingMissed) + "-" + jobID
+// noShowAtClose cancels a booking that did not arrive, for the reason
+// chosen.
+func (a *App) noShowAtClose(r *http.Request, d *desk, jobID string) error {
 	tag := r.PostFormValue("reasonTag")
 	if tag == "" {
-		a.afterCloseAction(w, r, d, key, workshop.Invalid("reasonTags", "Choose a reason."))
-		return
+		return workshop.Invalid("reasonTags", "Choose a reason.")
 	}
 	_, err := a.store.CancelJob(r.Context(), d.closeVisibility(), jobID, []string{tag}, workshop.MicrosOf(a.now()),
 		store.IfUnchanged(parseVersion(r.PostFormValue("updatedAt"))))
-	a.afterCloseAction(w, r, d, key, err)
+	return err
 }
 
 // closeVisibility is the desk's visibility for the close's own writes, which the
@@ -196,12 +186,10 @@ func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, 
 		http.Redirect(w, r, dayClosePath(d.loc.ID)+"#"+key, http.StatusSeeOther)
 		return
 	}
-	f := form{Values: map[string]string{}, Errors: map[string]string{}}
-	status, known := f.refusal(err, nil)
+	status, msg, known := refusalMessage(err)
 	if !known {
 		a.fail(w, r, err)
 		return
 	}
-	// the form has no fields: every message is the whole form's
-	a.renderDayClose(w, r, d, status, closeProblems{item: key, message: f.Errors[""]})
+	a.renderDayClose(w, r, d, status, closeProblems{item: key, message: msg})
 }

@@ -61,13 +61,12 @@ func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.Signed
 		http.Redirect(w, r, dispatchPath(d.loc.ID)+"?accepted=1", http.StatusSeeOther)
 		return
 	}
-	f := form{Values: map[string]string{}, Errors: map[string]string{}}
-	status, known := f.refusal(err, nil)
+	status, msg, known := refusalMessage(err)
 	if !known {
 		a.fail(w, r, err)
 		return
 	}
-	a.renderDispatch(w, r, d, "", status, f.Errors[""])
+	a.renderDispatch(w, r, d, "", status, msg)
 }
 
 // slot is a planned step as the view shows it.
@@ -209,22 +208,8 @@ func (d *desk) window(p *planning.Plan) (from, to time.Time) {
 	end := day.AddDate(0, 0, 1)
 	for _, ps := range p.Dispatch.Steps {
 		if ps.Start.Before(end) && ps.End.After(day) {
-			from, to = minTime(from, maxTime(ps.Start, day)), maxTime(to, minTime(ps.End, end))
+			from, to = workshop.Earlier(from, workshop.Later(ps.Start, day)), workshop.Later(to, workshop.Earlier(ps.End, end))
 		}
 	}
 	return from, to
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -139,6 +139,15 @@ func (f form) refusal(err error, aliases map[string]string) (status int, ok bool
 	}
 }
 
+// refusalMessage is a refused write's status and its message for the top
+// of a page (a form without fields); ok is false for a fault of the
+// server.
+func refusalMessage(err error) (status int, message string, ok bool) {
+	f := form{Values: map[string]string{}, Errors: map[string]string{}}
+	status, ok = f.refusal(err, nil)
+	return status, f.Errors[""], ok
+}
+
 // jobRow is a job in a list.
 type jobRow struct {
 	ID, Number, Plate, Vehicle, Status, StatusLabel, Promise string

@@ -139,7 +139,7 @@ func DispatchStart(in DispatchInput) time.Time {
 	if now.Before(in.Now) {
 		now = now.Add(time.Minute)
 	}
-	return later(now, in.Calendar.NextOpen(in.Date))
+	return Later(now, in.Calendar.NextOpen(in.Date))
 }
 
 // PlanDispatch plans the location's open steps.

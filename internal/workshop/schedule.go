@@ -195,7 +195,7 @@ func PlanJob(in PlanInput) JobPlan {
 	p := JobPlan{Steps: make([]StepWindow, len(in.Steps))}
 	if len(in.Steps) == 0 {
 		p.PlannedStart, p.PlannedEnd = in.Start.In(z), in.Start.In(z)
-		p.ProjectedCompletion = later(in.Start, in.Now).In(z)
+		p.ProjectedCompletion = Later(in.Start, in.Now).In(z)
 		return p
 	}
 	allDone := true
@@ -255,7 +255,7 @@ func (w *workWeek) layout(in PlanInput, order []int, baseline []Interval) []Inte
 	if project {
 		// Facts first: what is done or under way occupies its technicians
 		// and bay whatever its phase.
-		floor = later(floor, w.nextOpen(in.Now))
+		floor = Later(floor, w.nextOpen(in.Now))
 		for i, st := range in.Steps {
 			switch st.Status {
 			case StepCompleted:
@@ -265,7 +265,7 @@ func (w *workWeek) layout(in PlanInput, order []int, baseline []Interval) []Inte
 				if st.StartedAt != nil {
 					s = *st.StartedAt
 				}
-				out[i] = Interval{s, later(in.Now, w.addWork(s, max(st.Duration, 0)))}
+				out[i] = Interval{s, Later(in.Now, w.addWork(s, max(st.Duration, 0)))}
 			default:
 				continue
 			}
@@ -281,20 +281,20 @@ func (w *workWeek) layout(in PlanInput, order []int, baseline []Interval) []Inte
 			i := order[k]
 			st := in.Steps[i]
 			if !fixed[i] {
-				earliest := later(phaseStart, floor)
+				earliest := Later(phaseStart, floor)
 				if st.Mode != modeParallel {
-					earliest = later(earliest, chain)
+					earliest = Later(earliest, chain)
 				}
 				if e, ok := bayEnd[st.BayID]; st.BayID != "" && ok {
-					earliest = later(earliest, w.addWork(e, max(in.BayBuffer, 0)))
+					earliest = Later(earliest, w.addWork(e, max(in.BayBuffer, 0)))
 				}
 				out[i] = w.fit(earliest, max(st.Duration, 0), techsOf(st), in.TechBusy, own)
 				occupy(st, out[i])
 			}
 			if st.Mode != modeParallel {
-				chain = later(chain, out[i].End)
+				chain = Later(chain, out[i].End)
 			}
-			phaseEnd = later(phaseEnd, out[i].End)
+			phaseEnd = Later(phaseEnd, out[i].End)
 		}
 		phaseStart = phaseEnd
 	}
@@ -333,7 +333,7 @@ func (w *workWeek) fit(earliest time.Time, d time.Duration, techs []string, busy
 
 // overlaps tells whether a and b share working time.
 func (w *workWeek) overlaps(a, b Interval) bool {
-	lo, hi := later(a.Start, b.Start), earlier(a.End, b.End)
+	lo, hi := Later(a.Start, b.Start), Earlier(a.End, b.End)
 	return hi.After(lo) && w.workBetween(lo, hi) > 0
 }
 
@@ -345,9 +345,9 @@ func completedWindow(st PlanStep, planned Interval, now time.Time) Interval {
 	if st.CompletedAt != nil {
 		end = *st.CompletedAt
 	} else {
-		end = earlier(planned.End, now)
+		end = Earlier(planned.End, now)
 		if st.StartedAt != nil {
-			end = later(end, *st.StartedAt)
+			end = Later(end, *st.StartedAt)
 		}
 	}
 	start := end
@@ -596,7 +596,7 @@ func (w *workWeek) nextOpen(t time.Time) time.Time {
 		return t
 	}
 	for p := range w.periodsFrom(t) {
-		return later(p.Start, t)
+		return Later(p.Start, t)
 	}
 	return t
 }
@@ -609,7 +609,7 @@ func (w *workWeek) addWork(t time.Time, d time.Duration) time.Time {
 		return t.Add(d)
 	}
 	for p := range w.periodsFrom(t) {
-		s := later(p.Start, t)
+		s := Later(p.Start, t)
 		if avail := p.End.Sub(s); d > avail {
 			d -= avail
 			continue
@@ -631,19 +631,21 @@ func (w *workWeek) workBetween(a, b time.Time) time.Duration {
 		if !p.Start.Before(b) {
 			break
 		}
-		sum += earlier(p.End, b).Sub(later(p.Start, a))
+		sum += Earlier(p.End, b).Sub(Later(p.Start, a))
 	}
 	return sum
 }
 
-func later(a, b time.Time) time.Time {
+// Later is the later of two instants.
+func Later(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
 	}
 	return a
 }
 
-func earlier(a, b time.Time) time.Time {
+// Earlier is the earlier of two instants.
+func Earlier(a, b time.Time) time.Time {
 	if b.Before(a) {
 		return b
 	}
