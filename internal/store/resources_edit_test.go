@@ -110,7 +110,7 @@ func TestDeleteUnusedTechnician(t *testing.T) {
 			t.Errorf("refusal = %v, want it to say %q", err, want)
 		}
 
-		st = e.setStepStatus(t, e.setStepStatus(t, st, workshop.StepInProgress), workshop.StepCompleted)
+		e.setStepStatus(t, e.setStepStatus(t, st, workshop.StepInProgress), workshop.StepCompleted)
 		if _, err := e.st.ClockIn(t.Context(), e.v, tec.ID, e.clk.Now()); err != nil {
 			t.Fatalf("ClockIn: %v", err)
 		}
