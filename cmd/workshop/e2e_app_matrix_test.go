@@ -120,6 +120,7 @@ func TestAppAuthorizationMatrix(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		m := newMatrixWorld(t, db.URL)
 		srv := startServer(t, db.URL)
+		t.Logf("%d actions, each sent by %d users", len(appActions), len(workshop.Roles)+1)
 		type actor struct {
 			name string
 			user workshop.User
