@@ -45,8 +45,9 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 		b.waitFor(t, "the item decided", `!document.querySelector(`+strconv.Quote(sel)+`)`)
 	}
 	b.waitFor(t, "finish enabled", `!document.querySelector('form[action$="/day-close/finish"] button').disabled`)
+	b.checkAccessible(t, "day close, an item carried over")
 	b.do(t, "finish", jsClick(`form[action$="/day-close/finish"] button`))
-	b.waitFor(t, "the closed day", `document.querySelector('h1').textContent.includes(' at ') && !!document.querySelector('#summary-heading')`)
+	b.waitFor(t, "the closed day", `location.pathname.startsWith('/day-closes/') && !!document.querySelector('#summary-heading')`)
 	b.checkAccessible(t, "closed day")
 	if res := patch(); res.Status != http.StatusOK {
 		t.Errorf("API write on the second process after the finish: %d %s", res.Status, res.Body)
