@@ -256,8 +256,18 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// X-Service-Signature: the new secret only; webhook-signature: both
+		// (the old one signs beside it for 24 hours).
 		if sig := hit.Header.Get("X-Service-Signature"); !webhooks.Verify(rotated.SigningSecret, hit.Body, sig) || webhooks.Verify(main.SigningSecret, hit.Body, sig) {
-			t.Errorf("after rotation the delivery must verify with the new secret only")
+			t.Errorf("after rotation X-Service-Signature must verify with the new secret only")
+		}
+		for _, secret := range []string{rotated.SigningSecret, main.SigningSecret} {
+			if err := webhooks.VerifyStandard(secret, hit.Body, hit.Header, time.Now(), 5*time.Minute); err != nil {
+				t.Errorf("after rotation webhook-signature %q: %v, want it to verify with the new and the old secret", hit.Header.Get("webhook-signature"), err)
+			}
+		}
+		if n := len(strings.Fields(hit.Header.Get("webhook-signature"))); n != 2 {
+			t.Errorf("after rotation webhook-signature has %d signatures, want 2", n)
 		}
 
 		// Location scoping: a location key's registration gets that
