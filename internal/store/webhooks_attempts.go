@@ -90,10 +90,11 @@ func (s *Store) DeliveryAttempts(ctx context.Context, v Visibility, webhookID, d
 }
 
 // trackFailing notes, per registration, since when every attempt failed:
-// a success clears it, a failure starts it; a registration still failing
-// after workshop.FailingDisables is disabled. A registration with a
-// success among the results is not failing.
-func (s *Store) trackFailing(ctx context.Context, c conn, results []AttemptResult) error {
+// a success clears it, a failure starts it. A registration with a success
+// among the results is not failing. It returns, locked, the active
+// registrations failing for workshop.FailingDisables: disableWebhook's,
+// once the results are recorded.
+func (s *Store) trackFailing(ctx context.Context, c conn, results []AttemptResult) ([]workshop.Webhook, error) {
 	var ok, failing []any
 	for _, r := range results {
 		switch {
@@ -109,32 +110,24 @@ func (s *Store) trackFailing(ctx context.Context, c conn, results []AttemptResul
 	if len(ok) > 0 {
 		if _, err := c.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (`+placeholders(len(ok))+`)`,
 			ok...); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if len(failing) == 0 {
-		return nil
+		return nil, nil
 	}
 	if _, err := c.exec(ctx, `UPDATE webhooks SET failing_since = ? WHERE failing_since IS NULL AND id IN (`+placeholders(len(failing))+`)`,
 		append([]any{now}, failing...)...); err != nil {
-		return err
+		return nil, err
 	}
 	limit := workshop.MicrosOf(s.now().Add(-workshop.FailingDisables))
 	rows, err := c.query(ctx, `SELECT `+webhookColumns+` FROM webhooks
-		WHERE is_active AND failing_since <= ? AND id IN (`+placeholders(len(failing))+`)`, append([]any{limit}, failing...)...)
+		WHERE is_active AND failing_since <= ? AND id IN (`+placeholders(len(failing))+`) ORDER BY id`+s.forUpdate(),
+		append([]any{limit}, failing...)...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	toDisable, err := collect(rows, scanWebhook)
-	if err != nil {
-		return err
-	}
-	for _, w := range toDisable {
-		if err := disableWebhook(ctx, c, w, now); err != nil {
-			return err
-		}
-	}
-	return nil
+	return collect(rows, scanWebhook)
 }
 
 // disableWebhook deactivates a registration that kept failing, pauses its

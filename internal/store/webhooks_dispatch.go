@@ -474,15 +474,20 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 		var o out
 		// The registrations first, as PatchWebhook locks them: then the
 		// history, while the leases it checks are still held.
-		if err := s.trackFailing(ctx, c, results); err != nil {
+		toDisable, err := s.trackFailing(ctx, c, results)
+		if err != nil {
 			return o, err
 		}
 		if err := recordHistory(ctx, c, results); err != nil {
 			return o, err
 		}
-		var err error
 		if o.recorded, err = recordResults(ctx, c, results, delays, s.now()); err != nil {
 			return o, err
+		}
+		for _, w := range toDisable {
+			if err := disableWebhook(ctx, c, w, workshop.MicrosOf(s.now())); err != nil {
+				return o, err
+			}
 		}
 		if cl != nil {
 			if o.attempts, err = s.claimIn(ctx, c, *cl); err != nil {
