@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
+	apidoc "github.com/workshop-platform/workshop/api"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/webhooks/webhookstest"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -136,6 +139,16 @@ func TestWebhookHistoryEndToEnd(t *testing.T) {
 			if i > 0 && e.OccurredAt > list[i-1].OccurredAt {
 				t.Errorf("events not newest first: %s after %s", e.OccurredAt, list[i-1].OccurredAt)
 			}
+		}
+		// The body matches the event's documented schema.
+		doc, err := openapi3.NewLoader().LoadFromData(apidoc.OpenAPI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parsed any
+		_ = json.Unmarshal(hit.Body, &parsed)
+		if err := doc.Components.Schemas["JobCreatedEvent"].Value.VisitJSON(parsed); err != nil {
+			t.Errorf("the job.created body does not match JobCreatedEvent: %v", err)
 		}
 		if found == nil || found.Event != delivered.Event || found.OccurredAt != delivered.OccurredAt || !bytes.Equal(found.Data, delivered.Data) {
 			t.Fatalf("listed %+v, want the delivered event %+v byte for byte", found, delivered)

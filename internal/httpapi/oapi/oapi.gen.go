@@ -994,7 +994,7 @@ type DeliveryList struct {
 
 // Event An event as a delivery's body carries it.
 type Event struct {
-	// Data The stored row, snake_case columns; its schema is the event's (`JobCreatedEvent`, ...).
+	// Data The stored row, snake_case columns; its schema is the event's (`JobCreatedEvent`, ... `WebhookDisabledEvent`, `PingEvent`).
 	Data interface{} `json:"data"`
 
 	// Event A subscribable event. `webhook.disabled`: another registration of the organisation was disabled for failing (never sent to the disabled one).
