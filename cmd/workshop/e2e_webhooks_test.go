@@ -81,6 +81,9 @@ type hookOut struct {
 	IsActive      bool     `json:"isActive"`
 	LocationID    *string  `json:"locationId"`
 	SigningSecret string   `json:"signingSecret"`
+	// PreviousSecretExpiresAt: after a rotation, until when the old
+	// secret signs too.
+	PreviousSecretExpiresAt *string `json:"previousSecretExpiresAt"`
 }
 
 type deliveryOut struct {
@@ -247,6 +250,11 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		r.Decode(t, &rotated)
 		if r.Status != 200 || rotated.SigningSecret == "" || rotated.SigningSecret == main.SigningSecret {
 			t.Fatalf("rotate: got %d %s, want 200 with a new signingSecret", r.Status, r.Body)
+		}
+		if rotated.PreviousSecretExpiresAt == nil {
+			t.Errorf("rotate: previousSecretExpiresAt null, want a day from now")
+		} else if until, err := time.Parse(time.RFC3339Nano, *rotated.PreviousSecretExpiresAt); err != nil || time.Until(until) < 23*time.Hour || time.Until(until) > 25*time.Hour {
+			t.Errorf("rotate: previousSecretExpiresAt %s, want a day from now", *rotated.PreviousSecretExpiresAt)
 		}
 		if r := api.call("PATCH", "/v1/platform/webhooks/"+main.ID, a.Key.Key, map[string]any{"events": []string{"job.created"}}); strings.Contains(string(r.Body), "signingSecret") {
 			t.Errorf("a PATCH without rotateSecret shows the secret: %s", r.Body)
