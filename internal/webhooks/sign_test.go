@@ -26,9 +26,16 @@ func TestSignRequestWithSeveralSecrets(t *testing.T) {
 		{"during a rotation", []string{newer, older}, []string{newer, older}, []string{other}, 2},
 	}
 	for _, tt := range tests {
-		h := http.Header{}
-		if err := SignRequest(h, tt.secrets, "dlv_1", "ping", 1, now, body); err != nil {
+		sent := http.Header{}
+		if err := SignRequest(sent, tt.secrets, "dlv_1", "ping", 1, now, body); err != nil {
 			t.Fatalf("%s: SignRequest: %v", tt.name, err)
+		}
+		// As a receiver sees them: the lower-case names sent canonical.
+		h := http.Header{}
+		for k, vs := range sent {
+			for _, v := range vs {
+				h.Add(k, v)
+			}
 		}
 		if got := len(strings.Fields(h.Get("webhook-signature"))); got != tt.signatures {
 			t.Errorf("%s: %d signatures in webhook-signature, want %d", tt.name, got, tt.signatures)
