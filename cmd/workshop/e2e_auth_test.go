@@ -73,6 +73,8 @@ var operationRules = map[string]opRule{
 	"deleteWebhook":            {scope: "webhooks:write"},
 	"listWebhookDeliveries":    {scope: "webhooks:read"},
 	"redeliverWebhookDelivery": {scope: "webhooks:write"},
+	"listDeliveryAttempts":     {scope: "webhooks:read"},
+	"listEvents":               {scope: "webhooks:read"},
 }
 
 // recordFixture makes the record a path parameter names, in location loc

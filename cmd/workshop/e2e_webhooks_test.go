@@ -81,6 +81,9 @@ type hookOut struct {
 	IsActive      bool     `json:"isActive"`
 	LocationID    *string  `json:"locationId"`
 	SigningSecret string   `json:"signingSecret"`
+	// PreviousSecretExpiresAt: after a rotation, until when the old
+	// secret signs too.
+	PreviousSecretExpiresAt *string `json:"previousSecretExpiresAt"`
 }
 
 type deliveryOut struct {
@@ -248,6 +251,11 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		if r.Status != 200 || rotated.SigningSecret == "" || rotated.SigningSecret == main.SigningSecret {
 			t.Fatalf("rotate: got %d %s, want 200 with a new signingSecret", r.Status, r.Body)
 		}
+		if rotated.PreviousSecretExpiresAt == nil {
+			t.Errorf("rotate: previousSecretExpiresAt null, want a day from now")
+		} else if until, err := time.Parse(time.RFC3339Nano, *rotated.PreviousSecretExpiresAt); err != nil || time.Until(until) < 23*time.Hour || time.Until(until) > 25*time.Hour {
+			t.Errorf("rotate: previousSecretExpiresAt %s, want a day from now", *rotated.PreviousSecretExpiresAt)
+		}
 		if r := api.call("PATCH", "/v1/platform/webhooks/"+main.ID, a.Key.Key, map[string]any{"events": []string{"job.created"}}); strings.Contains(string(r.Body), "signingSecret") {
 			t.Errorf("a PATCH without rotateSecret shows the secret: %s", r.Body)
 		}
@@ -256,8 +264,18 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// X-Service-Signature: the new secret only; webhook-signature: both
+		// (the old one signs beside it for 24 hours).
 		if sig := hit.Header.Get("X-Service-Signature"); !webhooks.Verify(rotated.SigningSecret, hit.Body, sig) || webhooks.Verify(main.SigningSecret, hit.Body, sig) {
-			t.Errorf("after rotation the delivery must verify with the new secret only")
+			t.Errorf("after rotation X-Service-Signature must verify with the new secret only")
+		}
+		for _, secret := range []string{rotated.SigningSecret, main.SigningSecret} {
+			if err := webhooks.VerifyStandard(secret, hit.Body, hit.Header, time.Now(), 5*time.Minute); err != nil {
+				t.Errorf("after rotation webhook-signature %q: %v, want it to verify with the new and the old secret", hit.Header.Get("webhook-signature"), err)
+			}
+		}
+		if n := len(strings.Fields(hit.Header.Get("webhook-signature"))); n != 2 {
+			t.Errorf("after rotation webhook-signature has %d signatures, want 2", n)
 		}
 
 		// Location scoping: a location key's registration gets that

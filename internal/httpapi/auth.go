@@ -132,6 +132,8 @@ var operationAccess = map[string]access{
 	"deleteWebhook":            {scope: "webhooks:write"},
 	"listWebhookDeliveries":    {scope: "webhooks:read"},
 	"redeliverWebhookDelivery": {scope: "webhooks:write"},
+	"listDeliveryAttempts":     {scope: "webhooks:read"},
+	"listEvents":               {scope: "webhooks:read"},
 
 	"getJobDetail":        {scope: "jobs:read"},
 	"listAttendance":      {scope: "attendance:read"},

@@ -18,12 +18,15 @@ type WebhookStore interface {
 	DeleteWebhook(ctx context.Context, v store.Visibility, id string) error
 	Deliveries(ctx context.Context, v store.Visibility, webhookID string, p workshop.PageRequest) (workshop.Page[workshop.Delivery], error)
 	Redeliver(ctx context.Context, v store.Visibility, webhookID, id string, now workshop.Micros, opts ...store.WriteOption) (workshop.Delivery, error)
+	DeliveryAttempts(ctx context.Context, v store.Visibility, webhookID, deliveryID string) ([]store.DeliveryAttempt, error)
+	RecentEvents(ctx context.Context, v store.Visibility, f store.EventFilter, p workshop.PageRequest) (workshop.Page[store.Event], error)
 }
 
 // webhookOf presents a registration without its secret.
 func webhookOf(w workshop.Webhook) oapi.Webhook {
 	return oapi.Webhook{Id: w.ID, Url: w.URL, Events: mapList(w.Events, func(e string) oapi.EventName { return oapi.EventName(e) }),
-		IsActive: w.IsActive, LocationId: optional(w.LocationID), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+		IsActive: w.IsActive, LocationId: optional(w.LocationID), PreviousSecretExpiresAt: nullableMicros(w.PreviousSecretUntil),
+		DisabledAt: nullableMicros(w.DisabledAt), DisabledReason: optional(w.DisabledReason), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
 }
 
 // webhookWithSecret presents a registration with its secret when withSecret
@@ -31,6 +34,7 @@ func webhookOf(w workshop.Webhook) oapi.Webhook {
 func webhookWithSecret(w workshop.Webhook, withSecret bool) oapi.WebhookWithSecret {
 	o := webhookOf(w)
 	out := oapi.WebhookWithSecret{Id: o.Id, Url: o.Url, Events: o.Events, IsActive: o.IsActive, LocationId: o.LocationId,
+		PreviousSecretExpiresAt: o.PreviousSecretExpiresAt, DisabledAt: o.DisabledAt, DisabledReason: o.DisabledReason,
 		CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 	if withSecret {
 		out.SigningSecret = &w.SigningSecret

@@ -58,13 +58,7 @@ func (s *Store) EventsAfter(ctx context.Context, seq int64, limit int) ([]Event,
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, func(sc scanner) (Event, error) {
-		var e Event
-		var data string
-		err := sc.Scan(&e.Seq, &e.ID, &e.OrgID, &e.LocationID, &e.Name, &e.OccurredAt, &data)
-		e.Data = json.RawMessage(data)
-		return e, err
-	})
+	return collect(rows, scanEvent)
 }
 
 // eventRow is a stored row for an event's data: its columns by name, in the

@@ -10,13 +10,17 @@ import (
 // Webhook registrations and their delivery history. The dispatcher's side
 // (fan-out, leases, attempt results) is in webhooks_dispatch.go.
 
-const webhookColumns = `id, org_id, location_id, url, events, signing_secret, is_active, created_at, updated_at`
+const webhookColumns = `id, org_id, location_id, url, events, signing_secret, is_active, created_at, updated_at,
+	previous_secret, previous_secret_until, disabled_at, disabled_reason`
 
 func scanWebhook(sc scanner) (workshop.Webhook, error) {
 	var w workshop.Webhook
-	var loc sql.NullString
-	err := sc.Scan(&w.ID, &w.OrgID, &loc, &w.URL, jsonList[[]string]{&w.Events}, &w.SigningSecret, &w.IsActive, &w.CreatedAt, &w.UpdatedAt)
-	w.LocationID = loc.String
+	var loc, previous, reason sql.NullString
+	var until, disabledAt sql.NullInt64
+	err := sc.Scan(&w.ID, &w.OrgID, &loc, &w.URL, jsonList[[]string]{&w.Events}, &w.SigningSecret, &w.IsActive, &w.CreatedAt, &w.UpdatedAt,
+		&previous, &until, &disabledAt, &reason)
+	w.LocationID, w.PreviousSecret, w.DisabledReason = loc.String, previous.String, reason.String
+	w.PreviousSecretUntil, w.DisabledAt = microsPtr(until), microsPtr(disabledAt)
 	return w, err
 }
 
@@ -29,7 +33,8 @@ func visibleArgs(v Visibility) []any { return []any{v.OrgID, v.LocationID, v.Loc
 // CreateWebhook stores a new registration.
 func (s *Store) CreateWebhook(ctx context.Context, w workshop.Webhook, opts ...WriteOption) (workshop.Webhook, error) {
 	return writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Webhook, error) {
-		_, err := c.exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := c.exec(ctx, `INSERT INTO webhooks (id, org_id, location_id, url, events, signing_secret, is_active, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			w.ID, w.OrgID, nullString(w.LocationID), w.URL, jsonText(w.Events), w.SigningSecret, w.IsActive, w.CreatedAt, w.UpdatedAt)
 		return w, err
 	})
@@ -62,10 +67,12 @@ func (s *Store) Webhooks(ctx context.Context, v Visibility, p workshop.PageReque
 
 // WebhookPatch changes a registration; nil fields stay as they are.
 type WebhookPatch struct {
-	URL           *string
-	Events        []string // nil: unchanged
-	IsActive      *bool
-	SigningSecret *string // a rotated secret
+	URL      *string
+	Events   []string // nil: unchanged
+	IsActive *bool
+	// SigningSecret is a rotated secret: the one it replaces keeps signing
+	// beside it for workshop.SecretOverlap.
+	SigningSecret *string
 	// UpdatedAt, when set, is the version the change was made from: a
 	// registration changed since is stale_updated_at (the application's
 	// edit form; the API's PATCH sends none).
@@ -74,7 +81,8 @@ type WebhookPatch struct {
 
 // PatchWebhook applies a change. Deactivating pauses the registration's
 // deliveries that still have attempts to make (no attempt is made while it
-// is inactive); activating resumes them at once. A patch that changes
+// is inactive); activating resumes them at once and clears the note of a
+// disabling (its failures start counting afresh). A patch that changes
 // nothing keeps updatedAt.
 func (s *Store) PatchWebhook(ctx context.Context, v Visibility, id string, p WebhookPatch, now workshop.Micros) (workshop.Webhook, error) {
 	return write(ctx, s, func(c conn) (workshop.Webhook, error) {
@@ -95,18 +103,24 @@ func (s *Store) PatchWebhook(ctx context.Context, v Visibility, id string, p Web
 			w.Events, changed = p.Events, true
 		}
 		if p.SigningSecret != nil {
+			until := workshop.MicrosOf(now.Time().Add(workshop.SecretOverlap))
+			w.PreviousSecret, w.PreviousSecretUntil = w.SigningSecret, &until
 			w.SigningSecret, changed = *p.SigningSecret, true
 		}
 		activation := p.IsActive != nil && *p.IsActive != w.IsActive
 		if activation {
 			w.IsActive, changed = *p.IsActive, true
+			w.DisabledAt, w.DisabledReason = nil, ""
 		}
 		if !changed {
 			return w, nil
 		}
 		w.UpdatedAt = workshop.NextMicros(now.Time(), w.UpdatedAt)
-		if _, err := c.exec(ctx, `UPDATE webhooks SET url = ?, events = ?, signing_secret = ?, is_active = ?, updated_at = ? WHERE id = ?`,
-			w.URL, jsonText(w.Events), w.SigningSecret, w.IsActive, w.UpdatedAt, w.ID); err != nil {
+		if _, err := c.exec(ctx, `UPDATE webhooks SET url = ?, events = ?, signing_secret = ?, is_active = ?, updated_at = ?,
+			previous_secret = ?, previous_secret_until = ?, disabled_at = ?, disabled_reason = ?,
+			failing_since = CASE WHEN ? THEN NULL ELSE failing_since END WHERE id = ?`,
+			w.URL, jsonText(w.Events), w.SigningSecret, w.IsActive, w.UpdatedAt, nullString(w.PreviousSecret), nullMicros(w.PreviousSecretUntil),
+			nullMicros(w.DisabledAt), nullString(w.DisabledReason), activation, w.ID); err != nil {
 			return w, err
 		}
 		if !activation {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -48,7 +49,7 @@ func TestSendPing(t *testing.T) {
 		}
 		var data map[string]string
 		if err := json.Unmarshal(ping.Event.Data, &data); err != nil || ping.Event.Name != workshop.EventPing ||
-			len(data) != 1 || data["webhook_id"] != target.ID || ping.SigningSecret != target.SigningSecret || ping.Attempt != 1 {
+			len(data) != 1 || data["webhook_id"] != target.ID || !slices.Equal(ping.Secrets, []string{target.SigningSecret}) || ping.Attempt != 1 {
 			t.Errorf("claimed ping %+v (data %s): want event ping, data {webhook_id: %s}, the target's secret, attempt 1", ping, ping.Event.Data, target.ID)
 		}
 

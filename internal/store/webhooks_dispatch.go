@@ -152,7 +152,7 @@ func (s *Store) FanOutAndClaim(ctx context.Context, limit int, cl *Claim) (Fanne
 			rows[i].id = ids[i]
 			if r := rows[i]; r.claim != nil {
 				out.Attempts = append(out.Attempts, Attempt{DeliveryID: r.id, WebhookID: r.hook.ID, Attempt: 1, RoundAttempt: 1,
-					URL: r.hook.URL, SigningSecret: r.hook.SigningSecret, Event: r.event.Event})
+					URL: r.hook.URL, Secrets: r.hook.Secrets(workshop.MicrosOf(s.now())), Event: r.event.Event})
 			}
 		}
 		if err := insertDeliveries(ctx, c, rows, s.now()); err != nil {
@@ -303,13 +303,13 @@ type Claim struct {
 
 // Attempt is a claimed delivery with what its request needs.
 type Attempt struct {
-	DeliveryID    string
-	WebhookID     string
-	Attempt       int // the attempt's number, from 1 (X-Service-Attempt)
-	RoundAttempt  int // its number in the current schedule
-	URL           string
-	SigningSecret string
-	Event         Event
+	DeliveryID   string
+	WebhookID    string
+	Attempt      int // the attempt's number, from 1 (X-Service-Attempt)
+	RoundAttempt int // its number in the current schedule
+	URL          string
+	Secrets      []string // sign the request, newest first (workshop.Webhook.Secrets)
+	Event        Event
 }
 
 // ClaimDeliveries leases due deliveries of active registrations, oldest
@@ -408,7 +408,7 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 		updated_at = ? WHERE id IN (`+placeholders(len(ids))+`)`, append([]any{until, cl.Token, now}, ids...)...); err != nil {
 		return nil, err
 	}
-	rows, err = c.query(ctx, `SELECT d.id, d.webhook_id, d.attempts, d.round_attempts, w.url, w.signing_secret,
+	rows, err = c.query(ctx, `SELECT d.id, d.webhook_id, d.attempts, d.round_attempts, w.url, w.signing_secret, w.previous_secret, w.previous_secret_until,
 			e.seq, e.id, e.org_id, e.location_id, e.event, e.occurred_at, e.data
 		FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.seq = d.event_seq
 		WHERE d.id IN (`+placeholders(len(ids))+`) ORDER BY d.next_attempt_at, d.id`, ids...)
@@ -417,9 +417,14 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 	}
 	return collect(rows, func(sc scanner) (Attempt, error) {
 		var a Attempt
+		var w workshop.Webhook
+		var previous sql.NullString
+		var until sql.NullInt64
 		var data string
-		err := sc.Scan(&a.DeliveryID, &a.WebhookID, &a.Attempt, &a.RoundAttempt, &a.URL, &a.SigningSecret,
+		err := sc.Scan(&a.DeliveryID, &a.WebhookID, &a.Attempt, &a.RoundAttempt, &a.URL, &w.SigningSecret, &previous, &until,
 			&a.Event.Seq, &a.Event.ID, &a.Event.OrgID, &a.Event.LocationID, &a.Event.Name, &a.Event.OccurredAt, &data)
+		w.PreviousSecret, w.PreviousSecretUntil = previous.String, microsPtr(until)
+		a.Secrets = w.Secrets(now)
 		a.Event.Data = json.RawMessage(data)
 		return a, err
 	})
@@ -428,12 +433,19 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 // AttemptResult is how an attempt went.
 type AttemptResult struct {
 	DeliveryID   string
+	WebhookID    string
 	Token        string // the lease of the claim that made it
 	RoundAttempt int
+	At           time.Time     // when it started
+	Duration     time.Duration // until the answer, or the failure
 	Succeeded    bool
 	StatusCode   int    // 0: no answer
 	Error        string // why it failed (truncated to 500 characters)
+	Excerpt      string // the start of the answer's body (MaxExcerptBytes at most)
 }
+
+// MaxExcerptBytes bounds the response excerpt kept in an attempt's history.
+const MaxExcerptBytes = 1024
 
 // MaxErrorLength bounds a delivery's lastError.
 const MaxErrorLength = 500
@@ -460,9 +472,22 @@ func (s *Store) Settle(ctx context.Context, results []AttemptResult, delays []ti
 	}
 	o, err := write(ctx, s, dispatchTx(ctx, s, func(c conn) (out, error) {
 		var o out
-		var err error
+		// The registrations first, as PatchWebhook locks them: then the
+		// history, while the leases it checks are still held.
+		toDisable, err := s.trackFailing(ctx, c, results)
+		if err != nil {
+			return o, err
+		}
+		if err := recordHistory(ctx, c, results); err != nil {
+			return o, err
+		}
 		if o.recorded, err = recordResults(ctx, c, results, delays, s.now()); err != nil {
 			return o, err
+		}
+		for _, w := range toDisable {
+			if err := disableWebhook(ctx, c, w, workshop.MicrosOf(s.now())); err != nil {
+				return o, err
+			}
 		}
 		if cl != nil {
 			if o.attempts, err = s.claimIn(ctx, c, *cl); err != nil {

@@ -668,7 +668,7 @@ func TestFanOutClaimsWhatItMakes(t *testing.T) {
 		per := map[string]int{}
 		for _, at := range out.Attempts {
 			per[at.WebhookID]++
-			if at.DeliveryID == "" || at.Attempt != 1 || at.RoundAttempt != 1 || at.URL == "" || at.SigningSecret == "" ||
+			if at.DeliveryID == "" || at.Attempt != 1 || at.RoundAttempt != 1 || at.URL == "" || len(at.Secrets) != 1 ||
 				len(at.Event.Data) == 0 || at.Event.OccurredAt == 0 || !slices.Contains(jobs, jobIDOf(t, at.Event.Data)) {
 				t.Errorf("claimed attempt %+v: want attempt 1 of a new delivery with its url, secret and event", at)
 			}

@@ -28,7 +28,8 @@ func (a *App) setWebhookActive(w http.ResponseWriter, r *http.Request, si *store
 }
 
 // rotateWebhookSecret gives the registration a new signing secret, shown
-// once; the next attempt of any delivery is signed with it.
+// once; the next attempt of any delivery is signed with it, and with the
+// old one for workshop.SecretOverlap (the store keeps it).
 func (a *App) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
 	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
 	if !ok {

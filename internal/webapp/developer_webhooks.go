@@ -27,11 +27,14 @@ type webhookRow struct {
 	ID, URL, Location, Created, Updated string
 	Events                              []string
 	Active                              bool
+	// Disabled, DisabledReason: set when the service disabled it for
+	// failing (workshop.FailingDisables).
+	Disabled, DisabledReason string
 }
 
 func webhookRowOf(wh workshop.Webhook, locName map[string]string) webhookRow {
 	row := webhookRow{ID: wh.ID, URL: wh.URL, Events: wh.Events, Active: wh.IsActive, Location: "All locations",
-		Created: stamp(&wh.CreatedAt), Updated: stamp(&wh.UpdatedAt)}
+		Created: stamp(&wh.CreatedAt), Updated: stamp(&wh.UpdatedAt), Disabled: stamp(wh.DisabledAt), DisabledReason: wh.DisabledReason}
 	if wh.LocationID != "" {
 		row.Location = locName[wh.LocationID]
 	}

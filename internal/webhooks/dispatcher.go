@@ -208,8 +208,10 @@ func newToken() string {
 // attempt makes one attempt; one abandoned at shutdown is not an answer
 // of the endpoint and is not recorded (its lease runs out).
 func (d *Dispatcher) attempt(ctx context.Context, token string, a store.Attempt) finished {
-	res := store.AttemptResult{DeliveryID: a.DeliveryID, Token: token, RoundAttempt: a.RoundAttempt}
+	res := store.AttemptResult{DeliveryID: a.DeliveryID, WebhookID: a.WebhookID, Token: token,
+		RoundAttempt: a.RoundAttempt, At: time.Now()}
 	outcome := d.post(ctx, a, &res)
+	res.Duration = time.Since(res.At)
 	if ctx.Err() != nil {
 		return finished{webhookID: a.WebhookID, abandoned: true}
 	}
@@ -235,7 +237,7 @@ func (d *Dispatcher) post(ctx context.Context, a store.Attempt, res *store.Attem
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
 	if err == nil {
-		err = SignRequest(req.Header, a.SigningSecret, a.DeliveryID, a.Event.Name, a.Attempt, time.Now(), body)
+		err = SignRequest(req.Header, a.Secrets, a.DeliveryID, a.Event.Name, a.Attempt, time.Now(), body)
 	}
 	if err != nil {
 		res.Error = "the request could not be made: " + err.Error()
@@ -257,9 +259,9 @@ func (d *Dispatcher) post(ctx context.Context, a store.Attempt, res *store.Attem
 		}
 	}
 	defer resp.Body.Close()
-	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, store.MaxExcerptBytes))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
-	res.StatusCode = resp.StatusCode
+	res.StatusCode, res.Excerpt = resp.StatusCode, string(excerpt)
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		res.Succeeded = true

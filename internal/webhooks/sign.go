@@ -57,22 +57,32 @@ func StandardSignature(secret, msgID string, timestamp int64, body []byte) (stri
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
 }
 
-// SignRequest sets the headers of a delivery attempt.
-func SignRequest(h http.Header, secret, deliveryID, event string, attempt int, now time.Time, body []byte) error {
+// SignRequest sets the headers of a delivery attempt signed with secrets,
+// newest first (a rotated secret signs beside the new one for a while):
+// webhook-signature carries a v1 signature per secret, space-separated, as
+// Standard Webhooks allows; X-Service-Signature, whose contract form is a
+// single sha256= value, carries the newest secret's only.
+func SignRequest(h http.Header, secrets []string, deliveryID, event string, attempt int, now time.Time, body []byte) error {
+	if len(secrets) == 0 {
+		return errors.New("no signing secret")
+	}
 	ts := now.Unix()
-	std, err := StandardSignature(secret, deliveryID, ts, body)
-	if err != nil {
-		return err
+	sigs := make([]string, len(secrets))
+	for i, secret := range secrets {
+		var err error
+		if sigs[i], err = StandardSignature(secret, deliveryID, ts, body); err != nil {
+			return err
+		}
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", "workshop-webhooks/1")
-	h.Set("X-Service-Signature", Signature(secret, body))
+	h.Set("X-Service-Signature", Signature(secrets[0], body))
 	h.Set("X-Service-Event", event)
 	h.Set("X-Service-Delivery", deliveryID)
 	h.Set("X-Service-Attempt", strconv.Itoa(attempt))
 	h["webhook-id"] = []string{deliveryID}
 	h["webhook-timestamp"] = []string{strconv.FormatInt(ts, 10)}
-	h["webhook-signature"] = []string{std}
+	h["webhook-signature"] = []string{strings.Join(sigs, " ")}
 	return nil
 }
 

@@ -174,7 +174,8 @@ const (
 
 // EventNames is the subscribable set.
 var EventNames = []string{EventJobCreated, EventJobUpdated, EventJobDelivered, EventJobCancelled, EventStepCreated,
-	EventStepUpdated, EventStepCompleted, EventBayStatusChanged, EventTechClockedIn, EventTechClockedOut, EventJobAtRisk, EventJobOnTrack}
+	EventStepUpdated, EventStepCompleted, EventBayStatusChanged, EventTechClockedIn, EventTechClockedOut, EventJobAtRisk, EventJobOnTrack,
+	EventWebhookDisabled}
 
 // ValidEvent tells whether name is subscribable.
 func ValidEvent(name string) bool { return slices.Contains(EventNames, name) }

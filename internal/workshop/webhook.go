@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Webhook is a registration: where an organisation's events are delivered.
@@ -18,9 +19,38 @@ type Webhook struct {
 	URL           string
 	Events        []string
 	SigningSecret string // shown on create and rotation only
-	IsActive      bool
-	CreatedAt     Micros
-	UpdatedAt     Micros
+	// PreviousSecret, the secret a rotation replaced, still signs beside
+	// SigningSecret until PreviousSecretUntil (SecretOverlap after it).
+	PreviousSecret      string
+	PreviousSecretUntil *Micros
+	IsActive            bool
+	// DisabledAt and DisabledReason are set when the service deactivated
+	// the registration itself (an endpoint failing for FailingDisables);
+	// activating it again clears them.
+	DisabledAt     *Micros
+	DisabledReason string
+	CreatedAt      Micros
+	UpdatedAt      Micros
+}
+
+// SecretOverlap is how long a rotated secret keeps signing beside the new
+// one: receivers switch within it without losing a delivery.
+const SecretOverlap = 24 * time.Hour
+
+// FailingDisables is how long an endpoint may fail every attempt before
+// it is disabled.
+const FailingDisables = 72 * time.Hour
+
+// EventWebhookDisabled is recorded when an endpoint is disabled for failing.
+const EventWebhookDisabled = "webhook.disabled"
+
+// Secrets are the secrets that sign a delivery made at now, newest first:
+// the signing secret, and the previous one while its overlap lasts.
+func (w Webhook) Secrets(now Micros) []string {
+	if w.PreviousSecret != "" && w.PreviousSecretUntil != nil && now < *w.PreviousSecretUntil {
+		return []string{w.SigningSecret, w.PreviousSecret}
+	}
+	return []string{w.SigningSecret}
 }
 
 // Subscribes tells whether the registration wants an event of name that

@@ -113,6 +113,7 @@ const (
 	DeliveryEventNameStepUpdated      DeliveryEventName = "step.updated"
 	DeliveryEventNameTechClockedIn    DeliveryEventName = "tech.clocked_in"
 	DeliveryEventNameTechClockedOut   DeliveryEventName = "tech.clocked_out"
+	DeliveryEventNameWebhookDisabled  DeliveryEventName = "webhook.disabled"
 )
 
 // Valid indicates whether the value is a known member of the DeliveryEventName enum.
@@ -144,6 +145,8 @@ func (e DeliveryEventName) Valid() bool {
 		return true
 	case DeliveryEventNameTechClockedOut:
 		return true
+	case DeliveryEventNameWebhookDisabled:
+		return true
 	default:
 		return false
 	}
@@ -163,6 +166,7 @@ const (
 	EventNameStepUpdated      EventName = "step.updated"
 	EventNameTechClockedIn    EventName = "tech.clocked_in"
 	EventNameTechClockedOut   EventName = "tech.clocked_out"
+	EventNameWebhookDisabled  EventName = "webhook.disabled"
 )
 
 // Valid indicates whether the value is a known member of the EventName enum.
@@ -191,6 +195,8 @@ func (e EventName) Valid() bool {
 	case EventNameTechClockedIn:
 		return true
 	case EventNameTechClockedOut:
+		return true
+	case EventNameWebhookDisabled:
 		return true
 	default:
 		return false
@@ -947,6 +953,34 @@ type Delivery struct {
 // DeliveryStatus failed: the last attempt failed and another is scheduled.
 type DeliveryStatus string
 
+// DeliveryAttempt defines model for DeliveryAttempt.
+type DeliveryAttempt struct {
+	// Attempt The attempt's number, from 1 (X-Service-Attempt).
+	Attempt int `json:"attempt"`
+
+	// AttemptedAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	AttemptedAt AuditTimestamp `json:"attemptedAt"`
+
+	// DurationMs Milliseconds from the request to the answer (or the failure).
+	DurationMs int `json:"durationMs"`
+
+	// Error Why the attempt failed; null when it succeeded.
+	Error nullable.Nullable[string] `json:"error"`
+
+	// ResponseExcerpt The start of the answer's body, at most 1 KiB (empty when there was none).
+	ResponseExcerpt string `json:"responseExcerpt"`
+
+	// StatusCode The endpoint's status; null when it did not answer.
+	StatusCode nullable.Nullable[int] `json:"statusCode"`
+}
+
+// DeliveryAttemptList defines model for DeliveryAttemptList.
+type DeliveryAttemptList struct {
+	Data []DeliveryAttempt `json:"data"`
+}
+
 // DeliveryEventName The event of a delivery: a subscribable event, or ping, the test event sent to one registration from the developer settings (data `{"webhook_id"}`), which is not subscribable.
 type DeliveryEventName string
 
@@ -958,7 +992,32 @@ type DeliveryList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// EventName A subscribable event.
+// Event An event as a delivery's body carries it.
+type Event struct {
+	// Data The stored row, snake_case columns; its schema is the event's (`JobCreatedEvent`, ... `WebhookDisabledEvent`, `PingEvent`).
+	Data interface{} `json:"data"`
+
+	// Event A subscribable event. `webhook.disabled`: another registration of the organisation was disabled for failing (never sent to the disabled one).
+	Event EventName `json:"event"`
+
+	// Id The event's id (`evt_...`).
+	Id string `json:"id"`
+
+	// OccurredAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	OccurredAt AuditTimestamp `json:"occurredAt"`
+}
+
+// EventList defines model for EventList.
+type EventList struct {
+	Data []Event `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// EventName A subscribable event. `webhook.disabled`: another registration of the organisation was disabled for failing (never sent to the disabled one).
 type EventName string
 
 // FieldError defines model for FieldError.
@@ -1754,13 +1813,21 @@ type UnplacedStep struct {
 	StepId string         `json:"stepId"`
 }
 
-// Webhook defines model for Webhook.
+// Webhook A registration. `previousSecretExpiresAt`: after a rotation, until when the replaced secret still signs deliveries beside the new one (24 hours); null otherwise.
 type Webhook struct {
 	// CreatedAt UTC with exactly six fractional digits.
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
-	Events    []EventName    `json:"events"`
+
+	// DisabledAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	DisabledAt nullable.Nullable[NullableAuditTimestamp] `json:"disabledAt"`
+
+	// DisabledReason Why the service disabled the registration (every delivery attempt failed for 3 days; `disabledAt` says when); null when it did not. Setting isActive to true clears both.
+	DisabledReason nullable.Nullable[string] `json:"disabledReason"`
+	Events         []EventName               `json:"events"`
 
 	// Id The registration's id (`whk_...`).
 	//
@@ -1770,6 +1837,11 @@ type Webhook struct {
 
 	// LocationId Set when made with a location key: only that location's events are delivered.
 	LocationId nullable.Nullable[string] `json:"locationId"`
+
+	// PreviousSecretExpiresAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	PreviousSecretExpiresAt nullable.Nullable[NullableAuditTimestamp] `json:"previousSecretExpiresAt"`
 
 	// UpdatedAt UTC with exactly six fractional digits.
 	//
@@ -1811,7 +1883,15 @@ type WebhookWithSecret struct {
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
-	Events    []EventName    `json:"events"`
+
+	// DisabledAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	DisabledAt nullable.Nullable[NullableAuditTimestamp] `json:"disabledAt"`
+
+	// DisabledReason Why the service disabled the registration (every delivery attempt failed for 3 days; `disabledAt` says when); null when it did not. Setting isActive to true clears both.
+	DisabledReason nullable.Nullable[string] `json:"disabledReason"`
+	Events         []EventName               `json:"events"`
 
 	// Id The registration's id (`whk_...`).
 	//
@@ -1821,6 +1901,11 @@ type WebhookWithSecret struct {
 
 	// LocationId Set when made with a location key: only that location's events are delivered.
 	LocationId nullable.Nullable[string] `json:"locationId"`
+
+	// PreviousSecretExpiresAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	PreviousSecretExpiresAt nullable.Nullable[NullableAuditTimestamp] `json:"previousSecretExpiresAt"`
 
 	// SigningSecret Present on create and on rotation only: `whsec_` + base64 of 32 random bytes.
 	//
@@ -1874,6 +1959,9 @@ type WorkshopSettingsList struct {
 // Cursor defines model for Cursor.
 type Cursor = string
 
+// DeliveryId defines model for DeliveryId.
+type DeliveryId = string
+
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
@@ -1921,6 +2009,21 @@ type UnprocessableEntity = Problem
 
 // UnsupportedMediaType An RFC 9457 problem.
 type UnsupportedMediaType = Problem
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// Limit Rows per page, 1 to 200.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Event Only events of this name.
+	Event *EventName `form:"event,omitempty" json:"event,omitempty"`
+
+	// OccurredAfter Only events that occurred after this instant (RFC 3339).
+	OccurredAfter *time.Time `form:"occurredAfter,omitempty" json:"occurredAfter,omitempty"`
+}
 
 // ListIntegrationsParams defines parameters for ListIntegrations.
 type ListIntegrationsParams struct {
@@ -2255,6 +2358,9 @@ func (t *GetWorkshopSettings200JSONResponseBody) UnmarshalJSON(b []byte) error {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListEvents List recent events
+	// (GET /v1/platform/events)
+	ListEvents(w http.ResponseWriter, r *http.Request, params ListEventsParams)
 	// ListIntegrations List integrations
 	// (GET /v1/platform/integrations)
 	ListIntegrations(w http.ResponseWriter, r *http.Request, params ListIntegrationsParams)
@@ -2288,9 +2394,12 @@ type ServerInterface interface {
 	// ListWebhookDeliveries List a webhook's deliveries
 	// (GET /v1/platform/webhooks/{webhookId}/deliveries)
 	ListWebhookDeliveries(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params ListWebhookDeliveriesParams)
+	// ListDeliveryAttempts List a delivery's attempts
+	// (GET /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts)
+	ListDeliveryAttempts(w http.ResponseWriter, r *http.Request, webhookId WebhookId, deliveryId DeliveryId)
 	// RedeliverWebhookDelivery Deliver again
 	// (POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver)
-	RedeliverWebhookDelivery(w http.ResponseWriter, r *http.Request, webhookId WebhookId, deliveryId string, params RedeliverWebhookDeliveryParams)
+	RedeliverWebhookDelivery(w http.ResponseWriter, r *http.Request, webhookId WebhookId, deliveryId DeliveryId, params RedeliverWebhookDeliveryParams)
 	// ListAttendance List attendance
 	// (GET /v1/scheduler/attendance)
 	ListAttendance(w http.ResponseWriter, r *http.Request, params ListAttendanceParams)
@@ -2379,6 +2488,78 @@ type ServerInterfaceWrapper struct {
 }
 
 type MiddlewareFunc func(http.Handler) http.Handler
+
+// ListEvents operation middleware
+func (siw *ServerInterfaceWrapper) ListEvents(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", r.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "limit"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "limit", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", r.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "cursor"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "cursor", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "event" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "event", r.URL.Query(), &params.Event, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "event"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "event", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "occurredAfter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "occurredAfter", r.URL.Query(), &params.OccurredAfter, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "occurredAfter"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "occurredAfter", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListEvents(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
 
 // ListIntegrations operation middleware
 func (siw *ServerInterfaceWrapper) ListIntegrations(w http.ResponseWriter, r *http.Request) {
@@ -2741,6 +2922,41 @@ func (siw *ServerInterfaceWrapper) ListWebhookDeliveries(w http.ResponseWriter, 
 	handler.ServeHTTP(w, r)
 }
 
+// ListDeliveryAttempts operation middleware
+func (siw *ServerInterfaceWrapper) ListDeliveryAttempts(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", r.PathValue("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "webhookId", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "deliveryId" -------------
+	var deliveryId DeliveryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "deliveryId", r.PathValue("deliveryId"), &deliveryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "deliveryId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListDeliveryAttempts(w, r, webhookId, deliveryId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // RedeliverWebhookDelivery operation middleware
 func (siw *ServerInterfaceWrapper) RedeliverWebhookDelivery(w http.ResponseWriter, r *http.Request) {
 
@@ -2757,7 +2973,7 @@ func (siw *ServerInterfaceWrapper) RedeliverWebhookDelivery(w http.ResponseWrite
 	}
 
 	// ------------- Path parameter "deliveryId" -------------
-	var deliveryId string
+	var deliveryId DeliveryId
 
 	err = runtime.BindStyledParameterWithOptions("simple", "deliveryId", r.PathValue("deliveryId"), &deliveryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
 	if err != nil {
@@ -4161,6 +4377,8 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}", wrapper.GetWebhook)
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}", wrapper.PatchWebhook)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries", wrapper.ListWebhookDeliveries)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts", wrapper.ListDeliveryAttempts)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/events", wrapper.ListEvents)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", wrapper.RedeliverWebhookDelivery)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/detail", wrapper.GetJobDetail)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/attendance", wrapper.ListAttendance)
@@ -4262,6 +4480,126 @@ type UnsupportedMediaTypeApplicationProblemPlusJSONResponse struct {
 	Body Problem
 
 	Headers UnsupportedMediaTypeResponseHeaders
+}
+
+type ListEventsRequestObject struct {
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200JSONResponse EventList
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListEvents400ApplicationProblemPlusJSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListEvents401ApplicationProblemPlusJSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListEvents403ApplicationProblemPlusJSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListEvents429ApplicationProblemPlusJSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListEvents500ApplicationProblemPlusJSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type ListIntegrationsRequestObject struct {
@@ -5865,9 +6203,149 @@ func (response ListWebhookDeliveries500ApplicationProblemPlusJSONResponse) Visit
 	return err
 }
 
+type ListDeliveryAttemptsRequestObject struct {
+	WebhookId  WebhookId  `json:"webhookId"`
+	DeliveryId DeliveryId `json:"deliveryId"`
+}
+
+type ListDeliveryAttemptsResponseObject interface {
+	VisitListDeliveryAttemptsResponse(w http.ResponseWriter) error
+}
+
+type ListDeliveryAttempts200JSONResponse DeliveryAttemptList
+
+func (response ListDeliveryAttempts200JSONResponse) VisitListDeliveryAttemptsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeliveryAttempts400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListDeliveryAttempts400ApplicationProblemPlusJSONResponse) VisitListDeliveryAttemptsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeliveryAttempts401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListDeliveryAttempts401ApplicationProblemPlusJSONResponse) VisitListDeliveryAttemptsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeliveryAttempts403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListDeliveryAttempts403ApplicationProblemPlusJSONResponse) VisitListDeliveryAttemptsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeliveryAttempts404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListDeliveryAttempts404ApplicationProblemPlusJSONResponse) VisitListDeliveryAttemptsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeliveryAttempts429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListDeliveryAttempts429ApplicationProblemPlusJSONResponse) VisitListDeliveryAttemptsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeliveryAttempts500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListDeliveryAttempts500ApplicationProblemPlusJSONResponse) VisitListDeliveryAttemptsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RedeliverWebhookDeliveryRequestObject struct {
-	WebhookId  WebhookId `json:"webhookId"`
-	DeliveryId string    `json:"deliveryId"`
+	WebhookId  WebhookId  `json:"webhookId"`
+	DeliveryId DeliveryId `json:"deliveryId"`
 	Params     RedeliverWebhookDeliveryParams
 }
 
@@ -10555,6 +11033,9 @@ func (response GetWorkshopSettings500ApplicationProblemPlusJSONResponse) VisitGe
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ListEvents List recent events
+	// (GET /v1/platform/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
 	// ListIntegrations List integrations
 	// (GET /v1/platform/integrations)
 	ListIntegrations(ctx context.Context, request ListIntegrationsRequestObject) (ListIntegrationsResponseObject, error)
@@ -10588,6 +11069,9 @@ type StrictServerInterface interface {
 	// ListWebhookDeliveries List a webhook's deliveries
 	// (GET /v1/platform/webhooks/{webhookId}/deliveries)
 	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// ListDeliveryAttempts List a delivery's attempts
+	// (GET /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts)
+	ListDeliveryAttempts(ctx context.Context, request ListDeliveryAttemptsRequestObject) (ListDeliveryAttemptsResponseObject, error)
 	// RedeliverWebhookDelivery Deliver again
 	// (POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver)
 	RedeliverWebhookDelivery(ctx context.Context, request RedeliverWebhookDeliveryRequestObject) (RedeliverWebhookDeliveryResponseObject, error)
@@ -10708,6 +11192,32 @@ type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
 	options     StrictHTTPServerOptions
+}
+
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(w http.ResponseWriter, r *http.Request, params ListEventsParams) {
+	var request ListEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx, request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		if err := validResponse.VisitListEventsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
 }
 
 // ListIntegrations operation middleware
@@ -11014,8 +11524,35 @@ func (sh *strictHandler) ListWebhookDeliveries(w http.ResponseWriter, r *http.Re
 	}
 }
 
+// ListDeliveryAttempts operation middleware
+func (sh *strictHandler) ListDeliveryAttempts(w http.ResponseWriter, r *http.Request, webhookId WebhookId, deliveryId DeliveryId) {
+	var request ListDeliveryAttemptsRequestObject
+
+	request.WebhookId = webhookId
+	request.DeliveryId = deliveryId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeliveryAttempts(ctx, request.(ListDeliveryAttemptsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeliveryAttempts")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListDeliveryAttemptsResponseObject); ok {
+		if err := validResponse.VisitListDeliveryAttemptsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // RedeliverWebhookDelivery operation middleware
-func (sh *strictHandler) RedeliverWebhookDelivery(w http.ResponseWriter, r *http.Request, webhookId WebhookId, deliveryId string, params RedeliverWebhookDeliveryParams) {
+func (sh *strictHandler) RedeliverWebhookDelivery(w http.ResponseWriter, r *http.Request, webhookId WebhookId, deliveryId DeliveryId, params RedeliverWebhookDeliveryParams) {
 	var request RedeliverWebhookDeliveryRequestObject
 
 	request.WebhookId = webhookId

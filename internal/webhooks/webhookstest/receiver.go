@@ -22,6 +22,7 @@ type Answer struct {
 	Delay  time.Duration
 	Block  <-chan struct{}
 	Header http.Header // extra response headers (Location of a redirect)
+	Body   string
 }
 
 // Behavior scripts the answers of a path: it sees the request (its number
@@ -131,6 +132,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.Header()[k] = v
 	}
 	w.WriteHeader(a.Status)
+	_, _ = io.WriteString(w, a.Body)
 }
 
 // Hits are the requests answered on path (every path when ""), oldest first.

@@ -113,6 +113,7 @@ const (
 	DeliveryEventNameStepUpdated      DeliveryEventName = "step.updated"
 	DeliveryEventNameTechClockedIn    DeliveryEventName = "tech.clocked_in"
 	DeliveryEventNameTechClockedOut   DeliveryEventName = "tech.clocked_out"
+	DeliveryEventNameWebhookDisabled  DeliveryEventName = "webhook.disabled"
 )
 
 // Valid indicates whether the value is a known member of the DeliveryEventName enum.
@@ -144,6 +145,8 @@ func (e DeliveryEventName) Valid() bool {
 		return true
 	case DeliveryEventNameTechClockedOut:
 		return true
+	case DeliveryEventNameWebhookDisabled:
+		return true
 	default:
 		return false
 	}
@@ -163,6 +166,7 @@ const (
 	EventNameStepUpdated      EventName = "step.updated"
 	EventNameTechClockedIn    EventName = "tech.clocked_in"
 	EventNameTechClockedOut   EventName = "tech.clocked_out"
+	EventNameWebhookDisabled  EventName = "webhook.disabled"
 )
 
 // Valid indicates whether the value is a known member of the EventName enum.
@@ -191,6 +195,8 @@ func (e EventName) Valid() bool {
 	case EventNameTechClockedIn:
 		return true
 	case EventNameTechClockedOut:
+		return true
+	case EventNameWebhookDisabled:
 		return true
 	default:
 		return false
@@ -947,6 +953,34 @@ type Delivery struct {
 // DeliveryStatus failed: the last attempt failed and another is scheduled.
 type DeliveryStatus string
 
+// DeliveryAttempt defines model for DeliveryAttempt.
+type DeliveryAttempt struct {
+	// Attempt The attempt's number, from 1 (X-Service-Attempt).
+	Attempt int `json:"attempt"`
+
+	// AttemptedAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	AttemptedAt AuditTimestamp `json:"attemptedAt"`
+
+	// DurationMs Milliseconds from the request to the answer (or the failure).
+	DurationMs int `json:"durationMs"`
+
+	// Error Why the attempt failed; null when it succeeded.
+	Error nullable.Nullable[string] `json:"error"`
+
+	// ResponseExcerpt The start of the answer's body, at most 1 KiB (empty when there was none).
+	ResponseExcerpt string `json:"responseExcerpt"`
+
+	// StatusCode The endpoint's status; null when it did not answer.
+	StatusCode nullable.Nullable[int] `json:"statusCode"`
+}
+
+// DeliveryAttemptList defines model for DeliveryAttemptList.
+type DeliveryAttemptList struct {
+	Data []DeliveryAttempt `json:"data"`
+}
+
 // DeliveryEventName The event of a delivery: a subscribable event, or ping, the test event sent to one registration from the developer settings (data `{"webhook_id"}`), which is not subscribable.
 type DeliveryEventName string
 
@@ -958,7 +992,32 @@ type DeliveryList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// EventName A subscribable event.
+// Event An event as a delivery's body carries it.
+type Event struct {
+	// Data The stored row, snake_case columns; its schema is the event's (`JobCreatedEvent`, ... `WebhookDisabledEvent`, `PingEvent`).
+	Data interface{} `json:"data"`
+
+	// Event A subscribable event. `webhook.disabled`: another registration of the organisation was disabled for failing (never sent to the disabled one).
+	Event EventName `json:"event"`
+
+	// Id The event's id (`evt_...`).
+	Id string `json:"id"`
+
+	// OccurredAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	OccurredAt AuditTimestamp `json:"occurredAt"`
+}
+
+// EventList defines model for EventList.
+type EventList struct {
+	Data []Event `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// EventName A subscribable event. `webhook.disabled`: another registration of the organisation was disabled for failing (never sent to the disabled one).
 type EventName string
 
 // FieldError defines model for FieldError.
@@ -1754,13 +1813,21 @@ type UnplacedStep struct {
 	StepId string         `json:"stepId"`
 }
 
-// Webhook defines model for Webhook.
+// Webhook A registration. `previousSecretExpiresAt`: after a rotation, until when the replaced secret still signs deliveries beside the new one (24 hours); null otherwise.
 type Webhook struct {
 	// CreatedAt UTC with exactly six fractional digits.
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
-	Events    []EventName    `json:"events"`
+
+	// DisabledAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	DisabledAt nullable.Nullable[NullableAuditTimestamp] `json:"disabledAt"`
+
+	// DisabledReason Why the service disabled the registration (every delivery attempt failed for 3 days; `disabledAt` says when); null when it did not. Setting isActive to true clears both.
+	DisabledReason nullable.Nullable[string] `json:"disabledReason"`
+	Events         []EventName               `json:"events"`
 
 	// Id The registration's id (`whk_...`).
 	//
@@ -1770,6 +1837,11 @@ type Webhook struct {
 
 	// LocationId Set when made with a location key: only that location's events are delivered.
 	LocationId nullable.Nullable[string] `json:"locationId"`
+
+	// PreviousSecretExpiresAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	PreviousSecretExpiresAt nullable.Nullable[NullableAuditTimestamp] `json:"previousSecretExpiresAt"`
 
 	// UpdatedAt UTC with exactly six fractional digits.
 	//
@@ -1811,7 +1883,15 @@ type WebhookWithSecret struct {
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
-	Events    []EventName    `json:"events"`
+
+	// DisabledAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	DisabledAt nullable.Nullable[NullableAuditTimestamp] `json:"disabledAt"`
+
+	// DisabledReason Why the service disabled the registration (every delivery attempt failed for 3 days; `disabledAt` says when); null when it did not. Setting isActive to true clears both.
+	DisabledReason nullable.Nullable[string] `json:"disabledReason"`
+	Events         []EventName               `json:"events"`
 
 	// Id The registration's id (`whk_...`).
 	//
@@ -1821,6 +1901,11 @@ type WebhookWithSecret struct {
 
 	// LocationId Set when made with a location key: only that location's events are delivered.
 	LocationId nullable.Nullable[string] `json:"locationId"`
+
+	// PreviousSecretExpiresAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	PreviousSecretExpiresAt nullable.Nullable[NullableAuditTimestamp] `json:"previousSecretExpiresAt"`
 
 	// SigningSecret Present on create and on rotation only: `whsec_` + base64 of 32 random bytes.
 	//
@@ -1874,6 +1959,9 @@ type WorkshopSettingsList struct {
 // Cursor defines model for Cursor.
 type Cursor = string
 
+// DeliveryId defines model for DeliveryId.
+type DeliveryId = string
+
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
@@ -1921,6 +2009,21 @@ type UnprocessableEntity = Problem
 
 // UnsupportedMediaType An RFC 9457 problem.
 type UnsupportedMediaType = Problem
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// Limit Rows per page, 1 to 200.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Event Only events of this name.
+	Event *EventName `form:"event,omitempty" json:"event,omitempty"`
+
+	// OccurredAfter Only events that occurred after this instant (RFC 3339).
+	OccurredAfter *time.Time `form:"occurredAfter,omitempty" json:"occurredAfter,omitempty"`
+}
 
 // ListIntegrationsParams defines parameters for ListIntegrations.
 type ListIntegrationsParams struct {
@@ -2327,6 +2430,15 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// ListEvents List recent events
+	//
+	// The events of the last 30 days visible to the key (a location key sees its location's), newest first,
+	// each exactly as a delivery's body carries it, so that a receiver that missed deliveries can catch up:
+	// page back until an event it already has. Test events (`ping`) are not listed. Needs `webhooks:read`.
+	//
+	// Corresponds with GET /v1/platform/events (the `ListEvents` operationId).
+	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListIntegrations List integrations
 	//
 	// The organisation's registered integrations, oldest first. Needs `integrations:read`.
@@ -2424,7 +2536,7 @@ type ClientInterface interface {
 
 	// PatchWebhookWithBody Update a webhook
 	//
-	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
+	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only; the old one keeps signing beside it for 24 hours (`previousSecretExpiresAt`): `webhook-signature` carries a signature with each, `X-Service-Signature` the new one's only. Setting isActive to true also clears a disabling (`disabledAt`, `disabledReason`). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2433,7 +2545,7 @@ type ClientInterface interface {
 
 	// PatchWebhook Update a webhook
 	//
-	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
+	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only; the old one keeps signing beside it for 24 hours (`previousSecretExpiresAt`): `webhook-signature` carries a signature with each, `X-Service-Signature` the new one's only. Setting isActive to true also clears a disabling (`disabledAt`, `disabledReason`). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2447,12 +2559,19 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/platform/webhooks/{webhookId}/deliveries (the `ListWebhookDeliveries` operationId).
 	ListWebhookDeliveries(ctx context.Context, webhookId WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListDeliveryAttempts List a delivery's attempts
+	//
+	// Every attempt of the delivery, oldest first, redeliveries included. Needs `webhooks:read`.
+	//
+	// Corresponds with GET /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts (the `ListDeliveryAttempts` operationId).
+	ListDeliveryAttempts(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RedeliverWebhookDelivery Deliver again
 	//
 	// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. A delivery of an inactive registration is 409 `invalid_transition`. Needs `webhooks:write`.
 	//
 	// Corresponds with POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver (the `RedeliverWebhookDelivery` operationId).
-	RedeliverWebhookDelivery(ctx context.Context, webhookId WebhookId, deliveryId string, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RedeliverWebhookDelivery(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAttendance List attendance
 	//
@@ -2834,6 +2953,25 @@ type ClientInterface interface {
 	GetWorkshopSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+// ListEvents List recent events
+//
+// The events of the last 30 days visible to the key (a location key sees its location's), newest first,
+// each exactly as a delivery's body carries it, so that a receiver that missed deliveries can catch up:
+// page back until an event it already has. Test events (`ping`) are not listed. Needs `webhooks:read`.
+//
+// Corresponds with GET /v1/platform/events (the `ListEvents` operationId).
+func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListIntegrations List integrations
 //
 // The organisation's registered integrations, oldest first. Needs `integrations:read`.
@@ -3041,7 +3179,7 @@ func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors
 
 // PatchWebhookWithBody Update a webhook
 //
-// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
+// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only; the old one keeps signing beside it for 24 hours (`previousSecretExpiresAt`): `webhook-signature` carries a signature with each, `X-Service-Signature` the new one's only. Setting isActive to true also clears a disabling (`disabledAt`, `disabledReason`). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3060,7 +3198,7 @@ func (c *Client) PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, 
 
 // PatchWebhook Update a webhook
 //
-// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
+// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only; the old one keeps signing beside it for 24 hours (`previousSecretExpiresAt`): `webhook-signature` carries a signature with each, `X-Service-Signature` the new one's only. Setting isActive to true also clears a disabling (`disabledAt`, `disabledReason`). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3094,12 +3232,29 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, webhookId WebhookId,
 	return c.Client.Do(req)
 }
 
+// ListDeliveryAttempts List a delivery's attempts
+//
+// Every attempt of the delivery, oldest first, redeliveries included. Needs `webhooks:read`.
+//
+// Corresponds with GET /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts (the `ListDeliveryAttempts` operationId).
+func (c *Client) ListDeliveryAttempts(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDeliveryAttemptsRequest(c.Server, webhookId, deliveryId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RedeliverWebhookDelivery Deliver again
 //
 // Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. A delivery of an inactive registration is 409 `invalid_transition`. Needs `webhooks:write`.
 //
 // Corresponds with POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver (the `RedeliverWebhookDelivery` operationId).
-func (c *Client) RedeliverWebhookDelivery(ctx context.Context, webhookId WebhookId, deliveryId string, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RedeliverWebhookDelivery(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRedeliverWebhookDeliveryRequest(c.Server, webhookId, deliveryId, params)
 	if err != nil {
 		return nil, err
@@ -3860,6 +4015,96 @@ func (c *Client) GetWorkshopSettings(ctx context.Context, reqEditors ...RequestE
 	return c.Client.Do(req)
 }
 
+// NewListEventsRequest constructs an http.Request for the ListEvents method
+func NewListEventsRequest(server string, params *ListEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/platform/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Event != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "event", *params.Event, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OccurredAfter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "occurredAfter", *params.OccurredAfter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListIntegrationsRequest constructs an http.Request for the ListIntegrations method
 func NewListIntegrationsRequest(server string, params *ListIntegrationsParams) (*http.Request, error) {
 	var err error
@@ -4378,8 +4623,49 @@ func NewListWebhookDeliveriesRequest(server string, webhookId WebhookId, params 
 	return req, nil
 }
 
+// NewListDeliveryAttemptsRequest constructs an http.Request for the ListDeliveryAttempts method
+func NewListDeliveryAttemptsRequest(server string, webhookId WebhookId, deliveryId DeliveryId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "deliveryId", deliveryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/platform/webhooks/%s/deliveries/%s/attempts", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRedeliverWebhookDeliveryRequest constructs an http.Request for the RedeliverWebhookDelivery method
-func NewRedeliverWebhookDeliveryRequest(server string, webhookId WebhookId, deliveryId string, params *RedeliverWebhookDeliveryParams) (*http.Request, error) {
+func NewRedeliverWebhookDeliveryRequest(server string, webhookId WebhookId, deliveryId DeliveryId, params *RedeliverWebhookDeliveryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6050,6 +6336,17 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ListEventsWithResponse List recent events
+	//
+	// The events of the last 30 days visible to the key (a location key sees its location's), newest first,
+	// each exactly as a delivery's body carries it, so that a receiver that missed deliveries can catch up:
+	// page back until an event it already has. Test events (`ping`) are not listed. Needs `webhooks:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/platform/events (the `ListEvents` operationId).
+	ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
+
 	// ListIntegrationsWithResponse List integrations
 	//
 	// The organisation's registered integrations, oldest first. Needs `integrations:read`.
@@ -6161,7 +6458,7 @@ type ClientWithResponsesInterface interface {
 
 	// PatchWebhookWithBodyWithResponse Update a webhook
 	//
-	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
+	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only; the old one keeps signing beside it for 24 hours (`previousSecretExpiresAt`): `webhook-signature` carries a signature with each, `X-Service-Signature` the new one's only. Setting isActive to true also clears a disabling (`disabledAt`, `disabledReason`). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6170,7 +6467,7 @@ type ClientWithResponsesInterface interface {
 
 	// PatchWebhookWithResponse Update a webhook
 	//
-	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
+	// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only; the old one keeps signing beside it for 24 hours (`previousSecretExpiresAt`): `webhook-signature` carries a signature with each, `X-Service-Signature` the new one's only. Setting isActive to true also clears a disabling (`disabledAt`, `disabledReason`). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6186,6 +6483,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/platform/webhooks/{webhookId}/deliveries (the `ListWebhookDeliveries` operationId).
 	ListWebhookDeliveriesWithResponse(ctx context.Context, webhookId WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*ListWebhookDeliveriesResponse, error)
 
+	// ListDeliveryAttemptsWithResponse List a delivery's attempts
+	//
+	// Every attempt of the delivery, oldest first, redeliveries included. Needs `webhooks:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts (the `ListDeliveryAttempts` operationId).
+	ListDeliveryAttemptsWithResponse(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, reqEditors ...RequestEditorFn) (*ListDeliveryAttemptsResponse, error)
+
 	// RedeliverWebhookDeliveryWithResponse Deliver again
 	//
 	// Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. A delivery of an inactive registration is 409 `invalid_transition`. Needs `webhooks:write`.
@@ -6193,7 +6499,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver (the `RedeliverWebhookDelivery` operationId).
-	RedeliverWebhookDeliveryWithResponse(ctx context.Context, webhookId WebhookId, deliveryId string, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*RedeliverWebhookDeliveryResponse, error)
+	RedeliverWebhookDeliveryWithResponse(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*RedeliverWebhookDeliveryResponse, error)
 
 	// ListAttendanceWithResponse List attendance
 	//
@@ -6603,6 +6909,118 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/scheduler/workshop (the `GetWorkshopSettings` operationId).
 	GetWorkshopSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetWorkshopSettingsResponse, error)
+}
+
+// ListEventsResponse400Headers the declared response headers of an HTTP 400 response for ListEvents
+type ListEventsResponse400Headers struct {
+	XRequestId *string
+}
+
+// ListEventsResponse401Headers the declared response headers of an HTTP 401 response for ListEvents
+type ListEventsResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListEventsResponse403Headers the declared response headers of an HTTP 403 response for ListEvents
+type ListEventsResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListEventsResponse429Headers the declared response headers of an HTTP 429 response for ListEvents
+type ListEventsResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListEventsResponse500Headers the declared response headers of an HTTP 500 response for ListEvents
+type ListEventsResponse500Headers struct {
+	XRequestId *string
+}
+
+type ListEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EventList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListEventsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListEventsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListEventsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListEventsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventsResponse) GetJSON200() *EventList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListEventsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListEventsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListEventsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListEventsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListEventsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // ListIntegrationsResponse400Headers the declared response headers of an HTTP 400 response for ListIntegrations
@@ -8034,6 +8452,132 @@ func (r ListWebhookDeliveriesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListWebhookDeliveriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListDeliveryAttemptsResponse400Headers the declared response headers of an HTTP 400 response for ListDeliveryAttempts
+type ListDeliveryAttemptsResponse400Headers struct {
+	XRequestId *string
+}
+
+// ListDeliveryAttemptsResponse401Headers the declared response headers of an HTTP 401 response for ListDeliveryAttempts
+type ListDeliveryAttemptsResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListDeliveryAttemptsResponse403Headers the declared response headers of an HTTP 403 response for ListDeliveryAttempts
+type ListDeliveryAttemptsResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListDeliveryAttemptsResponse404Headers the declared response headers of an HTTP 404 response for ListDeliveryAttempts
+type ListDeliveryAttemptsResponse404Headers struct {
+	XRequestId *string
+}
+
+// ListDeliveryAttemptsResponse429Headers the declared response headers of an HTTP 429 response for ListDeliveryAttempts
+type ListDeliveryAttemptsResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListDeliveryAttemptsResponse500Headers the declared response headers of an HTTP 500 response for ListDeliveryAttempts
+type ListDeliveryAttemptsResponse500Headers struct {
+	XRequestId *string
+}
+
+type ListDeliveryAttemptsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeliveryAttemptList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListDeliveryAttemptsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListDeliveryAttemptsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListDeliveryAttemptsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListDeliveryAttemptsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDeliveryAttemptsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListDeliveryAttemptsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDeliveryAttemptsResponse) GetJSON200() *DeliveryAttemptList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListDeliveryAttemptsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListDeliveryAttemptsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListDeliveryAttemptsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListDeliveryAttemptsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListDeliveryAttemptsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListDeliveryAttemptsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDeliveryAttemptsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDeliveryAttemptsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDeliveryAttemptsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDeliveryAttemptsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12107,6 +12651,23 @@ func (r GetWorkshopSettingsResponse) ContentType() string {
 	return ""
 }
 
+// ListEventsWithResponse List recent events
+//
+// The events of the last 30 days visible to the key (a location key sees its location's), newest first,
+// each exactly as a delivery's body carries it, so that a receiver that missed deliveries can catch up:
+// page back until an event it already has. Test events (`ping`) are not listed. Needs `webhooks:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/platform/events (the `ListEvents` operationId).
+func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error) {
+	rsp, err := c.ListEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventsResponse(rsp)
+}
+
 // ListIntegrationsWithResponse List integrations
 //
 // The organisation's registered integrations, oldest first. Needs `integrations:read`.
@@ -12284,7 +12845,7 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhoo
 
 // PatchWebhookWithBodyWithResponse Update a webhook
 //
-// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
+// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only; the old one keeps signing beside it for 24 hours (`previousSecretExpiresAt`): `webhook-signature` carries a signature with each, `X-Service-Signature` the new one's only. Setting isActive to true also clears a disabling (`disabledAt`, `disabledReason`). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12299,7 +12860,7 @@ func (c *ClientWithResponses) PatchWebhookWithBodyWithResponse(ctx context.Conte
 
 // PatchWebhookWithResponse Update a webhook
 //
-// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only (the old one stops signing at once). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
+// Changes url, events or isActive; `rotateSecret` true makes a new signing secret, returned in this answer only; the old one keeps signing beside it for 24 hours (`previousSecretExpiresAt`): `webhook-signature` carries a signature with each, `X-Service-Signature` the new one's only. Setting isActive to true also clears a disabling (`disabledAt`, `disabledReason`). An inactive registration gets no new deliveries, and the attempts its deliveries still had to make wait until it is active again. A change of url is checked as on create. Needs `webhooks:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12327,6 +12888,21 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 	return ParseListWebhookDeliveriesResponse(rsp)
 }
 
+// ListDeliveryAttemptsWithResponse List a delivery's attempts
+//
+// Every attempt of the delivery, oldest first, redeliveries included. Needs `webhooks:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts (the `ListDeliveryAttempts` operationId).
+func (c *ClientWithResponses) ListDeliveryAttemptsWithResponse(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, reqEditors ...RequestEditorFn) (*ListDeliveryAttemptsResponse, error) {
+	rsp, err := c.ListDeliveryAttempts(ctx, webhookId, deliveryId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDeliveryAttemptsResponse(rsp)
+}
+
 // RedeliverWebhookDeliveryWithResponse Deliver again
 //
 // Schedules a new attempt of the delivery now, whatever its status (an exhausted one gets a fresh set of attempts). Same delivery id, attempts go on counting. A delivery of an inactive registration is 409 `invalid_transition`. Needs `webhooks:write`.
@@ -12334,7 +12910,7 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver (the `RedeliverWebhookDelivery` operationId).
-func (c *ClientWithResponses) RedeliverWebhookDeliveryWithResponse(ctx context.Context, webhookId WebhookId, deliveryId string, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*RedeliverWebhookDeliveryResponse, error) {
+func (c *ClientWithResponses) RedeliverWebhookDeliveryWithResponse(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*RedeliverWebhookDeliveryResponse, error) {
 	rsp, err := c.RedeliverWebhookDelivery(ctx, webhookId, deliveryId, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -12971,6 +13547,127 @@ func (c *ClientWithResponses) GetWorkshopSettingsWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseGetWorkshopSettingsResponse(rsp)
+}
+
+// ParseListEventsResponse parses an HTTP response from a ListEventsWithResponse call
+func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EventList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListEventsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListEventsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseListIntegrationsResponse parses an HTTP response from a ListIntegrationsWithResponse call
@@ -14542,6 +15239,144 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListWebhookDeliveriesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListDeliveryAttemptsResponse parses an HTTP response from a ListDeliveryAttemptsWithResponse call
+func ParseListDeliveryAttemptsResponse(rsp *http.Response) (*ListDeliveryAttemptsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDeliveryAttemptsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeliveryAttemptList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListDeliveryAttemptsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListDeliveryAttemptsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListDeliveryAttemptsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListDeliveryAttemptsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListDeliveryAttemptsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListDeliveryAttemptsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
