@@ -107,30 +107,6 @@ func nonNilList(l []string) []string {
 	return l
 }
 
-// etagOf is a record's version as an ETag: its updatedAt.
-func etagOf(m workshop.Micros) *string {
-	s := `"` + strconv.FormatInt(int64(m), 36) + `"`
-	return &s
-}
-
-// expectedVersion is the updatedAt a PATCH was made against: the body's
-// updatedAt, or the If-Match ETag.
-func expectedVersion(updatedAt *time.Time, ifMatch *string) (workshop.Micros, error) {
-	if updatedAt != nil {
-		return workshop.MicrosOf(*updatedAt), nil
-	}
-	if ifMatch != nil {
-		tag := strings.TrimPrefix(strings.TrimSpace(*ifMatch), "W/")
-		if n, err := strconv.ParseInt(strings.Trim(tag, `"`), 36, 64); err == nil {
-			return workshop.Micros(n), nil
-		}
-		return 0, &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "If-Match", Detail: "If-Match is not an ETag this API returned."}
-	}
-	var v workshop.Validation
-	v.AddCode("updatedAt", "required", "updatedAt is required: send the record's current updatedAt (or its ETag as If-Match).")
-	return 0, v.Err()
-}
-
 // arrivalOf applies the three-way arrival rule of a create or a PATCH:
 // omitted, null or a value that is not in the future beyond the skew.
 func (h *handlers) arrivalOf(n nullable.Nullable[time.Time]) (*workshop.OffsetTime, error) {
@@ -285,7 +261,7 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	patch := store.JobPatch{UpdatedAt: version, JobNumber: b.JobNumber, VehiclePlate: optionalNullable(b.VehiclePlate),
+	patch := store.JobPatch{UpdatedAt: version.at, JobNumber: b.JobNumber, VehiclePlate: optionalNullable(b.VehiclePlate),
 		VehicleMake: optionalNullable(b.VehicleMake), VehicleModel: optionalNullable(b.VehicleModel)}
 	if b.JobNumber != nil {
 		if err := workshop.CheckJobNumber(*b.JobNumber); err != nil {
@@ -311,7 +287,7 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 	}
 	j, err := h.store.PatchJob(ctx, visibility(principalOf(ctx)), req.JobId, patch, workshop.MicrosOf(h.now()))
 	if err != nil {
-		return nil, err
+		return nil, version.failed(err)
 	}
 	return appended{status: http.StatusOK, etag: etagOf(j.UpdatedAt), body: jobOf(j), size: jobSize}, nil
 }
@@ -358,29 +334,37 @@ func (h *handlers) PatchStep(ctx context.Context, req oapi.PatchStepRequestObjec
 	if b.Label != nil && strings.TrimSpace(*b.Label) == "" {
 		return nil, workshop.Invalid("label", "label cannot be blank.")
 	}
-	patch := store.StepPatch{UpdatedAt: version, Label: b.Label, Phase: b.Phase, EstimatedDuration: b.EstimatedDuration,
+	patch := store.StepPatch{UpdatedAt: version.at, Label: b.Label, Phase: b.Phase, EstimatedDuration: b.EstimatedDuration,
 		TechIDs: b.TechIds, BayID: optionalNullable(b.BayId), SchedulingMode: (*string)(b.SchedulingMode), Status: (*string)(b.Status)}
 	st, err := h.store.PatchStep(ctx, visibility(principalOf(ctx)), req.JobId, req.StepId, patch, workshop.MicrosOf(h.now()))
 	if err != nil {
-		return nil, err
+		return nil, version.failed(err)
 	}
 	return appended{status: http.StatusOK, etag: etagOf(st.UpdatedAt), body: stepOf(st), size: stepSize}, nil
 }
 
 func (h *handlers) DeliverJob(ctx context.Context, req oapi.DeliverJobRequestObject) (oapi.DeliverJobResponseObject, error) {
-	j, err := h.store.DeliverJob(ctx, visibility(principalOf(ctx)), req.JobId, workshop.MicrosOf(h.now()), storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
+	version, opts, err := ifMatchOptions(req.Params.IfMatch, storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
 	if err != nil {
 		return nil, err
 	}
-	return appended{status: http.StatusOK, body: jobOf(j), size: jobSize}, nil
+	j, err := h.store.DeliverJob(ctx, visibility(principalOf(ctx)), req.JobId, workshop.MicrosOf(h.now()), opts...)
+	if err != nil {
+		return nil, version.failed(err)
+	}
+	return appended{status: http.StatusOK, etag: etagOf(j.UpdatedAt), body: jobOf(j), size: jobSize}, nil
 }
 
 func (h *handlers) CancelJob(ctx context.Context, req oapi.CancelJobRequestObject) (oapi.CancelJobResponseObject, error) {
-	j, err := h.store.CancelJob(ctx, visibility(principalOf(ctx)), req.JobId, req.Body.ReasonTags, workshop.MicrosOf(h.now()), storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
+	version, opts, err := ifMatchOptions(req.Params.IfMatch, storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
 	if err != nil {
 		return nil, err
 	}
-	return appended{status: http.StatusOK, body: jobOf(j), size: jobSize}, nil
+	j, err := h.store.CancelJob(ctx, visibility(principalOf(ctx)), req.JobId, req.Body.ReasonTags, workshop.MicrosOf(h.now()), opts...)
+	if err != nil {
+		return nil, version.failed(err)
+	}
+	return appended{status: http.StatusOK, etag: etagOf(j.UpdatedAt), body: jobOf(j), size: jobSize}, nil
 }
 
 func (h *handlers) ListCancelReasonTags(ctx context.Context, req oapi.ListCancelReasonTagsRequestObject) (oapi.ListCancelReasonTagsResponseObject, error) {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,7 +133,7 @@ func (s *Server) Handler() http.Handler {
 	if _, app := s.mounts["/"]; !app { // the application, when mounted, answers every other path
 		root.HandleFunc("/", notFound)
 	}
-	return s.observe(root)
+	return s.observe(compress(root))
 }
 
 // routes is every /v1 operation (the generated router, gate, handlers),
@@ -153,7 +154,7 @@ func (s *Server) routes() http.Handler {
 				Middlewares:      []oapi.MiddlewareFunc{s.gate},
 				ErrorHandlerFunc: s.parameterError,
 			})
-		v1.HandleFunc("/", notFound)
+		v1.HandleFunc("/", methodNotAllowed(v1))
 		s.v1 = v1
 	})
 	return s.v1
@@ -200,7 +201,7 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			s.idempotent(w, r, op, key, body, next)
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(ifNoneMatch(w, r), r)
 	})
 }
 
@@ -225,6 +226,27 @@ func (s *Server) parameterError(w http.ResponseWriter, r *http.Request, err erro
 		e.Field = required.ParamName
 	}
 	writeError(w, r, e)
+}
+
+// methodNotAllowed answers a request no operation of mux takes: 405 with
+// Allow when the path is an operation's under other methods, else 404.
+// The methods are asked of mux itself, so they are the routes' own.
+func methodNotAllowed(mux *http.ServeMux) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if _, pattern := mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); pattern != "/" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) == 0 {
+			notFound(w, r)
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, r, workshop.Errorf(workshop.CodeMethodNotAllowed, "%s %s is not an operation of this API; the path takes %s.",
+			r.Method, r.URL.Path, strings.Join(allow, ", ")))
+	}
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

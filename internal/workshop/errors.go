@@ -24,6 +24,7 @@ const (
 	CodeNotFound              Code = "not_found"
 	CodeMethodNotAllowed      Code = "method_not_allowed"
 	CodeStaleUpdatedAt        Code = "stale_updated_at"
+	CodePreconditionFailed    Code = "precondition_failed"
 	CodeDayCloseInProgress    Code = "day_close_in_progress"
 	CodeInvalidTransition     Code = "invalid_transition"
 	CodeAlreadyClockedIn      Code = "already_clocked_in"
@@ -52,7 +53,7 @@ type Error struct {
 	Detail string
 	Field  string       // the first offending field, when there is one
 	Fields []FieldError // every offending field of a validation error
-	// CurrentUpdatedAt is set on stale_updated_at.
+	// CurrentUpdatedAt is set on stale_updated_at and precondition_failed.
 	CurrentUpdatedAt *Micros
 }
 

@@ -314,6 +314,7 @@ const (
 	ProblemCodeNotClockedIn          ProblemCode = "not_clocked_in"
 	ProblemCodeNotFound              ProblemCode = "not_found"
 	ProblemCodePlanUpgradeRequired   ProblemCode = "plan_upgrade_required"
+	ProblemCodePreconditionFailed    ProblemCode = "precondition_failed"
 	ProblemCodeRateLimited           ProblemCode = "rate_limited"
 	ProblemCodeStaleUpdatedAt        ProblemCode = "stale_updated_at"
 	ProblemCodeUnknownField          ProblemCode = "unknown_field"
@@ -361,6 +362,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeNotFound:
 		return true
 	case ProblemCodePlanUpgradeRequired:
+		return true
+	case ProblemCodePreconditionFailed:
 		return true
 	case ProblemCodeRateLimited:
 		return true
@@ -1488,7 +1491,7 @@ type Problem struct {
 	// Code The stable machine name of the error.
 	Code ProblemCode `json:"code"`
 
-	// CurrentUpdatedAt With stale_updated_at, the record's current updatedAt.
+	// CurrentUpdatedAt With stale_updated_at and precondition_failed, the record's current updatedAt.
 	CurrentUpdatedAt *AuditTimestamp `json:"currentUpdatedAt,omitempty"`
 
 	// Detail What went wrong in this request, for people.
@@ -1880,6 +1883,9 @@ type IdempotencyKey = string
 // IfMatch defines model for IfMatch.
 type IfMatch = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // JobId defines model for JobId.
 type JobId = string
 
@@ -1909,6 +1915,9 @@ type NotFound = Problem
 
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
+
+// PreconditionFailed An RFC 9457 problem.
+type PreconditionFailed = Problem
 
 // TooManyRequests An RFC 9457 problem.
 type TooManyRequests = Problem
@@ -2024,9 +2033,17 @@ type ListBaysParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetBayParams defines parameters for GetBay.
+type GetBayParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchBayParams defines parameters for PatchBay.
 type PatchBayParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2081,9 +2098,17 @@ type CreateJobParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchJobParams defines parameters for PatchJob.
 type PatchJobParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2091,12 +2116,22 @@ type PatchJobParams struct {
 type CancelJobParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // DeliverJobParams defines parameters for DeliverJob.
 type DeliverJobParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // CreateStepParams defines parameters for CreateStep.
@@ -2107,7 +2142,9 @@ type CreateStepParams struct {
 
 // PatchStepParams defines parameters for PatchStep.
 type PatchStepParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2138,9 +2175,17 @@ type ListTechniciansParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetTechnicianParams defines parameters for GetTechnician.
+type GetTechnicianParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchTechnicianParams defines parameters for PatchTechnician.
 type PatchTechnicianParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2308,7 +2353,7 @@ type ServerInterface interface {
 	ListBays(w http.ResponseWriter, r *http.Request, params ListBaysParams)
 	// GetBay Get a bay
 	// (GET /v1/scheduler/bays/{bayId})
-	GetBay(w http.ResponseWriter, r *http.Request, bayId string)
+	GetBay(w http.ResponseWriter, r *http.Request, bayId string, params GetBayParams)
 	// PatchBay Put a bay into or out of maintenance
 	// (PATCH /v1/scheduler/bays/{bayId})
 	PatchBay(w http.ResponseWriter, r *http.Request, bayId string, params PatchBayParams)
@@ -2332,7 +2377,7 @@ type ServerInterface interface {
 	CreateJob(w http.ResponseWriter, r *http.Request, params CreateJobParams)
 	// GetJob Get a job with its steps
 	// (GET /v1/scheduler/jobs/{jobId})
-	GetJob(w http.ResponseWriter, r *http.Request, jobId JobId)
+	GetJob(w http.ResponseWriter, r *http.Request, jobId JobId, params GetJobParams)
 	// PatchJob Update a job
 	// (PATCH /v1/scheduler/jobs/{jobId})
 	PatchJob(w http.ResponseWriter, r *http.Request, jobId JobId, params PatchJobParams)
@@ -2362,7 +2407,7 @@ type ServerInterface interface {
 	ListTechnicians(w http.ResponseWriter, r *http.Request, params ListTechniciansParams)
 	// GetTechnician Get a technician
 	// (GET /v1/scheduler/technicians/{technicianId})
-	GetTechnician(w http.ResponseWriter, r *http.Request, technicianId string)
+	GetTechnician(w http.ResponseWriter, r *http.Request, technicianId string, params GetTechnicianParams)
 	// PatchTechnician Set a technician's operational status
 	// (PATCH /v1/scheduler/technicians/{technicianId})
 	PatchTechnician(w http.ResponseWriter, r *http.Request, technicianId string, params PatchTechnicianParams)
@@ -3113,8 +3158,32 @@ func (siw *ServerInterfaceWrapper) GetBay(w http.ResponseWriter, r *http.Request
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBayParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-None-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-None-Match", Err: err})
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetBay(w, r, bayId)
+		siw.Handler.GetBay(w, r, bayId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -3479,8 +3548,32 @@ func (siw *ServerInterfaceWrapper) GetJob(w http.ResponseWriter, r *http.Request
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetJobParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-None-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-None-Match", Err: err})
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetJob(w, r, jobId)
+		siw.Handler.GetJob(w, r, jobId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -3579,6 +3672,25 @@ func (siw *ServerInterfaceWrapper) CancelJob(w http.ResponseWriter, r *http.Requ
 
 	}
 
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-Match", Err: err})
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.CancelJob(w, r, jobId, params)
 	}))
@@ -3626,6 +3738,25 @@ func (siw *ServerInterfaceWrapper) DeliverJob(w http.ResponseWriter, r *http.Req
 		}
 
 		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-Match", Err: err})
+			return
+		}
+
+		params.IfMatch = &IfMatch
 
 	}
 
@@ -3936,8 +4067,32 @@ func (siw *ServerInterfaceWrapper) GetTechnician(w http.ResponseWriter, r *http.
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTechnicianParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-None-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-None-Match", Err: err})
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetTechnician(w, r, technicianId)
+		siw.Handler.GetTechnician(w, r, technicianId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -4218,6 +4373,14 @@ type NotFoundApplicationProblemPlusJSONResponse struct {
 	Headers NotFoundResponseHeaders
 }
 
+type NotModifiedResponseHeaders struct {
+	ETag       *string
+	XRequestId *string
+}
+type NotModifiedResponse struct {
+	Headers NotModifiedResponseHeaders
+}
+
 type PayloadTooLargeResponseHeaders struct {
 	XRequestId *string
 }
@@ -4225,6 +4388,15 @@ type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
 	Body Problem
 
 	Headers PayloadTooLargeResponseHeaders
+}
+
+type PreconditionFailedResponseHeaders struct {
+	XRequestId *string
+}
+type PreconditionFailedApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers PreconditionFailedResponseHeaders
 }
 
 type TooManyRequestsResponseHeaders struct {
@@ -6894,7 +7066,8 @@ func (response ListBays500ApplicationProblemPlusJSONResponse) VisitListBaysRespo
 }
 
 type GetBayRequestObject struct {
-	BayId string `json:"bayId"`
+	BayId  string `json:"bayId"`
+	Params GetBayParams
 }
 
 type GetBayResponseObject interface {
@@ -6923,6 +7096,19 @@ func (response GetBay200JSONResponse) VisitGetBayResponse(w http.ResponseWriter)
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetBay304Response = NotModifiedResponse
+
+func (response GetBay304Response) VisitGetBayResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetBay400ApplicationProblemPlusJSONResponse struct {
@@ -7167,6 +7353,25 @@ func (response PatchBay409ApplicationProblemPlusJSONResponse) VisitPatchBayRespo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBay412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchBay412ApplicationProblemPlusJSONResponse) VisitPatchBayResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8229,7 +8434,8 @@ func (response CreateJob500ApplicationProblemPlusJSONResponse) VisitCreateJobRes
 }
 
 type GetJobRequestObject struct {
-	JobId JobId `json:"jobId"`
+	JobId  JobId `json:"jobId"`
+	Params GetJobParams
 }
 
 type GetJobResponseObject interface {
@@ -8258,6 +8464,19 @@ func (response GetJob200JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetJob304Response = NotModifiedResponse
+
+func (response GetJob304Response) VisitGetJobResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetJob400ApplicationProblemPlusJSONResponse struct {
@@ -8506,6 +8725,25 @@ func (response PatchJob409ApplicationProblemPlusJSONResponse) VisitPatchJobRespo
 	return err
 }
 
+type PatchJob412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchJob412ApplicationProblemPlusJSONResponse) VisitPatchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PatchJob413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -8614,15 +8852,25 @@ type CancelJobResponseObject interface {
 	VisitCancelJobResponse(w http.ResponseWriter) error
 }
 
-type CancelJob200JSONResponse Job
+type CancelJob200ResponseHeaders struct {
+	ETag *string
+}
+
+type CancelJob200JSONResponse struct {
+	Body    Job
+	Headers CancelJob200ResponseHeaders
+}
 
 func (response CancelJob200JSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8719,6 +8967,25 @@ func (response CancelJob409ApplicationProblemPlusJSONResponse) VisitCancelJobRes
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob412ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8830,15 +9097,25 @@ type DeliverJobResponseObject interface {
 	VisitDeliverJobResponse(w http.ResponseWriter) error
 }
 
-type DeliverJob200JSONResponse Job
+type DeliverJob200ResponseHeaders struct {
+	ETag *string
+}
+
+type DeliverJob200JSONResponse struct {
+	Body    Job
+	Headers DeliverJob200ResponseHeaders
+}
 
 func (response DeliverJob200JSONResponse) VisitDeliverJobResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8935,6 +9212,25 @@ func (response DeliverJob409ApplicationProblemPlusJSONResponse) VisitDeliverJobR
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeliverJob412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response DeliverJob412ApplicationProblemPlusJSONResponse) VisitDeliverJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9462,6 +9758,25 @@ func (response PatchStep409ApplicationProblemPlusJSONResponse) VisitPatchStepRes
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchStep412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchStep412ApplicationProblemPlusJSONResponse) VisitPatchStepResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10060,6 +10375,7 @@ func (response ListTechnicians500ApplicationProblemPlusJSONResponse) VisitListTe
 
 type GetTechnicianRequestObject struct {
 	TechnicianId string `json:"technicianId"`
+	Params       GetTechnicianParams
 }
 
 type GetTechnicianResponseObject interface {
@@ -10088,6 +10404,19 @@ func (response GetTechnician200JSONResponse) VisitGetTechnicianResponse(w http.R
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetTechnician304Response = NotModifiedResponse
+
+func (response GetTechnician304Response) VisitGetTechnicianResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetTechnician400ApplicationProblemPlusJSONResponse struct {
@@ -10332,6 +10661,25 @@ func (response PatchTechnician409ApplicationProblemPlusJSONResponse) VisitPatchT
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTechnician412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchTechnician412ApplicationProblemPlusJSONResponse) VisitPatchTechnicianResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11187,10 +11535,11 @@ func (sh *strictHandler) ListBays(w http.ResponseWriter, r *http.Request, params
 }
 
 // GetBay operation middleware
-func (sh *strictHandler) GetBay(w http.ResponseWriter, r *http.Request, bayId string) {
+func (sh *strictHandler) GetBay(w http.ResponseWriter, r *http.Request, bayId string, params GetBayParams) {
 	var request GetBayRequestObject
 
 	request.BayId = bayId
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetBay(ctx, request.(GetBayRequestObject))
@@ -11417,10 +11766,11 @@ func (sh *strictHandler) CreateJob(w http.ResponseWriter, r *http.Request, param
 }
 
 // GetJob operation middleware
-func (sh *strictHandler) GetJob(w http.ResponseWriter, r *http.Request, jobId JobId) {
+func (sh *strictHandler) GetJob(w http.ResponseWriter, r *http.Request, jobId JobId, params GetJobParams) {
 	var request GetJobRequestObject
 
 	request.JobId = jobId
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetJob(ctx, request.(GetJobRequestObject))
@@ -11718,10 +12068,11 @@ func (sh *strictHandler) ListTechnicians(w http.ResponseWriter, r *http.Request,
 }
 
 // GetTechnician operation middleware
-func (sh *strictHandler) GetTechnician(w http.ResponseWriter, r *http.Request, technicianId string) {
+func (sh *strictHandler) GetTechnician(w http.ResponseWriter, r *http.Request, technicianId string, params GetTechnicianParams) {
 	var request GetTechnicianRequestObject
 
 	request.TechnicianId = technicianId
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetTechnician(ctx, request.(GetTechnicianRequestObject))

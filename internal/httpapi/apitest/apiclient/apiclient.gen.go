@@ -314,6 +314,7 @@ const (
 	ProblemCodeNotClockedIn          ProblemCode = "not_clocked_in"
 	ProblemCodeNotFound              ProblemCode = "not_found"
 	ProblemCodePlanUpgradeRequired   ProblemCode = "plan_upgrade_required"
+	ProblemCodePreconditionFailed    ProblemCode = "precondition_failed"
 	ProblemCodeRateLimited           ProblemCode = "rate_limited"
 	ProblemCodeStaleUpdatedAt        ProblemCode = "stale_updated_at"
 	ProblemCodeUnknownField          ProblemCode = "unknown_field"
@@ -361,6 +362,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeNotFound:
 		return true
 	case ProblemCodePlanUpgradeRequired:
+		return true
+	case ProblemCodePreconditionFailed:
 		return true
 	case ProblemCodeRateLimited:
 		return true
@@ -1488,7 +1491,7 @@ type Problem struct {
 	// Code The stable machine name of the error.
 	Code ProblemCode `json:"code"`
 
-	// CurrentUpdatedAt With stale_updated_at, the record's current updatedAt.
+	// CurrentUpdatedAt With stale_updated_at and precondition_failed, the record's current updatedAt.
 	CurrentUpdatedAt *AuditTimestamp `json:"currentUpdatedAt,omitempty"`
 
 	// Detail What went wrong in this request, for people.
@@ -1880,6 +1883,9 @@ type IdempotencyKey = string
 // IfMatch defines model for IfMatch.
 type IfMatch = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // JobId defines model for JobId.
 type JobId = string
 
@@ -1909,6 +1915,9 @@ type NotFound = Problem
 
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
+
+// PreconditionFailed An RFC 9457 problem.
+type PreconditionFailed = Problem
 
 // TooManyRequests An RFC 9457 problem.
 type TooManyRequests = Problem
@@ -2024,9 +2033,17 @@ type ListBaysParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetBayParams defines parameters for GetBay.
+type GetBayParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchBayParams defines parameters for PatchBay.
 type PatchBayParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2081,9 +2098,17 @@ type CreateJobParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchJobParams defines parameters for PatchJob.
 type PatchJobParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2091,12 +2116,22 @@ type PatchJobParams struct {
 type CancelJobParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // DeliverJobParams defines parameters for DeliverJob.
 type DeliverJobParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // CreateStepParams defines parameters for CreateStep.
@@ -2107,7 +2142,9 @@ type CreateStepParams struct {
 
 // PatchStepParams defines parameters for PatchStep.
 type PatchStepParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2138,9 +2175,17 @@ type ListTechniciansParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetTechnicianParams defines parameters for GetTechnician.
+type GetTechnicianParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchTechnicianParams defines parameters for PatchTechnician.
 type PatchTechnicianParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2522,7 +2567,7 @@ type ClientInterface interface {
 	// Needs `bays:read`.
 	//
 	// Corresponds with GET /v1/scheduler/bays/{bayId} (the `GetBay` operationId).
-	GetBay(ctx context.Context, bayId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetBay(ctx context.Context, bayId string, params *GetBayParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchBayWithBody Put a bay into or out of maintenance
 	//
@@ -2625,13 +2670,13 @@ type ClientInterface interface {
 	// The job and its steps ordered by (phase, createdAt). The ETag header can be sent back as If-Match on PATCH. Needs `jobs:read`.
 	//
 	// Corresponds with GET /v1/scheduler/jobs/{jobId} (the `GetJob` operationId).
-	GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetJob(ctx context.Context, jobId JobId, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchJobWithBody Update a job
 	//
 	// Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-	// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-	// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+	// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+	// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 	// on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 	// nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 	// `invalid_transition`).
@@ -2644,8 +2689,8 @@ type ClientInterface interface {
 	// PatchJob Update a job
 	//
 	// Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-	// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-	// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+	// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+	// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 	// on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 	// nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 	// `invalid_transition`).
@@ -2806,7 +2851,7 @@ type ClientInterface interface {
 	// Needs `technicians:read`.
 	//
 	// Corresponds with GET /v1/scheduler/technicians/{technicianId} (the `GetTechnician` operationId).
-	GetTechnician(ctx context.Context, technicianId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetTechnician(ctx context.Context, technicianId string, params *GetTechnicianParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchTechnicianWithBody Set a technician's operational status
 	//
@@ -3249,8 +3294,8 @@ func (c *Client) ListBays(ctx context.Context, params *ListBaysParams, reqEditor
 // Needs `bays:read`.
 //
 // Corresponds with GET /v1/scheduler/bays/{bayId} (the `GetBay` operationId).
-func (c *Client) GetBay(ctx context.Context, bayId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetBayRequest(c.Server, bayId)
+func (c *Client) GetBay(ctx context.Context, bayId string, params *GetBayParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBayRequest(c.Server, bayId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3462,8 +3507,8 @@ func (c *Client) CreateJob(ctx context.Context, params *CreateJobParams, body Cr
 // The job and its steps ordered by (phase, createdAt). The ETag header can be sent back as If-Match on PATCH. Needs `jobs:read`.
 //
 // Corresponds with GET /v1/scheduler/jobs/{jobId} (the `GetJob` operationId).
-func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetJobRequest(c.Server, jobId)
+func (c *Client) GetJob(ctx context.Context, jobId JobId, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobRequest(c.Server, jobId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3477,8 +3522,8 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 // PatchJobWithBody Update a job
 //
 // Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 // on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 // nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 // `invalid_transition`).
@@ -3501,8 +3546,8 @@ func (c *Client) PatchJobWithBody(ctx context.Context, jobId JobId, params *Patc
 // PatchJob Update a job
 //
 // Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 // on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 // nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 // `invalid_transition`).
@@ -3793,8 +3838,8 @@ func (c *Client) ListTechnicians(ctx context.Context, params *ListTechniciansPar
 // Needs `technicians:read`.
 //
 // Corresponds with GET /v1/scheduler/technicians/{technicianId} (the `GetTechnician` operationId).
-func (c *Client) GetTechnician(ctx context.Context, technicianId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetTechnicianRequest(c.Server, technicianId)
+func (c *Client) GetTechnician(ctx context.Context, technicianId string, params *GetTechnicianParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTechnicianRequest(c.Server, technicianId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4815,7 +4860,7 @@ func NewListBaysRequest(server string, params *ListBaysParams) (*http.Request, e
 }
 
 // NewGetBayRequest constructs an http.Request for the GetBay method
-func NewGetBayRequest(server string, bayId string) (*http.Request, error) {
+func NewGetBayRequest(server string, bayId string, params *GetBayParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4843,6 +4888,21 @@ func NewGetBayRequest(server string, bayId string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5313,7 +5373,7 @@ func NewCreateJobRequestWithBody(server string, params *CreateJobParams, content
 }
 
 // NewGetJobRequest constructs an http.Request for the GetJob method
-func NewGetJobRequest(server string, jobId JobId) (*http.Request, error) {
+func NewGetJobRequest(server string, jobId JobId, params *GetJobParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5341,6 +5401,21 @@ func NewGetJobRequest(server string, jobId JobId) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5465,6 +5540,17 @@ func NewCancelJobRequestWithBody(server string, jobId JobId, params *CancelJobPa
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -5512,6 +5598,17 @@ func NewDeliverJobRequest(server string, jobId JobId, params *DeliverJobParams) 
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -5884,7 +5981,7 @@ func NewListTechniciansRequest(server string, params *ListTechniciansParams) (*h
 }
 
 // NewGetTechnicianRequest constructs an http.Request for the GetTechnician method
-func NewGetTechnicianRequest(server string, technicianId string) (*http.Request, error) {
+func NewGetTechnicianRequest(server string, technicianId string, params *GetTechnicianParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5912,6 +6009,21 @@ func NewGetTechnicianRequest(server string, technicianId string) (*http.Request,
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6271,7 +6383,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/scheduler/bays/{bayId} (the `GetBay` operationId).
-	GetBayWithResponse(ctx context.Context, bayId string, reqEditors ...RequestEditorFn) (*GetBayResponse, error)
+	GetBayWithResponse(ctx context.Context, bayId string, params *GetBayParams, reqEditors ...RequestEditorFn) (*GetBayResponse, error)
 
 	// PatchBayWithBodyWithResponse Put a bay into or out of maintenance
 	//
@@ -6384,13 +6496,13 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/scheduler/jobs/{jobId} (the `GetJob` operationId).
-	GetJobWithResponse(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
+	GetJobWithResponse(ctx context.Context, jobId JobId, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
 
 	// PatchJobWithBodyWithResponse Update a job
 	//
 	// Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-	// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-	// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+	// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+	// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 	// on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 	// nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 	// `invalid_transition`).
@@ -6403,8 +6515,8 @@ type ClientWithResponsesInterface interface {
 	// PatchJobWithResponse Update a job
 	//
 	// Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-	// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-	// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+	// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+	// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 	// on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 	// nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 	// `invalid_transition`).
@@ -6575,7 +6687,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/scheduler/technicians/{technicianId} (the `GetTechnician` operationId).
-	GetTechnicianWithResponse(ctx context.Context, technicianId string, reqEditors ...RequestEditorFn) (*GetTechnicianResponse, error)
+	GetTechnicianWithResponse(ctx context.Context, technicianId string, params *GetTechnicianParams, reqEditors ...RequestEditorFn) (*GetTechnicianResponse, error)
 
 	// PatchTechnicianWithBodyWithResponse Set a technician's operational status
 	//
@@ -8941,6 +9053,12 @@ type GetBayResponse200Headers struct {
 	ETag *string
 }
 
+// GetBayResponse304Headers the declared response headers of an HTTP 304 response for GetBay
+type GetBayResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetBayResponse400Headers the declared response headers of an HTTP 400 response for GetBay
 type GetBayResponse400Headers struct {
 	XRequestId *string
@@ -8991,6 +9109,8 @@ type GetBayResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetBayResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetBayResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetBayResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9099,6 +9219,11 @@ type PatchBayResponse409Headers struct {
 	XRequestId *string
 }
 
+// PatchBayResponse412Headers the declared response headers of an HTTP 412 response for PatchBay
+type PatchBayResponse412Headers struct {
+	XRequestId *string
+}
+
 // PatchBayResponse413Headers the declared response headers of an HTTP 413 response for PatchBay
 type PatchBayResponse413Headers struct {
 	XRequestId *string
@@ -9140,6 +9265,8 @@ type PatchBayResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -9162,6 +9289,8 @@ type PatchBayResponse struct {
 	Headers404 *PatchBayResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PatchBayResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchBayResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchBayResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -9202,6 +9331,11 @@ func (r PatchBayResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r PatchBayResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchBayResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -10103,6 +10237,12 @@ type GetJobResponse200Headers struct {
 	ETag *string
 }
 
+// GetJobResponse304Headers the declared response headers of an HTTP 304 response for GetJob
+type GetJobResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetJobResponse400Headers the declared response headers of an HTTP 400 response for GetJob
 type GetJobResponse400Headers struct {
 	XRequestId *string
@@ -10153,6 +10293,8 @@ type GetJobResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetJobResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetJobResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetJobResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -10261,6 +10403,11 @@ type PatchJobResponse409Headers struct {
 	XRequestId *string
 }
 
+// PatchJobResponse412Headers the declared response headers of an HTTP 412 response for PatchJob
+type PatchJobResponse412Headers struct {
+	XRequestId *string
+}
+
 // PatchJobResponse413Headers the declared response headers of an HTTP 413 response for PatchJob
 type PatchJobResponse413Headers struct {
 	XRequestId *string
@@ -10302,6 +10449,8 @@ type PatchJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -10324,6 +10473,8 @@ type PatchJobResponse struct {
 	Headers404 *PatchJobResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PatchJobResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchJobResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchJobResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -10364,6 +10515,11 @@ func (r PatchJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r PatchJobResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchJobResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -10420,6 +10576,11 @@ func (r PatchJobResponse) ContentType() string {
 	return ""
 }
 
+// CancelJobResponse200Headers the declared response headers of an HTTP 200 response for CancelJob
+type CancelJobResponse200Headers struct {
+	ETag *string
+}
+
 // CancelJobResponse400Headers the declared response headers of an HTTP 400 response for CancelJob
 type CancelJobResponse400Headers struct {
 	XRequestId *string
@@ -10442,6 +10603,11 @@ type CancelJobResponse404Headers struct {
 
 // CancelJobResponse409Headers the declared response headers of an HTTP 409 response for CancelJob
 type CancelJobResponse409Headers struct {
+	XRequestId *string
+}
+
+// CancelJobResponse412Headers the declared response headers of an HTTP 412 response for CancelJob
+type CancelJobResponse412Headers struct {
 	XRequestId *string
 }
 
@@ -10486,6 +10652,8 @@ type CancelJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -10496,6 +10664,8 @@ type CancelJobResponse struct {
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelJobResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CancelJobResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -10506,6 +10676,8 @@ type CancelJobResponse struct {
 	Headers404 *CancelJobResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CancelJobResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *CancelJobResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CancelJobResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -10546,6 +10718,11 @@ func (r CancelJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r CancelJobResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r CancelJobResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -10602,6 +10779,11 @@ func (r CancelJobResponse) ContentType() string {
 	return ""
 }
 
+// DeliverJobResponse200Headers the declared response headers of an HTTP 200 response for DeliverJob
+type DeliverJobResponse200Headers struct {
+	ETag *string
+}
+
 // DeliverJobResponse400Headers the declared response headers of an HTTP 400 response for DeliverJob
 type DeliverJobResponse400Headers struct {
 	XRequestId *string
@@ -10624,6 +10806,11 @@ type DeliverJobResponse404Headers struct {
 
 // DeliverJobResponse409Headers the declared response headers of an HTTP 409 response for DeliverJob
 type DeliverJobResponse409Headers struct {
+	XRequestId *string
+}
+
+// DeliverJobResponse412Headers the declared response headers of an HTTP 412 response for DeliverJob
+type DeliverJobResponse412Headers struct {
 	XRequestId *string
 }
 
@@ -10653,10 +10840,14 @@ type DeliverJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeliverJobResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *DeliverJobResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -10667,6 +10858,8 @@ type DeliverJobResponse struct {
 	Headers404 *DeliverJobResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeliverJobResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *DeliverJobResponse412Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeliverJobResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -10701,6 +10894,11 @@ func (r DeliverJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r DeliverJobResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r DeliverJobResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -11080,6 +11278,11 @@ type PatchStepResponse409Headers struct {
 	XRequestId *string
 }
 
+// PatchStepResponse412Headers the declared response headers of an HTTP 412 response for PatchStep
+type PatchStepResponse412Headers struct {
+	XRequestId *string
+}
+
 // PatchStepResponse413Headers the declared response headers of an HTTP 413 response for PatchStep
 type PatchStepResponse413Headers struct {
 	XRequestId *string
@@ -11121,6 +11324,8 @@ type PatchStepResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -11143,6 +11348,8 @@ type PatchStepResponse struct {
 	Headers404 *PatchStepResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PatchStepResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchStepResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchStepResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -11183,6 +11390,11 @@ func (r PatchStepResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r PatchStepResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchStepResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -11678,6 +11890,12 @@ type GetTechnicianResponse200Headers struct {
 	ETag *string
 }
 
+// GetTechnicianResponse304Headers the declared response headers of an HTTP 304 response for GetTechnician
+type GetTechnicianResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetTechnicianResponse400Headers the declared response headers of an HTTP 400 response for GetTechnician
 type GetTechnicianResponse400Headers struct {
 	XRequestId *string
@@ -11728,6 +11946,8 @@ type GetTechnicianResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTechnicianResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetTechnicianResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetTechnicianResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11836,6 +12056,11 @@ type PatchTechnicianResponse409Headers struct {
 	XRequestId *string
 }
 
+// PatchTechnicianResponse412Headers the declared response headers of an HTTP 412 response for PatchTechnician
+type PatchTechnicianResponse412Headers struct {
+	XRequestId *string
+}
+
 // PatchTechnicianResponse413Headers the declared response headers of an HTTP 413 response for PatchTechnician
 type PatchTechnicianResponse413Headers struct {
 	XRequestId *string
@@ -11877,6 +12102,8 @@ type PatchTechnicianResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -11899,6 +12126,8 @@ type PatchTechnicianResponse struct {
 	Headers404 *PatchTechnicianResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PatchTechnicianResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchTechnicianResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchTechnicianResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -11939,6 +12168,11 @@ func (r PatchTechnicianResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r PatchTechnicianResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchTechnicianResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -12460,8 +12694,8 @@ func (c *ClientWithResponses) ListBaysWithResponse(ctx context.Context, params *
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/scheduler/bays/{bayId} (the `GetBay` operationId).
-func (c *ClientWithResponses) GetBayWithResponse(ctx context.Context, bayId string, reqEditors ...RequestEditorFn) (*GetBayResponse, error) {
-	rsp, err := c.GetBay(ctx, bayId, reqEditors...)
+func (c *ClientWithResponses) GetBayWithResponse(ctx context.Context, bayId string, params *GetBayParams, reqEditors ...RequestEditorFn) (*GetBayResponse, error) {
+	rsp, err := c.GetBay(ctx, bayId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12639,8 +12873,8 @@ func (c *ClientWithResponses) CreateJobWithResponse(ctx context.Context, params 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/scheduler/jobs/{jobId} (the `GetJob` operationId).
-func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
-	rsp, err := c.GetJob(ctx, jobId, reqEditors...)
+func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobId, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
+	rsp, err := c.GetJob(ctx, jobId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12650,8 +12884,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 // PatchJobWithBodyWithResponse Update a job
 //
 // Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 // on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 // nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 // `invalid_transition`).
@@ -12670,8 +12904,8 @@ func (c *ClientWithResponses) PatchJobWithBodyWithResponse(ctx context.Context, 
 // PatchJobWithResponse Update a job
 //
 // Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 // on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 // nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 // `invalid_transition`).
@@ -12920,8 +13154,8 @@ func (c *ClientWithResponses) ListTechniciansWithResponse(ctx context.Context, p
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/scheduler/technicians/{technicianId} (the `GetTechnician` operationId).
-func (c *ClientWithResponses) GetTechnicianWithResponse(ctx context.Context, technicianId string, reqEditors ...RequestEditorFn) (*GetTechnicianResponse, error) {
-	rsp, err := c.GetTechnician(ctx, technicianId, reqEditors...)
+func (c *ClientWithResponses) GetTechnicianWithResponse(ctx context.Context, technicianId string, params *GetTechnicianParams, reqEditors ...RequestEditorFn) (*GetTechnicianResponse, error) {
+	rsp, err := c.GetTechnician(ctx, technicianId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15574,6 +15808,9 @@ func ParseGetBayResponse(rsp *http.Response) (*GetBayResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15629,6 +15866,23 @@ func ParseGetBayResponse(rsp *http.Response) (*GetBayResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetBayResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetBayResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15757,6 +16011,13 @@ func ParsePatchBayResponse(rsp *http.Response) (*PatchBayResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15855,6 +16116,16 @@ func ParsePatchBayResponse(rsp *http.Response) (*PatchBayResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchBayResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchBayResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16865,6 +17136,9 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16920,6 +17194,23 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetJobResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetJobResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17048,6 +17339,13 @@ func ParsePatchJobResponse(rsp *http.Response) (*PatchJobResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17146,6 +17444,16 @@ func ParsePatchJobResponse(rsp *http.Response) (*PatchJobResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchJobResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchJobResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17264,6 +17572,13 @@ func ParseCancelJobResponse(rsp *http.Response) (*CancelJobResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17302,6 +17617,16 @@ func ParseCancelJobResponse(rsp *http.Response) (*CancelJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelJobResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers CancelJobResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17352,6 +17677,16 @@ func ParseCancelJobResponse(rsp *http.Response) (*CancelJobResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers CancelJobResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers CancelJobResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17470,6 +17805,13 @@ func ParseDeliverJobResponse(rsp *http.Response) (*DeliverJobResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17487,6 +17829,16 @@ func ParseDeliverJobResponse(rsp *http.Response) (*DeliverJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers DeliverJobResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers DeliverJobResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17537,6 +17889,16 @@ func ParseDeliverJobResponse(rsp *http.Response) (*DeliverJobResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers DeliverJobResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeliverJobResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -17969,6 +18331,13 @@ func ParsePatchStepResponse(rsp *http.Response) (*PatchStepResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18067,6 +18436,16 @@ func ParsePatchStepResponse(rsp *http.Response) (*PatchStepResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchStepResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchStepResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18632,6 +19011,9 @@ func ParseGetTechnicianResponse(rsp *http.Response) (*GetTechnicianResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18687,6 +19069,23 @@ func ParseGetTechnicianResponse(rsp *http.Response) (*GetTechnicianResponse, err
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetTechnicianResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetTechnicianResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18815,6 +19214,13 @@ func ParsePatchTechnicianResponse(rsp *http.Response) (*PatchTechnicianResponse,
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18913,6 +19319,16 @@ func ParsePatchTechnicianResponse(rsp *http.Response) (*PatchTechnicianResponse,
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchTechnicianResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchTechnicianResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
