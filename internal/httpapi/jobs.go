@@ -133,13 +133,15 @@ func (h *handlers) CreateJob(ctx context.Context, req oapi.CreateJobRequestObjec
 	if err != nil {
 		return nil, err
 	}
+	var v workshop.Validation
 	if b.JobNumber != nil {
-		if err := workshop.CheckJobNumber(*b.JobNumber); err != nil {
-			return nil, err
-		}
+		_ = v.Check(workshop.CheckJobNumber(*b.JobNumber))
 	}
 	arrival, err := h.arrivalOf(b.ArrivalTime)
-	if err != nil {
+	if err := v.Check(err); err != nil {
+		return nil, err
+	}
+	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	now := workshop.MicrosOf(h.now())
@@ -263,10 +265,9 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 	}
 	patch := store.JobPatch{UpdatedAt: version.at, JobNumber: b.JobNumber, VehiclePlate: optionalNullable(b.VehiclePlate),
 		VehicleMake: optionalNullable(b.VehicleMake), VehicleModel: optionalNullable(b.VehicleModel)}
+	var v workshop.Validation
 	if b.JobNumber != nil {
-		if err := workshop.CheckJobNumber(*b.JobNumber); err != nil {
-			return nil, err
-		}
+		_ = v.Check(workshop.CheckJobNumber(*b.JobNumber))
 	}
 	if b.PromiseTime.IsSpecified() {
 		t := offsetOf(b.PromiseTime)
@@ -274,10 +275,13 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 	}
 	if b.ArrivalTime.IsSpecified() {
 		t, err := h.arrivalOf(b.ArrivalTime)
-		if err != nil {
+		if err := v.Check(err); err != nil {
 			return nil, err
 		}
 		patch.ArrivalTime = &t
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
 	}
 	if b.Priority != nil {
 		patch.Priority = (*string)(b.Priority)
@@ -330,9 +334,6 @@ func (h *handlers) PatchStep(ctx context.Context, req oapi.PatchStepRequestObjec
 	version, err := expectedVersion(b.UpdatedAt, req.Params.IfMatch)
 	if err != nil {
 		return nil, err
-	}
-	if b.Label != nil && strings.TrimSpace(*b.Label) == "" {
-		return nil, workshop.Invalid("label", "label cannot be blank.")
 	}
 	patch := store.StepPatch{UpdatedAt: version.at, Label: b.Label, Phase: b.Phase, EstimatedDuration: b.EstimatedDuration,
 		TechIDs: b.TechIds, BayID: optionalNullable(b.BayId), SchedulingMode: (*string)(b.SchedulingMode), Status: (*string)(b.Status)}

@@ -183,7 +183,7 @@ func problemOfValidation(err error) error {
 		if errors.As(err, &re) && re.Parameter != nil {
 			if param == nil {
 				param = &workshop.Error{Code: workshop.CodeInvalidParameter, Field: re.Parameter.Name,
-					Detail: fmt.Sprintf("The %s parameter %s is invalid: %s", re.Parameter.In, re.Parameter.Name, reasonOf(re))}
+					Detail: "The " + re.Parameter.In + " parameter " + parameterMessage(re)}
 			}
 			return
 		}
@@ -211,7 +211,7 @@ func problemOfValidation(err error) error {
 				code = "required"
 			}
 			f := fieldPath(path)
-			invalid = append(invalid, workshop.FieldError{Field: f, Code: code, Message: fmt.Sprintf("%s: %s", f, se.Reason)})
+			invalid = append(invalid, workshop.FieldError{Field: f, Code: code, Message: messageOf(f, se)})
 			return
 		}
 		invalid = append(invalid, workshop.FieldError{Field: "", Code: "invalid", Message: err.Error()})
@@ -228,15 +228,13 @@ func problemOfValidation(err error) error {
 	return workshop.Errorf(workshop.CodeInvalidJSON, "The request is not valid.")
 }
 
-func reasonOf(re *openapi3filter.RequestError) string {
+// parameterMessage says what is wrong with a parameter, for people.
+func parameterMessage(re *openapi3filter.RequestError) string {
 	var se *openapi3.SchemaError
 	if errors.As(re.Err, &se) {
-		return se.Reason
+		return messageOf(re.Parameter.Name, se)
 	}
-	if re.Err != nil {
-		return re.Err.Error()
-	}
-	return re.Reason
+	return re.Parameter.Name + " is not valid."
 }
 
 // fieldPath makes "steps[0].label" of the pointer [steps 0 label].

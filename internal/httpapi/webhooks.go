@@ -51,11 +51,15 @@ func (h *handlers) checkWebhookURL(ctx context.Context, raw string) error {
 
 func (h *handlers) CreateWebhook(ctx context.Context, req oapi.CreateWebhookRequestObject) (oapi.CreateWebhookResponseObject, error) {
 	p, b := principalOf(ctx), req.Body
+	var v workshop.Validation
 	events, err := workshop.CheckWebhookEvents(b.Events)
-	if err != nil {
+	if err := v.Check(err); err != nil {
 		return nil, err
 	}
-	if err := h.checkWebhookURL(ctx, b.Url); err != nil {
+	if err := v.Check(h.checkWebhookURL(ctx, b.Url)); err != nil {
+		return nil, err
+	}
+	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	now := workshop.MicrosOf(h.now())
@@ -96,18 +100,22 @@ func (h *handlers) PatchWebhook(ctx context.Context, req oapi.PatchWebhookReques
 		return nil, err
 	}
 	var patch store.WebhookPatch
+	var vs workshop.Validation
 	if b.Events != nil {
 		events, err := workshop.CheckWebhookEvents(*b.Events)
-		if err != nil {
+		if err := vs.Check(err); err != nil {
 			return nil, err
 		}
 		patch.Events = events
 	}
 	if b.Url != nil {
-		if err := h.checkWebhookURL(ctx, *b.Url); err != nil {
+		if err := vs.Check(h.checkWebhookURL(ctx, *b.Url)); err != nil {
 			return nil, err
 		}
 		patch.URL = b.Url
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
 	}
 	patch.IsActive = b.IsActive
 	rotate := b.RotateSecret != nil && *b.RotateSecret

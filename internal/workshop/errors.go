@@ -100,6 +100,18 @@ func (v *Validation) AddCode(field, code, format string, args ...any) {
 	v.fields = append(v.fields, FieldError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
+// Check adds the fields of a validation_failed error to v, so that a
+// request hears of every invalid field at once; any other error (or nil)
+// is returned, for the caller to stop on.
+func (v *Validation) Check(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeValidationFailed {
+		v.fields = append(v.fields, e.Fields...)
+		return nil
+	}
+	return err
+}
+
 // Err is a validation_failed error naming the first field, or nil.
 func (v *Validation) Err() error {
 	if len(v.fields) == 0 {
