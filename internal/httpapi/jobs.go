@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -222,7 +221,7 @@ func (h *handlers) ListJobs(ctx context.Context, req oapi.ListJobsRequestObject)
 			st = strings.TrimSpace(st)
 			if !slices.Contains(workshop.JobStatuses, st) {
 				return nil, &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "status",
-					Detail: "status " + strconv.Quote(st) + " is not a job status: " + strings.Join(workshop.JobStatuses, ", ") + "."}
+					Detail: "status " + st + " is not a job status: " + strings.Join(workshop.JobStatuses, ", ") + "."}
 			}
 			f.Statuses = append(f.Statuses, st)
 		}

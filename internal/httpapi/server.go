@@ -144,9 +144,7 @@ func (s *Server) routes() http.Handler {
 		v1 := http.NewServeMux()
 		oapi.HandlerWithOptions(
 			oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew, webhookGuard: s.webhookGuard, plans: s.plans}, nil, oapi.StrictHTTPServerOptions{
-				RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-					writeError(w, r, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be decoded: %v", err))
-				},
+				RequestErrorHandlerFunc:  decodeError,
 				ResponseErrorHandlerFunc: writeError,
 			}),
 			oapi.StdHTTPServerOptions{
@@ -216,21 +214,46 @@ func (s *Server) parameterError(w http.ResponseWriter, r *http.Request, err erro
 			return
 		}
 	}
-	e := workshop.Errorf(workshop.CodeInvalidParameter, "%v", err)
+	writeError(w, r, s.parameterProblem(r, err))
+}
+
+// parameterProblem says which parameter could not be read and what it
+// must be, in words: the generated router's errors quote Go's parsers.
+func (s *Server) parameterProblem(r *http.Request, err error) *workshop.Error {
 	var format *oapi.InvalidParamFormatError
 	var required *oapi.RequiredParamError
+	var many *oapi.TooManyValuesForParamError
 	switch {
 	case errors.As(err, &format):
-		e.Field = format.ParamName
+		must := "is not valid"
+		if op := s.ops[r.Pattern]; op != nil {
+			for _, p := range op.route.Operation.Parameters {
+				if p.Value != nil && p.Value.Name == format.ParamName && p.Value.Schema != nil && p.Value.Schema.Value != nil {
+					must = "must be " + typeNames(p.Value.Schema.Value)
+				}
+			}
+		}
+		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: format.ParamName, Detail: "The parameter " + format.ParamName + " " + must + "."}
 	case errors.As(err, &required):
-		e.Field = required.ParamName
+		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: required.ParamName, Detail: "The parameter " + required.ParamName + " is required."}
+	case errors.As(err, &many):
+		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: many.ParamName, Detail: "The parameter " + many.ParamName + " is given more than once."}
+	}
+	return workshop.Errorf(workshop.CodeInvalidParameter, "A parameter of this request could not be read.")
+}
+
+// decodeError answers a body that passed the document's checks but does
+// not decode into the operation's request (rare: the two disagree), naming
+// the member when Go's decoder says which.
+func decodeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := workshop.Errorf(workshop.CodeInvalidJSON, "The body does not fit this operation's request.")
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		e.Field, e.Detail = typ.Field, typ.Field+" has the wrong type for this operation's request."
 	}
 	writeError(w, r, e)
 }
 
-// methodNotAllowed answers a request no operation of mux takes: 405 with
-// Allow when the path is an operation's under other methods, else 404.
-// The methods are asked of mux itself, so they are the routes' own.
 func methodNotAllowed(mux *http.ServeMux) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var allow []string

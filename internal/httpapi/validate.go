@@ -73,7 +73,7 @@ func unknownQuery(r *http.Request, op *operation) error {
 			takes = "takes " + strings.Join(op.queryParams, ", ")
 		}
 		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: name,
-			Detail: fmt.Sprintf("Unknown query parameter %q: this operation %s.", name, takes)}
+			Detail: fmt.Sprintf("Unknown query parameter %s: this operation %s.", name, takes)}
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ func CompleteStep(st Step, item *CatalogItem) (Step, error) {
 	var v Validation
 	if st.ServiceCode != nil {
 		if item == nil || !item.IsActive {
-			v.AddCode("serviceCode", "unknown_service_code", "serviceCode %q is not an active service of the job's location's catalog.", *st.ServiceCode)
+			v.AddCode("serviceCode", "unknown_service_code", "serviceCode %s is not an active service of the job's location's catalog.", *st.ServiceCode)
 			return st, v.Err()
 		}
 		if st.Label == "" {
