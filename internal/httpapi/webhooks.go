@@ -89,7 +89,7 @@ func (h *handlers) GetWebhook(ctx context.Context, req oapi.GetWebhookRequestObj
 	if err != nil {
 		return nil, err
 	}
-	return oapi.GetWebhook200JSONResponse(webhookOf(w)), nil
+	return oapi.GetWebhook200JSONResponse{Body: webhookOf(w), Headers: oapi.GetWebhook200ResponseHeaders{ETag: etagOf(w.UpdatedAt)}}, nil
 }
 
 func (h *handlers) PatchWebhook(ctx context.Context, req oapi.PatchWebhookRequestObject) (oapi.PatchWebhookResponseObject, error) {
@@ -99,7 +99,14 @@ func (h *handlers) PatchWebhook(ctx context.Context, req oapi.PatchWebhookReques
 	if _, err := h.store.Webhook(ctx, v, req.WebhookId); err != nil {
 		return nil, err
 	}
+	version, sent, err := ifMatchVersion(req.Params.IfMatch)
+	if err != nil {
+		return nil, err
+	}
 	var patch store.WebhookPatch
+	if sent {
+		patch.UpdatedAt = &version.at
+	}
 	var vs workshop.Validation
 	if b.Events != nil {
 		events, err := workshop.CheckWebhookEvents(*b.Events)
@@ -125,9 +132,9 @@ func (h *handlers) PatchWebhook(ctx context.Context, req oapi.PatchWebhookReques
 	}
 	w, err := h.store.PatchWebhook(ctx, v, req.WebhookId, patch, workshop.MicrosOf(h.now()))
 	if err != nil {
-		return nil, err
+		return nil, version.failed(err)
 	}
-	return oapi.PatchWebhook200JSONResponse(webhookWithSecret(w, rotate)), nil
+	return oapi.PatchWebhook200JSONResponse{Body: webhookWithSecret(w, rotate), Headers: oapi.PatchWebhook200ResponseHeaders{ETag: etagOf(w.UpdatedAt)}}, nil
 }
 
 func (h *handlers) DeleteWebhook(ctx context.Context, req oapi.DeleteWebhookRequestObject) (oapi.DeleteWebhookResponseObject, error) {

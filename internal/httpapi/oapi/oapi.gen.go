@@ -1961,6 +1961,20 @@ type CreateWebhookParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetWebhookParams defines parameters for GetWebhook.
+type GetWebhookParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PatchWebhookParams defines parameters for PatchWebhook.
+type PatchWebhookParams struct {
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
 	// Limit Rows per page, 1 to 200.
@@ -2326,10 +2340,10 @@ type ServerInterface interface {
 	DeleteWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId)
 	// GetWebhook Get a webhook
 	// (GET /v1/platform/webhooks/{webhookId})
-	GetWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId)
+	GetWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params GetWebhookParams)
 	// PatchWebhook Update a webhook
 	// (PATCH /v1/platform/webhooks/{webhookId})
-	PatchWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId)
+	PatchWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params PatchWebhookParams)
 	// ListWebhookDeliveries List a webhook's deliveries
 	// (GET /v1/platform/webhooks/{webhookId}/deliveries)
 	ListWebhookDeliveries(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params ListWebhookDeliveriesParams)
@@ -2694,8 +2708,32 @@ func (siw *ServerInterfaceWrapper) GetWebhook(w http.ResponseWriter, r *http.Req
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetWebhookParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-None-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-None-Match", Err: err})
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetWebhook(w, r, webhookId)
+		siw.Handler.GetWebhook(w, r, webhookId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2720,8 +2758,32 @@ func (siw *ServerInterfaceWrapper) PatchWebhook(w http.ResponseWriter, r *http.R
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchWebhookParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-Match", Err: err})
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.PatchWebhook(w, r, webhookId)
+		siw.Handler.PatchWebhook(w, r, webhookId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -5563,24 +5625,48 @@ func (response DeleteWebhook500ApplicationProblemPlusJSONResponse) VisitDeleteWe
 
 type GetWebhookRequestObject struct {
 	WebhookId WebhookId `json:"webhookId"`
+	Params    GetWebhookParams
 }
 
 type GetWebhookResponseObject interface {
 	VisitGetWebhookResponse(w http.ResponseWriter) error
 }
 
-type GetWebhook200JSONResponse Webhook
+type GetWebhook200ResponseHeaders struct {
+	ETag *string
+}
+
+type GetWebhook200JSONResponse struct {
+	Body    Webhook
+	Headers GetWebhook200ResponseHeaders
+}
 
 func (response GetWebhook200JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetWebhook304Response = NotModifiedResponse
+
+func (response GetWebhook304Response) VisitGetWebhookResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetWebhook400ApplicationProblemPlusJSONResponse struct {
@@ -5702,6 +5788,7 @@ func (response GetWebhook500ApplicationProblemPlusJSONResponse) VisitGetWebhookR
 
 type PatchWebhookRequestObject struct {
 	WebhookId WebhookId `json:"webhookId"`
+	Params    PatchWebhookParams
 	Body      *PatchWebhookJSONRequestBody
 }
 
@@ -5709,15 +5796,25 @@ type PatchWebhookResponseObject interface {
 	VisitPatchWebhookResponse(w http.ResponseWriter) error
 }
 
-type PatchWebhook200JSONResponse WebhookWithSecret
+type PatchWebhook200ResponseHeaders struct {
+	ETag *string
+}
+
+type PatchWebhook200JSONResponse struct {
+	Body    WebhookWithSecret
+	Headers PatchWebhook200ResponseHeaders
+}
 
 func (response PatchWebhook200JSONResponse) VisitPatchWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -5795,6 +5892,25 @@ func (response PatchWebhook404ApplicationProblemPlusJSONResponse) VisitPatchWebh
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchWebhook412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchWebhook412ApplicationProblemPlusJSONResponse) VisitPatchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11277,10 +11393,11 @@ func (sh *strictHandler) DeleteWebhook(w http.ResponseWriter, r *http.Request, w
 }
 
 // GetWebhook operation middleware
-func (sh *strictHandler) GetWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId) {
+func (sh *strictHandler) GetWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params GetWebhookParams) {
 	var request GetWebhookRequestObject
 
 	request.WebhookId = webhookId
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetWebhook(ctx, request.(GetWebhookRequestObject))
@@ -11303,10 +11420,11 @@ func (sh *strictHandler) GetWebhook(w http.ResponseWriter, r *http.Request, webh
 }
 
 // PatchWebhook operation middleware
-func (sh *strictHandler) PatchWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId) {
+func (sh *strictHandler) PatchWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params PatchWebhookParams) {
 	var request PatchWebhookRequestObject
 
 	request.WebhookId = webhookId
+	request.Params = params
 
 	var body PatchWebhookJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {

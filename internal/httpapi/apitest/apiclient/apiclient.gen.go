@@ -1961,6 +1961,20 @@ type CreateWebhookParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetWebhookParams defines parameters for GetWebhook.
+type GetWebhookParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PatchWebhookParams defines parameters for PatchWebhook.
+type PatchWebhookParams struct {
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
 	// Limit Rows per page, 1 to 200.
@@ -2465,7 +2479,7 @@ type ClientInterface interface {
 	// One registration, without its secret. Needs `webhooks:read`.
 	//
 	// Corresponds with GET /v1/platform/webhooks/{webhookId} (the `GetWebhook` operationId).
-	GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetWebhook(ctx context.Context, webhookId WebhookId, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchWebhookWithBody Update a webhook
 	//
@@ -2474,7 +2488,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-	PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchWebhook Update a webhook
 	//
@@ -2483,7 +2497,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-	PatchWebhook(ctx context.Context, webhookId WebhookId, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchWebhook(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookDeliveries List a webhook's deliveries
 	//
@@ -3072,8 +3086,8 @@ func (c *Client) DeleteWebhook(ctx context.Context, webhookId WebhookId, reqEdit
 // One registration, without its secret. Needs `webhooks:read`.
 //
 // Corresponds with GET /v1/platform/webhooks/{webhookId} (the `GetWebhook` operationId).
-func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetWebhookRequest(c.Server, webhookId)
+func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookRequest(c.Server, webhookId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3091,8 +3105,8 @@ func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-func (c *Client) PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchWebhookRequestWithBody(c.Server, webhookId, contentType, body)
+func (c *Client) PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchWebhookRequestWithBody(c.Server, webhookId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3110,8 +3124,8 @@ func (c *Client) PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-func (c *Client) PatchWebhook(ctx context.Context, webhookId WebhookId, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchWebhookRequest(c.Server, webhookId, body)
+func (c *Client) PatchWebhook(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchWebhookRequest(c.Server, webhookId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4270,7 +4284,7 @@ func NewDeleteWebhookRequest(server string, webhookId WebhookId) (*http.Request,
 }
 
 // NewGetWebhookRequest constructs an http.Request for the GetWebhook method
-func NewGetWebhookRequest(server string, webhookId WebhookId) (*http.Request, error) {
+func NewGetWebhookRequest(server string, webhookId WebhookId, params *GetWebhookParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4300,22 +4314,37 @@ func NewGetWebhookRequest(server string, webhookId WebhookId) (*http.Request, er
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewPatchWebhookRequest calls the generic PatchWebhook builder with application/json body
-func NewPatchWebhookRequest(server string, webhookId WebhookId, body PatchWebhookJSONRequestBody) (*http.Request, error) {
+func NewPatchWebhookRequest(server string, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPatchWebhookRequestWithBody(server, webhookId, "application/json", bodyReader)
+	return NewPatchWebhookRequestWithBody(server, webhookId, params, "application/json", bodyReader)
 }
 
 // NewPatchWebhookRequestWithBody constructs an http.Request for the PatchWebhook method, with any body, and a specified content type
-func NewPatchWebhookRequestWithBody(server string, webhookId WebhookId, contentType string, body io.Reader) (*http.Request, error) {
+func NewPatchWebhookRequestWithBody(server string, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4346,6 +4375,21 @@ func NewPatchWebhookRequestWithBody(server string, webhookId WebhookId, contentT
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6269,7 +6313,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/platform/webhooks/{webhookId} (the `GetWebhook` operationId).
-	GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
+	GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
 
 	// PatchWebhookWithBodyWithResponse Update a webhook
 	//
@@ -6278,7 +6322,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-	PatchWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error)
+	PatchWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error)
 
 	// PatchWebhookWithResponse Update a webhook
 	//
@@ -6287,7 +6331,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-	PatchWebhookWithResponse(ctx context.Context, webhookId WebhookId, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error)
+	PatchWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error)
 
 	// ListWebhookDeliveriesWithResponse List a webhook's deliveries
 	//
@@ -7732,6 +7776,17 @@ func (r DeleteWebhookResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookResponse200Headers the declared response headers of an HTTP 200 response for GetWebhook
+type GetWebhookResponse200Headers struct {
+	ETag *string
+}
+
+// GetWebhookResponse304Headers the declared response headers of an HTTP 304 response for GetWebhook
+type GetWebhookResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetWebhookResponse400Headers the declared response headers of an HTTP 400 response for GetWebhook
 type GetWebhookResponse400Headers struct {
 	XRequestId *string
@@ -7780,6 +7835,10 @@ type GetWebhookResponse struct {
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetWebhookResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetWebhookResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7858,6 +7917,11 @@ func (r GetWebhookResponse) ContentType() string {
 	return ""
 }
 
+// PatchWebhookResponse200Headers the declared response headers of an HTTP 200 response for PatchWebhook
+type PatchWebhookResponse200Headers struct {
+	ETag *string
+}
+
 // PatchWebhookResponse400Headers the declared response headers of an HTTP 400 response for PatchWebhook
 type PatchWebhookResponse400Headers struct {
 	XRequestId *string
@@ -7875,6 +7939,11 @@ type PatchWebhookResponse403Headers struct {
 
 // PatchWebhookResponse404Headers the declared response headers of an HTTP 404 response for PatchWebhook
 type PatchWebhookResponse404Headers struct {
+	XRequestId *string
+}
+
+// PatchWebhookResponse412Headers the declared response headers of an HTTP 412 response for PatchWebhook
+type PatchWebhookResponse412Headers struct {
 	XRequestId *string
 }
 
@@ -7917,6 +7986,8 @@ type PatchWebhookResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -7927,6 +7998,8 @@ type PatchWebhookResponse struct {
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchWebhookResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *PatchWebhookResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7935,6 +8008,8 @@ type PatchWebhookResponse struct {
 	Headers403 *PatchWebhookResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *PatchWebhookResponse404Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchWebhookResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchWebhookResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -7970,6 +8045,11 @@ func (r PatchWebhookResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r PatchWebhookResponse) GetApplicationproblemJSON404() *NotFound {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchWebhookResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -12508,8 +12588,8 @@ func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, web
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/platform/webhooks/{webhookId} (the `GetWebhook` operationId).
-func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
-	rsp, err := c.GetWebhook(ctx, webhookId, reqEditors...)
+func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
+	rsp, err := c.GetWebhook(ctx, webhookId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12523,8 +12603,8 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhoo
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-func (c *ClientWithResponses) PatchWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error) {
-	rsp, err := c.PatchWebhookWithBody(ctx, webhookId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PatchWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error) {
+	rsp, err := c.PatchWebhookWithBody(ctx, webhookId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12538,8 +12618,8 @@ func (c *ClientWithResponses) PatchWebhookWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-func (c *ClientWithResponses) PatchWebhookWithResponse(ctx context.Context, webhookId WebhookId, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error) {
-	rsp, err := c.PatchWebhook(ctx, webhookId, body, reqEditors...)
+func (c *ClientWithResponses) PatchWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error) {
+	rsp, err := c.PatchWebhook(ctx, webhookId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -14345,6 +14425,9 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14390,6 +14473,33 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetWebhookResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetWebhookResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14511,6 +14621,13 @@ func ParsePatchWebhookResponse(rsp *http.Response) (*PatchWebhookResponse, error
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14549,6 +14666,16 @@ func ParsePatchWebhookResponse(rsp *http.Response) (*PatchWebhookResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchWebhookResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers PatchWebhookResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14589,6 +14716,16 @@ func ParsePatchWebhookResponse(rsp *http.Response) (*PatchWebhookResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchWebhookResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchWebhookResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
