@@ -68,6 +68,9 @@ func (w *compressWriter) WriteHeader(code int) {
 		return
 	}
 	w.status = code
+	if !compressible(w.Header()) {
+		w.decide(false) // nothing to wait for: an event stream's headers go at once
+	}
 }
 
 func (w *compressWriter) Write(b []byte) (int, error) {
