@@ -318,9 +318,6 @@ func (h *handlers) CreateStep(ctx context.Context, req oapi.CreateStepRequestObj
 	if b.SchedulingMode != nil {
 		st.SchedulingMode = string(*b.SchedulingMode)
 	}
-	if b.Label != nil && strings.TrimSpace(*b.Label) == "" {
-		return nil, workshop.Invalid("label", "label cannot be blank.")
-	}
 	st, err := h.store.CreateStep(ctx, visibility(principalOf(ctx)), st, storeResponseInTx(ctx, func(st workshop.Step) (int, any) { return http.StatusCreated, stepOf(st) }))
 	if err != nil {
 		return nil, err
