@@ -110,3 +110,54 @@ func fieldErrors(p apiclient.Problem) []apiclient.FieldError {
 	}
 	return *p.Errors
 }
+
+// Refusals of malformed requests say what to send, in words.
+func TestMessagesForPeople(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		a := w.org("Alpha Motors", workshop.PlanPro, 1)
+		loc := a.Locations[0].ID
+		srv := startServer(t, db.URL)
+		for _, tc := range []struct {
+			name, method, path string
+			body               any
+			status             int
+			code, field        string
+			says               string // a word the detail must have
+		}{
+			{"no body", "POST", "/v1/scheduler/jobs", nil, 400, "invalid_json", "", "JSON body"},
+			{"limit not a number", "GET", "/v1/scheduler/jobs?limit=ten", nil, 400, "invalid_parameter", "limit", "whole number"},
+			{"limit out of range", "GET", "/v1/scheduler/jobs?limit=0", nil, 400, "invalid_parameter", "limit", "between 1 and 200"},
+			{"updatedSince not a time", "GET", "/v1/scheduler/jobs?updatedSince=yesterday", nil, 400, "invalid_parameter", "updatedSince", "date and time"},
+			{"plan date not a date", "GET", "/v1/scheduler/plan?locationId=" + loc + "&date=2026-13-45", nil, 400, "invalid_parameter", "date", "2026-11-21"},
+			{"an enum", "POST", "/v1/scheduler/jobs", map[string]any{"locationId": loc, "priority": "<urgent>"}, 422, "validation_failed", "priority", "low, normal, high or urgent"},
+			{"an unknown tag is named as sent", "POST", "/v1/scheduler/jobs/" + w.job(a.ID, loc).ID + "/cancel",
+				map[string]any{"reasonTags": []string{"<b>gone</b>"}}, 422, "validation_failed", "reasonTags", "<b>gone</b>"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := apitest.Call(t, srv.URL, apitest.Request{Method: tc.method, Path: tc.path, Key: a.Key.Key, Body: tc.body})
+				p := wantProblem(t, r, tc.status, tc.code, tc.field)
+				if !strings.Contains(p.Detail, tc.says) {
+					t.Errorf("detail %q does not say %q", p.Detail, tc.says)
+				}
+				for _, m := range append([]string{p.Detail}, messagesOf(p)...) {
+					if machineText.MatchString(m) || strings.Contains(m, "strconv") || strings.Contains(m, "oapi.") {
+						t.Errorf("message not written for people: %q", m)
+					}
+				}
+				if strings.Contains(string(r.Body), `\u003c`) || strings.Contains(string(r.Body), `\u003e`) {
+					t.Errorf("the problem JSON escapes < and > for HTML: %s", r.Body)
+				}
+			})
+		}
+	})
+}
+
+func messagesOf(p apiclient.Problem) []string {
+	var out []string
+	for _, e := range fieldErrors(p) {
+		out = append(out, e.Message)
+	}
+	return out
+}

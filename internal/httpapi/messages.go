@@ -26,7 +26,13 @@ func messageOf(field string, se *openapi3.SchemaError) string {
 	case "enum":
 		return field + " must be one of " + enumList(s.Enum) + "."
 	case "format", "pattern":
-		return field + " " + formatOf(s) + "."
+		if what := formatName(s); what != "" {
+			return field + " must be " + what + "."
+		}
+		if s.Example != nil {
+			return field + " is not in the expected form, like " + fmt.Sprint(s.Example) + "."
+		}
+		return field + " is not in the expected form."
 	case "minLength":
 		if s.MinLength == 1 {
 			return field + " cannot be empty."
@@ -77,22 +83,27 @@ func enumList(values []any) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// formatOf says what a string of a format must look like.
-func formatOf(s *openapi3.Schema) string {
+// formatName names a string format for people, "" for none.
+func formatName(s *openapi3.Schema) string {
 	switch s.Format {
 	case "date-time":
-		return "must be a date and time with an offset (RFC 3339), like 2026-11-21T10:15:30+01:00"
+		return "a date and time with an offset (RFC 3339), like 2026-11-21T10:15:30+01:00"
 	case "date":
-		return "must be a date, like 2026-11-21"
+		return "a date, like 2026-11-21"
 	case "email":
-		return "must be an email address"
+		return "an email address"
 	case "uri":
-		return "must be an absolute URL"
+		return "an absolute URL"
 	}
-	if s.Example != nil {
-		return "is not in the expected form, like " + fmt.Sprint(s.Example)
+	return ""
+}
+
+// expected names what a value of s must be: its format, else its type.
+func expected(s *openapi3.Schema) string {
+	if what := formatName(s); what != "" {
+		return what
 	}
-	return "is not in the expected form"
+	return typeNames(s)
 }
 
 // rangeOf is "between 1 and 10080", "at least 0" or "at most 200".

@@ -229,7 +229,7 @@ func (s *Server) parameterProblem(r *http.Request, err error) *workshop.Error {
 		if op := s.ops[r.Pattern]; op != nil {
 			for _, p := range op.route.Operation.Parameters {
 				if p.Value != nil && p.Value.Name == format.ParamName && p.Value.Schema != nil && p.Value.Schema.Value != nil {
-					must = "must be " + typeNames(p.Value.Schema.Value)
+					must = "must be " + expected(p.Value.Schema.Value)
 				}
 			}
 		}

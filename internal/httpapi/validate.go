@@ -98,6 +98,9 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 			return nil, workshop.Errorf(workshop.CodeUnsupportedMediaType, "Send the body as application/json.")
 		}
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "This operation takes a JSON body, and none was sent.")
+	}
 	if !json.Valid(data) {
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON.")
 	}
