@@ -254,6 +254,9 @@ func decodeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, r, e)
 }
 
+// methodNotAllowed answers a request no operation of mux takes: 405 with
+// Allow when the path is an operation's under other methods, else 404.
+// The methods are asked of mux itself, so they are the routes' own.
 func methodNotAllowed(mux *http.ServeMux) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
