@@ -83,12 +83,12 @@ func (v version) failed(err error) error {
 		Detail: "If-Match does not name the record's current version: it changed since you read it. Read it again (its ETag) and reapply your change."}
 }
 
-// ifNoneMatch answers a GET with 304 Not Modified and no body when the
-// response's ETag is one of the request's If-None-Match tags (weak
-// comparison, "*" for any).
+// ifNoneMatch answers a read (GET, HEAD) with 304 Not Modified and no
+// body when the response's ETag is one of the request's If-None-Match tags
+// (weak comparison, "*" for any).
 func ifNoneMatch(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 	tags := r.Header.Get("If-None-Match")
-	if tags == "" || r.Method != http.MethodGet {
+	if tags == "" || r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return w
 	}
 	return &notModifiedWriter{ResponseWriter: w, tags: tags}
