@@ -31,7 +31,7 @@ func TestETagListed(t *testing.T) {
 func TestExpectedVersion(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 25, 10, 0, 0, 123456000, time.UTC)
-	tag, other := *etagOf(workshop.MicrosOf(at)), *etagOf(workshop.MicrosOf(at)+1)
+	tag, other := *etagOf(workshop.MicrosOf(at)), *etagOf(workshop.MicrosOf(at) + 1)
 	bad := "not-an-etag"
 	for _, tc := range []struct {
 		name      string
