@@ -81,7 +81,7 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 		done := create(apiclient.JobCreate{VehiclePlate: ptr("B-DN 4")})
 		d1 := addStep(done, "Oil", 0)
 		d1 = patchStep(d1, apiclient.StepPatch{BayId: nullableString(bay2.ID), Status: status(apiclient.StepStatusInProgress)})
-		bayRead, err := c.GetBayWithResponse(ctx, bay2.ID)
+		bayRead, err := c.GetBayWithResponse(ctx, bay2.ID, nil)
 		if err != nil || bayRead.JSON200 == nil || !bayRead.JSON200.Occupied {
 			t.Fatalf("bay 2 with a step in progress: %v %s, want occupied", err, bayRead.Body)
 		}
@@ -97,7 +97,7 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			t.Errorf("delivered job: deliveredAt %v (%v), cancelledAt %v, cancelReasonTags %v; want deliveredAt = updatedAt, no cancellation",
 				at, err, deliver.JSON200.CancelledAt, deliver.JSON200.CancelReasonTags)
 		}
-		bay1Read, err := c.GetBayWithResponse(ctx, bay1.ID)
+		bay1Read, err := c.GetBayWithResponse(ctx, bay1.ID, nil)
 		if err != nil || bay1Read.JSON200 == nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,12 +12,34 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// fingerprint identifies "the same request": method, path and body bytes.
+// fingerprint identifies "the same request": method, path and the body as
+// parsed, so that member order and whitespace do not tell two requests
+// apart (encoding/json writes a map's members sorted; numbers keep their
+// text). The gate has decoded the body already: one that is not JSON
+// never gets here, and is hashed as sent all the same.
 func fingerprint(method, path string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(method + " " + path + "\n"))
-	h.Write(body)
+	h.Write(canonicalJSON(body))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON is a JSON body re-encoded from its parsed value; a body
+// that is empty or not JSON is itself.
+func canonicalJSON(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return body
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return body
+	}
+	return out.Bytes()
 }
 
 // idempotencyRequest is the Idempotency-Key a request runs under, as its

@@ -35,3 +35,24 @@ func TestIdempotentOperationsExist(t *testing.T) {
 		}
 	}
 }
+
+// Two bodies that parse to the same JSON are the same request; any other
+// difference is another.
+func TestFingerprintComparesParsedBodies(t *testing.T) {
+	t.Parallel()
+	base := fingerprint("POST", "/v1/scheduler/jobs", []byte(`{"locationId":"loc_1","vehiclePlate":"B-AB 1","priority":"high"}`))
+	for _, tc := range []struct {
+		name, method, path, body string
+		same                     bool
+	}{
+		{"member order and whitespace", "POST", "/v1/scheduler/jobs", "{ \"priority\": \"high\",\n \"vehiclePlate\":\"B-AB 1\", \"locationId\":\"loc_1\" }", true},
+		{"escaped the same string", "POST", "/v1/scheduler/jobs", `{"locationId":"loc\u005f1","vehiclePlate":"B-AB 1","priority":"high"}`, true},
+		{"another value", "POST", "/v1/scheduler/jobs", `{"locationId":"loc_1","vehiclePlate":"B-AB 2","priority":"high"}`, false},
+		{"a member fewer", "POST", "/v1/scheduler/jobs", `{"locationId":"loc_1","vehiclePlate":"B-AB 1"}`, false},
+		{"another path", "POST", "/v1/scheduler/jobs/x", `{"locationId":"loc_1","vehiclePlate":"B-AB 1","priority":"high"}`, false},
+	} {
+		if got := fingerprint(tc.method, tc.path, []byte(tc.body)) == base; got != tc.same {
+			t.Errorf("%s: same request got %v, want %v", tc.name, got, tc.same)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -107,30 +106,6 @@ func nonNilList(l []string) []string {
 	return l
 }
 
-// etagOf is a record's version as an ETag: its updatedAt.
-func etagOf(m workshop.Micros) *string {
-	s := `"` + strconv.FormatInt(int64(m), 36) + `"`
-	return &s
-}
-
-// expectedVersion is the updatedAt a PATCH was made against: the body's
-// updatedAt, or the If-Match ETag.
-func expectedVersion(updatedAt *time.Time, ifMatch *string) (workshop.Micros, error) {
-	if updatedAt != nil {
-		return workshop.MicrosOf(*updatedAt), nil
-	}
-	if ifMatch != nil {
-		tag := strings.TrimPrefix(strings.TrimSpace(*ifMatch), "W/")
-		if n, err := strconv.ParseInt(strings.Trim(tag, `"`), 36, 64); err == nil {
-			return workshop.Micros(n), nil
-		}
-		return 0, &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "If-Match", Detail: "If-Match is not an ETag this API returned."}
-	}
-	var v workshop.Validation
-	v.AddCode("updatedAt", "required", "updatedAt is required: send the record's current updatedAt (or its ETag as If-Match).")
-	return 0, v.Err()
-}
-
 // arrivalOf applies the three-way arrival rule of a create or a PATCH:
 // omitted, null or a value that is not in the future beyond the skew.
 func (h *handlers) arrivalOf(n nullable.Nullable[time.Time]) (*workshop.OffsetTime, error) {
@@ -157,13 +132,15 @@ func (h *handlers) CreateJob(ctx context.Context, req oapi.CreateJobRequestObjec
 	if err != nil {
 		return nil, err
 	}
+	var v workshop.Validation
 	if b.JobNumber != nil {
-		if err := workshop.CheckJobNumber(*b.JobNumber); err != nil {
-			return nil, err
-		}
+		_ = v.Check(workshop.CheckJobNumber(*b.JobNumber))
 	}
 	arrival, err := h.arrivalOf(b.ArrivalTime)
-	if err != nil {
+	if err := v.Check(err); err != nil {
+		return nil, err
+	}
+	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	now := workshop.MicrosOf(h.now())
@@ -244,7 +221,7 @@ func (h *handlers) ListJobs(ctx context.Context, req oapi.ListJobsRequestObject)
 			st = strings.TrimSpace(st)
 			if !slices.Contains(workshop.JobStatuses, st) {
 				return nil, &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "status",
-					Detail: "status " + strconv.Quote(st) + " is not a job status: " + strings.Join(workshop.JobStatuses, ", ") + "."}
+					Detail: "status " + st + " is not a job status: " + strings.Join(workshop.JobStatuses, ", ") + "."}
 			}
 			f.Statuses = append(f.Statuses, st)
 		}
@@ -285,12 +262,11 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	patch := store.JobPatch{UpdatedAt: version, JobNumber: b.JobNumber, VehiclePlate: optionalNullable(b.VehiclePlate),
+	patch := store.JobPatch{UpdatedAt: version.at, JobNumber: b.JobNumber, VehiclePlate: optionalNullable(b.VehiclePlate),
 		VehicleMake: optionalNullable(b.VehicleMake), VehicleModel: optionalNullable(b.VehicleModel)}
+	var v workshop.Validation
 	if b.JobNumber != nil {
-		if err := workshop.CheckJobNumber(*b.JobNumber); err != nil {
-			return nil, err
-		}
+		_ = v.Check(workshop.CheckJobNumber(*b.JobNumber))
 	}
 	if b.PromiseTime.IsSpecified() {
 		t := offsetOf(b.PromiseTime)
@@ -298,10 +274,13 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 	}
 	if b.ArrivalTime.IsSpecified() {
 		t, err := h.arrivalOf(b.ArrivalTime)
-		if err != nil {
+		if err := v.Check(err); err != nil {
 			return nil, err
 		}
 		patch.ArrivalTime = &t
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
 	}
 	if b.Priority != nil {
 		patch.Priority = (*string)(b.Priority)
@@ -311,7 +290,7 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 	}
 	j, err := h.store.PatchJob(ctx, visibility(principalOf(ctx)), req.JobId, patch, workshop.MicrosOf(h.now()))
 	if err != nil {
-		return nil, err
+		return nil, version.failed(err)
 	}
 	return appended{status: http.StatusOK, etag: etagOf(j.UpdatedAt), body: jobOf(j), size: jobSize}, nil
 }
@@ -339,9 +318,6 @@ func (h *handlers) CreateStep(ctx context.Context, req oapi.CreateStepRequestObj
 	if b.SchedulingMode != nil {
 		st.SchedulingMode = string(*b.SchedulingMode)
 	}
-	if b.Label != nil && strings.TrimSpace(*b.Label) == "" {
-		return nil, workshop.Invalid("label", "label cannot be blank.")
-	}
 	st, err := h.store.CreateStep(ctx, visibility(principalOf(ctx)), st, storeResponseInTx(ctx, func(st workshop.Step) (int, any) { return http.StatusCreated, stepOf(st) }))
 	if err != nil {
 		return nil, err
@@ -355,32 +331,37 @@ func (h *handlers) PatchStep(ctx context.Context, req oapi.PatchStepRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	if b.Label != nil && strings.TrimSpace(*b.Label) == "" {
-		return nil, workshop.Invalid("label", "label cannot be blank.")
-	}
-	patch := store.StepPatch{UpdatedAt: version, Label: b.Label, Phase: b.Phase, EstimatedDuration: b.EstimatedDuration,
+	patch := store.StepPatch{UpdatedAt: version.at, Label: b.Label, Phase: b.Phase, EstimatedDuration: b.EstimatedDuration,
 		TechIDs: b.TechIds, BayID: optionalNullable(b.BayId), SchedulingMode: (*string)(b.SchedulingMode), Status: (*string)(b.Status)}
 	st, err := h.store.PatchStep(ctx, visibility(principalOf(ctx)), req.JobId, req.StepId, patch, workshop.MicrosOf(h.now()))
 	if err != nil {
-		return nil, err
+		return nil, version.failed(err)
 	}
 	return appended{status: http.StatusOK, etag: etagOf(st.UpdatedAt), body: stepOf(st), size: stepSize}, nil
 }
 
 func (h *handlers) DeliverJob(ctx context.Context, req oapi.DeliverJobRequestObject) (oapi.DeliverJobResponseObject, error) {
-	j, err := h.store.DeliverJob(ctx, visibility(principalOf(ctx)), req.JobId, workshop.MicrosOf(h.now()), storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
+	version, opts, err := ifMatchOptions(req.Params.IfMatch, storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
 	if err != nil {
 		return nil, err
 	}
-	return appended{status: http.StatusOK, body: jobOf(j), size: jobSize}, nil
+	j, err := h.store.DeliverJob(ctx, visibility(principalOf(ctx)), req.JobId, workshop.MicrosOf(h.now()), opts...)
+	if err != nil {
+		return nil, version.failed(err)
+	}
+	return appended{status: http.StatusOK, etag: etagOf(j.UpdatedAt), body: jobOf(j), size: jobSize}, nil
 }
 
 func (h *handlers) CancelJob(ctx context.Context, req oapi.CancelJobRequestObject) (oapi.CancelJobResponseObject, error) {
-	j, err := h.store.CancelJob(ctx, visibility(principalOf(ctx)), req.JobId, req.Body.ReasonTags, workshop.MicrosOf(h.now()), storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
+	version, opts, err := ifMatchOptions(req.Params.IfMatch, storeResponseInTx(ctx, func(j workshop.Job) (int, any) { return http.StatusOK, jobOf(j) }))
 	if err != nil {
 		return nil, err
 	}
-	return appended{status: http.StatusOK, body: jobOf(j), size: jobSize}, nil
+	j, err := h.store.CancelJob(ctx, visibility(principalOf(ctx)), req.JobId, req.Body.ReasonTags, workshop.MicrosOf(h.now()), opts...)
+	if err != nil {
+		return nil, version.failed(err)
+	}
+	return appended{status: http.StatusOK, etag: etagOf(j.UpdatedAt), body: jobOf(j), size: jobSize}, nil
 }
 
 func (h *handlers) ListCancelReasonTags(ctx context.Context, req oapi.ListCancelReasonTagsRequestObject) (oapi.ListCancelReasonTagsResponseObject, error) {

@@ -125,6 +125,9 @@ func (h *handlers) PutCatalogItem(ctx context.Context, req oapi.PutCatalogItemRe
 	if b.IsActive != nil {
 		it.IsActive = *b.IsActive
 	}
+	if err := workshop.CheckCatalogItem(it); err != nil {
+		return nil, err
+	}
 	res, err := h.store.PutCatalogItem(ctx, it)
 	if err != nil {
 		return nil, err

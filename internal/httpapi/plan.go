@@ -101,7 +101,7 @@ func (h *handlers) quoteSteps(ctx context.Context, loc string, codes []string) (
 	for i, code := range codes {
 		it, ok := items[code]
 		if !ok || !it.IsActive {
-			v.AddCode("serviceCodes", "unknown_service_code", "serviceCodes[%d]: %q is not an active service of the location's catalog.", i, code)
+			v.AddCode("serviceCodes", "unknown_service_code", "serviceCodes[%d]: %s is not an active service of the location's catalog.", i, code)
 			continue
 		}
 		steps = append(steps, workshop.QuoteStep{ServiceCode: code, Duration: time.Duration(it.EstimatedDuration) * time.Minute,

@@ -26,6 +26,7 @@ var statusOf = map[workshop.Code]int{
 	workshop.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	workshop.CodeStaleUpdatedAt:        http.StatusConflict,
 	workshop.CodeDayCloseInProgress:    http.StatusConflict,
+	workshop.CodePreconditionFailed:    http.StatusPreconditionFailed,
 	workshop.CodeInvalidTransition:     http.StatusConflict,
 	workshop.CodeAlreadyClockedIn:      http.StatusConflict,
 	workshop.CodeNotClockedIn:          http.StatusConflict,
@@ -78,7 +79,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		h.Set("WWW-Authenticate", `Bearer realm="workshop"`)
 	}
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(p)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // details quote what was sent (<, >, &) for people, not for an HTML page
+	_ = enc.Encode(p)
 }
 
 // titleOf makes "Validation failed" of validation_failed.

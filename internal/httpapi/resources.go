@@ -64,9 +64,9 @@ func (h *handlers) PatchTechnician(ctx context.Context, req oapi.PatchTechnician
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.store.PatchTechnicianStatus(ctx, visibility(principalOf(ctx)), req.TechnicianId, version, string(req.Body.Status), workshop.MicrosOf(h.now()))
+	t, err := h.store.PatchTechnicianStatus(ctx, visibility(principalOf(ctx)), req.TechnicianId, version.at, string(req.Body.Status), workshop.MicrosOf(h.now()))
 	if err != nil {
-		return nil, err
+		return nil, version.failed(err)
 	}
 	return oapi.PatchTechnician200JSONResponse{Body: technicianOf(t), Headers: oapi.PatchTechnician200ResponseHeaders{ETag: etagOf(t.UpdatedAt)}}, nil
 }
@@ -96,9 +96,9 @@ func (h *handlers) PatchBay(ctx context.Context, req oapi.PatchBayRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	b, err := h.store.PatchBayStatus(ctx, visibility(principalOf(ctx)), req.BayId, version, string(req.Body.Status), workshop.MicrosOf(h.now()))
+	b, err := h.store.PatchBayStatus(ctx, visibility(principalOf(ctx)), req.BayId, version.at, string(req.Body.Status), workshop.MicrosOf(h.now()))
 	if err != nil {
-		return nil, err
+		return nil, version.failed(err)
 	}
 	return oapi.PatchBay200JSONResponse{Body: bayOf(b), Headers: oapi.PatchBay200ResponseHeaders{ETag: etagOf(b.UpdatedAt)}}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,7 +133,7 @@ func (s *Server) Handler() http.Handler {
 	if _, app := s.mounts["/"]; !app { // the application, when mounted, answers every other path
 		root.HandleFunc("/", notFound)
 	}
-	return s.observe(root)
+	return s.observe(compress(root))
 }
 
 // routes is every /v1 operation (the generated router, gate, handlers),
@@ -143,9 +144,7 @@ func (s *Server) routes() http.Handler {
 		v1 := http.NewServeMux()
 		oapi.HandlerWithOptions(
 			oapi.NewStrictHandlerWithOptions(&handlers{store: s.store, now: s.now, arrivalSkew: s.arrivalSkew, webhookGuard: s.webhookGuard, plans: s.plans}, nil, oapi.StrictHTTPServerOptions{
-				RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-					writeError(w, r, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be decoded: %v", err))
-				},
+				RequestErrorHandlerFunc:  decodeError,
 				ResponseErrorHandlerFunc: writeError,
 			}),
 			oapi.StdHTTPServerOptions{
@@ -153,7 +152,7 @@ func (s *Server) routes() http.Handler {
 				Middlewares:      []oapi.MiddlewareFunc{s.gate},
 				ErrorHandlerFunc: s.parameterError,
 			})
-		v1.HandleFunc("/", notFound)
+		v1.HandleFunc("/", methodNotAllowed(v1))
 		s.v1 = v1
 	})
 	return s.v1
@@ -200,7 +199,7 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			s.idempotent(w, r, op, key, body, next)
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(ifNoneMatch(w, r), r)
 	})
 }
 
@@ -215,16 +214,65 @@ func (s *Server) parameterError(w http.ResponseWriter, r *http.Request, err erro
 			return
 		}
 	}
-	e := workshop.Errorf(workshop.CodeInvalidParameter, "%v", err)
+	writeError(w, r, s.parameterProblem(r, err))
+}
+
+// parameterProblem says which parameter could not be read and what it
+// must be, in words: the generated router's errors quote Go's parsers.
+func (s *Server) parameterProblem(r *http.Request, err error) *workshop.Error {
 	var format *oapi.InvalidParamFormatError
 	var required *oapi.RequiredParamError
+	var many *oapi.TooManyValuesForParamError
 	switch {
 	case errors.As(err, &format):
-		e.Field = format.ParamName
+		must := "is not valid"
+		if op := s.ops[r.Pattern]; op != nil {
+			for _, p := range op.route.Operation.Parameters {
+				if p.Value != nil && p.Value.Name == format.ParamName && p.Value.Schema != nil && p.Value.Schema.Value != nil {
+					must = "must be " + expected(p.Value.Schema.Value)
+				}
+			}
+		}
+		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: format.ParamName, Detail: "The parameter " + format.ParamName + " " + must + "."}
 	case errors.As(err, &required):
-		e.Field = required.ParamName
+		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: required.ParamName, Detail: "The parameter " + required.ParamName + " is required."}
+	case errors.As(err, &many):
+		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: many.ParamName, Detail: "The parameter " + many.ParamName + " is given more than once."}
+	}
+	return workshop.Errorf(workshop.CodeInvalidParameter, "A parameter of this request could not be read.")
+}
+
+// decodeError answers a body that passed the document's checks but does
+// not decode into the operation's request (rare: the two disagree), naming
+// the member when Go's decoder says which.
+func decodeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := workshop.Errorf(workshop.CodeInvalidJSON, "The body does not fit this operation's request.")
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		e.Field, e.Detail = typ.Field, typ.Field+" has the wrong type for this operation's request."
 	}
 	writeError(w, r, e)
+}
+
+// methodNotAllowed answers a request no operation of mux takes: 405 with
+// Allow when the path is an operation's under other methods, else 404.
+// The methods are asked of mux itself, so they are the routes' own.
+func methodNotAllowed(mux *http.ServeMux) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if _, pattern := mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); pattern != "/" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) == 0 {
+			notFound(w, r)
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, r, workshop.Errorf(workshop.CodeMethodNotAllowed, "%s %s is not an operation of this API; the path takes %s.",
+			r.Method, r.URL.Path, strings.Join(allow, ", ")))
+	}
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

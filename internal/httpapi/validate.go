@@ -73,7 +73,7 @@ func unknownQuery(r *http.Request, op *operation) error {
 			takes = "takes " + strings.Join(op.queryParams, ", ")
 		}
 		return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: name,
-			Detail: fmt.Sprintf("Unknown query parameter %q: this operation %s.", name, takes)}
+			Detail: fmt.Sprintf("Unknown query parameter %s: this operation %s.", name, takes)}
 	}
 	return nil
 }
@@ -97,6 +97,9 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return nil, workshop.Errorf(workshop.CodeUnsupportedMediaType, "Send the body as application/json.")
 		}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "This operation takes a JSON body, and none was sent.")
 	}
 	if !json.Valid(data) {
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON.")
@@ -183,7 +186,7 @@ func problemOfValidation(err error) error {
 		if errors.As(err, &re) && re.Parameter != nil {
 			if param == nil {
 				param = &workshop.Error{Code: workshop.CodeInvalidParameter, Field: re.Parameter.Name,
-					Detail: fmt.Sprintf("The %s parameter %s is invalid: %s", re.Parameter.In, re.Parameter.Name, reasonOf(re))}
+					Detail: "The " + re.Parameter.In + " parameter " + parameterMessage(re)}
 			}
 			return
 		}
@@ -211,7 +214,7 @@ func problemOfValidation(err error) error {
 				code = "required"
 			}
 			f := fieldPath(path)
-			invalid = append(invalid, workshop.FieldError{Field: f, Code: code, Message: fmt.Sprintf("%s: %s", f, se.Reason)})
+			invalid = append(invalid, workshop.FieldError{Field: f, Code: code, Message: messageOf(f, se)})
 			return
 		}
 		invalid = append(invalid, workshop.FieldError{Field: "", Code: "invalid", Message: err.Error()})
@@ -228,15 +231,13 @@ func problemOfValidation(err error) error {
 	return workshop.Errorf(workshop.CodeInvalidJSON, "The request is not valid.")
 }
 
-func reasonOf(re *openapi3filter.RequestError) string {
+// parameterMessage says what is wrong with a parameter, for people.
+func parameterMessage(re *openapi3filter.RequestError) string {
 	var se *openapi3.SchemaError
 	if errors.As(re.Err, &se) {
-		return se.Reason
+		return messageOf(re.Parameter.Name, se)
 	}
-	if re.Err != nil {
-		return re.Err.Error()
-	}
-	return re.Reason
+	return re.Parameter.Name + " is not valid."
 }
 
 // fieldPath makes "steps[0].label" of the pointer [steps 0 label].

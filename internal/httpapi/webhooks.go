@@ -55,11 +55,15 @@ func (h *handlers) checkWebhookURL(ctx context.Context, raw string) error {
 
 func (h *handlers) CreateWebhook(ctx context.Context, req oapi.CreateWebhookRequestObject) (oapi.CreateWebhookResponseObject, error) {
 	p, b := principalOf(ctx), req.Body
+	var v workshop.Validation
 	events, err := workshop.CheckWebhookEvents(b.Events)
-	if err != nil {
+	if err := v.Check(err); err != nil {
 		return nil, err
 	}
-	if err := h.checkWebhookURL(ctx, b.Url); err != nil {
+	if err := v.Check(h.checkWebhookURL(ctx, b.Url)); err != nil {
+		return nil, err
+	}
+	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	now := workshop.MicrosOf(h.now())
@@ -89,7 +93,7 @@ func (h *handlers) GetWebhook(ctx context.Context, req oapi.GetWebhookRequestObj
 	if err != nil {
 		return nil, err
 	}
-	return oapi.GetWebhook200JSONResponse(webhookOf(w)), nil
+	return oapi.GetWebhook200JSONResponse{Body: webhookOf(w), Headers: oapi.GetWebhook200ResponseHeaders{ETag: etagOf(w.UpdatedAt)}}, nil
 }
 
 func (h *handlers) PatchWebhook(ctx context.Context, req oapi.PatchWebhookRequestObject) (oapi.PatchWebhookResponseObject, error) {
@@ -99,19 +103,30 @@ func (h *handlers) PatchWebhook(ctx context.Context, req oapi.PatchWebhookReques
 	if _, err := h.store.Webhook(ctx, v, req.WebhookId); err != nil {
 		return nil, err
 	}
+	version, sent, err := ifMatchVersion(req.Params.IfMatch)
+	if err != nil {
+		return nil, err
+	}
 	var patch store.WebhookPatch
+	if sent {
+		patch.UpdatedAt = &version.at
+	}
+	var vs workshop.Validation
 	if b.Events != nil {
 		events, err := workshop.CheckWebhookEvents(*b.Events)
-		if err != nil {
+		if err := vs.Check(err); err != nil {
 			return nil, err
 		}
 		patch.Events = events
 	}
 	if b.Url != nil {
-		if err := h.checkWebhookURL(ctx, *b.Url); err != nil {
+		if err := vs.Check(h.checkWebhookURL(ctx, *b.Url)); err != nil {
 			return nil, err
 		}
 		patch.URL = b.Url
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
 	}
 	patch.IsActive = b.IsActive
 	rotate := b.RotateSecret != nil && *b.RotateSecret
@@ -121,9 +136,9 @@ func (h *handlers) PatchWebhook(ctx context.Context, req oapi.PatchWebhookReques
 	}
 	w, err := h.store.PatchWebhook(ctx, v, req.WebhookId, patch, workshop.MicrosOf(h.now()))
 	if err != nil {
-		return nil, err
+		return nil, version.failed(err)
 	}
-	return oapi.PatchWebhook200JSONResponse(webhookWithSecret(w, rotate)), nil
+	return oapi.PatchWebhook200JSONResponse{Body: webhookWithSecret(w, rotate), Headers: oapi.PatchWebhook200ResponseHeaders{ETag: etagOf(w.UpdatedAt)}}, nil
 }
 
 func (h *handlers) DeleteWebhook(ctx context.Context, req oapi.DeleteWebhookRequestObject) (oapi.DeleteWebhookResponseObject, error) {

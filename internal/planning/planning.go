@@ -187,7 +187,7 @@ func planDate(date string, now time.Time, zone *time.Location) (time.Time, error
 	}
 	t, err := time.ParseInLocation(time.DateOnly, date, zone)
 	if err != nil {
-		return t, workshop.Invalid("date", "date %q is not a date (YYYY-MM-DD).", date)
+		return t, workshop.Invalid("date", "date %s is not a date: send one like 2026-11-21.", date)
 	}
 	return t, nil
 }

@@ -24,6 +24,7 @@ const (
 	CodeNotFound              Code = "not_found"
 	CodeMethodNotAllowed      Code = "method_not_allowed"
 	CodeStaleUpdatedAt        Code = "stale_updated_at"
+	CodePreconditionFailed    Code = "precondition_failed"
 	CodeDayCloseInProgress    Code = "day_close_in_progress"
 	CodeInvalidTransition     Code = "invalid_transition"
 	CodeAlreadyClockedIn      Code = "already_clocked_in"
@@ -52,7 +53,7 @@ type Error struct {
 	Detail string
 	Field  string       // the first offending field, when there is one
 	Fields []FieldError // every offending field of a validation error
-	// CurrentUpdatedAt is set on stale_updated_at.
+	// CurrentUpdatedAt is set on stale_updated_at and precondition_failed.
 	CurrentUpdatedAt *Micros
 }
 
@@ -97,6 +98,18 @@ func (v *Validation) Add(field, format string, args ...any) {
 // AddCode records an invalid field with its own code (e.g. "taken").
 func (v *Validation) AddCode(field, code, format string, args ...any) {
 	v.fields = append(v.fields, FieldError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// Check adds the fields of a validation_failed error to v, so that a
+// request hears of every invalid field at once; any other error (or nil)
+// is returned, for the caller to stop on.
+func (v *Validation) Check(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeValidationFailed {
+		v.fields = append(v.fields, e.Fields...)
+		return nil
+	}
+	return err
 }
 
 // Err is a validation_failed error naming the first field, or nil.

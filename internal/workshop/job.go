@@ -139,10 +139,22 @@ func ParseOffsetTime(s string) (OffsetTime, error) {
 // tolerance: an arrival is a fact, never a plan.
 func CheckArrival(field string, at time.Time, now time.Time, skew time.Duration) error {
 	if at.After(now.Add(skew)) {
-		return Invalid(field, "arrivalTime %s is in the future; an arrival records when the vehicle came (clock skew of %v is tolerated).",
-			at.Format(time.RFC3339), skew)
+		return Invalid(field, "arrivalTime %s is in the future; an arrival records when the vehicle came (a clock %s ahead is tolerated).",
+			at.Format(time.RFC3339), durationWords(skew))
 	}
 	return nil
+}
+
+// durationWords is a tolerance as people say it: "5 minutes", "30 seconds".
+func durationWords(d time.Duration) string {
+	n, unit := int64(d/time.Second), "second"
+	if d%time.Minute == 0 && d > 0 {
+		n, unit = int64(d/time.Minute), "minute"
+	}
+	if n != 1 {
+		unit += "s"
+	}
+	return fmt.Sprintf("%d %s", n, unit)
 }
 
 // FormatJobNumber is the assigned number of seq in a year: RO-2026-0001.

@@ -87,7 +87,7 @@ func FinishJob(j Job, to string, tags, known []string, now Micros) (Job, error) 
 	var v Validation
 	for i, t := range tags {
 		if !slices.Contains(known, t) {
-			v.AddCode("reasonTags", "unknown_tag", "reasonTags[%d]: %q is not a cancel reason tag of this location (see GET /v1/scheduler/cancel-reason-tags).", i, t)
+			v.AddCode("reasonTags", "unknown_tag", "reasonTags[%d]: %s is not a cancel reason tag of this location (see GET /v1/scheduler/cancel-reason-tags).", i, t)
 		}
 	}
 	if err := v.Err(); err != nil {

@@ -1,5 +1,7 @@
 package workshop
 
+import "strings"
+
 // CompleteStep completes a new step with the catalog item its serviceCode
 // names (contract section 8): the item must be an active one of the job's
 // location (item nil: not found), and supplies the label (its name) and
@@ -7,9 +9,12 @@ package workshop
 // serviceCode must have both.
 func CompleteStep(st Step, item *CatalogItem) (Step, error) {
 	var v Validation
+	if st.Label != "" && strings.TrimSpace(st.Label) == "" {
+		v.Add("label", "label cannot be blank.")
+	}
 	if st.ServiceCode != nil {
 		if item == nil || !item.IsActive {
-			v.AddCode("serviceCode", "unknown_service_code", "serviceCode %q is not an active service of the job's location's catalog.", *st.ServiceCode)
+			v.AddCode("serviceCode", "unknown_service_code", "serviceCode %s is not an active service of the job's location's catalog.", *st.ServiceCode)
 			return st, v.Err()
 		}
 		if st.Label == "" {

@@ -2,6 +2,7 @@ package workshop
 
 import (
 	"slices"
+	"strings"
 )
 
 // StepPatch is a change to a step; nil fields stay as they are.
@@ -63,7 +64,11 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 	}
 	next := st
 	next.TechIDs = slices.Clone(st.TechIDs)
+	var v Validation // every invalid field of the patch, reported together
 	if p.Label != nil {
+		if strings.TrimSpace(*p.Label) == "" {
+			v.Add("label", "label cannot be blank.")
+		}
 		next.Label = *p.Label
 	}
 	if p.Phase != nil {
@@ -79,19 +84,18 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 		next.TechIDs = Dedupe(*p.TechIDs)
 		for i, id := range next.TechIDs {
 			if t, ok := f.Technicians[id]; !ok || t.Deleted || t.LocationID != st.LocationID {
-				var v Validation
 				v.AddCode("techIds", "not_in_location", "techIds[%d]: technician %s is not a technician of the job's location.", i, id)
-				return st, v.Err()
 			}
 		}
 	}
 	if p.BayID != nil {
 		next.BayID = *p.BayID
 		if next.BayID != nil && (st.BayID == nil || *st.BayID != *next.BayID) {
-			if err := checkBay(f.Bays, st.LocationID, *next.BayID); err != nil {
-				return st, err
-			}
+			_ = v.Check(checkBay(f.Bays, st.LocationID, *next.BayID)) // only validation errors
 		}
+	}
+	if err := v.Err(); err != nil {
+		return st, err // the status is judged on a valid step
 	}
 	if p.Status != nil {
 		if err := StepTransition(st.Status, *p.Status); err != nil {

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -107,7 +106,7 @@ func CheckWebhookEvents(events []string) ([]string, error) {
 	var out, unknown []string
 	for _, e := range events {
 		if !ValidEvent(e) {
-			unknown = append(unknown, strconv.Quote(e))
+			unknown = append(unknown, e)
 			continue
 		}
 		if !slices.Contains(out, e) {

@@ -320,6 +320,7 @@ const (
 	ProblemCodeNotClockedIn          ProblemCode = "not_clocked_in"
 	ProblemCodeNotFound              ProblemCode = "not_found"
 	ProblemCodePlanUpgradeRequired   ProblemCode = "plan_upgrade_required"
+	ProblemCodePreconditionFailed    ProblemCode = "precondition_failed"
 	ProblemCodeRateLimited           ProblemCode = "rate_limited"
 	ProblemCodeStaleUpdatedAt        ProblemCode = "stale_updated_at"
 	ProblemCodeUnknownField          ProblemCode = "unknown_field"
@@ -367,6 +368,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeNotFound:
 		return true
 	case ProblemCodePlanUpgradeRequired:
+		return true
+	case ProblemCodePreconditionFailed:
 		return true
 	case ProblemCodeRateLimited:
 		return true
@@ -1547,7 +1550,7 @@ type Problem struct {
 	// Code The stable machine name of the error.
 	Code ProblemCode `json:"code"`
 
-	// CurrentUpdatedAt With stale_updated_at, the record's current updatedAt.
+	// CurrentUpdatedAt With stale_updated_at and precondition_failed, the record's current updatedAt.
 	CurrentUpdatedAt *AuditTimestamp `json:"currentUpdatedAt,omitempty"`
 
 	// Detail What went wrong in this request, for people.
@@ -1968,6 +1971,9 @@ type IdempotencyKey = string
 // IfMatch defines model for IfMatch.
 type IfMatch = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // JobId defines model for JobId.
 type JobId = string
 
@@ -1997,6 +2003,9 @@ type NotFound = Problem
 
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
+
+// PreconditionFailed An RFC 9457 problem.
+type PreconditionFailed = Problem
 
 // TooManyRequests An RFC 9457 problem.
 type TooManyRequests = Problem
@@ -2053,6 +2062,20 @@ type ListWebhooksParams struct {
 type CreateWebhookParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetWebhookParams defines parameters for GetWebhook.
+type GetWebhookParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PatchWebhookParams defines parameters for PatchWebhook.
+type PatchWebhookParams struct {
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
@@ -2127,9 +2150,17 @@ type ListBaysParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetBayParams defines parameters for GetBay.
+type GetBayParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchBayParams defines parameters for PatchBay.
 type PatchBayParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2184,9 +2215,17 @@ type CreateJobParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchJobParams defines parameters for PatchJob.
 type PatchJobParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2194,12 +2233,22 @@ type PatchJobParams struct {
 type CancelJobParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // DeliverJobParams defines parameters for DeliverJob.
 type DeliverJobParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // CreateStepParams defines parameters for CreateStep.
@@ -2210,7 +2259,9 @@ type CreateStepParams struct {
 
 // PatchStepParams defines parameters for PatchStep.
 type PatchStepParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2241,9 +2292,17 @@ type ListTechniciansParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetTechnicianParams defines parameters for GetTechnician.
+type GetTechnicianParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchTechnicianParams defines parameters for PatchTechnician.
 type PatchTechnicianParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2387,10 +2446,10 @@ type ServerInterface interface {
 	DeleteWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId)
 	// GetWebhook Get a webhook
 	// (GET /v1/platform/webhooks/{webhookId})
-	GetWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId)
+	GetWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params GetWebhookParams)
 	// PatchWebhook Update a webhook
 	// (PATCH /v1/platform/webhooks/{webhookId})
-	PatchWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId)
+	PatchWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params PatchWebhookParams)
 	// ListWebhookDeliveries List a webhook's deliveries
 	// (GET /v1/platform/webhooks/{webhookId}/deliveries)
 	ListWebhookDeliveries(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params ListWebhookDeliveriesParams)
@@ -2417,7 +2476,7 @@ type ServerInterface interface {
 	ListBays(w http.ResponseWriter, r *http.Request, params ListBaysParams)
 	// GetBay Get a bay
 	// (GET /v1/scheduler/bays/{bayId})
-	GetBay(w http.ResponseWriter, r *http.Request, bayId string)
+	GetBay(w http.ResponseWriter, r *http.Request, bayId string, params GetBayParams)
 	// PatchBay Put a bay into or out of maintenance
 	// (PATCH /v1/scheduler/bays/{bayId})
 	PatchBay(w http.ResponseWriter, r *http.Request, bayId string, params PatchBayParams)
@@ -2441,7 +2500,7 @@ type ServerInterface interface {
 	CreateJob(w http.ResponseWriter, r *http.Request, params CreateJobParams)
 	// GetJob Get a job with its steps
 	// (GET /v1/scheduler/jobs/{jobId})
-	GetJob(w http.ResponseWriter, r *http.Request, jobId JobId)
+	GetJob(w http.ResponseWriter, r *http.Request, jobId JobId, params GetJobParams)
 	// PatchJob Update a job
 	// (PATCH /v1/scheduler/jobs/{jobId})
 	PatchJob(w http.ResponseWriter, r *http.Request, jobId JobId, params PatchJobParams)
@@ -2471,7 +2530,7 @@ type ServerInterface interface {
 	ListTechnicians(w http.ResponseWriter, r *http.Request, params ListTechniciansParams)
 	// GetTechnician Get a technician
 	// (GET /v1/scheduler/technicians/{technicianId})
-	GetTechnician(w http.ResponseWriter, r *http.Request, technicianId string)
+	GetTechnician(w http.ResponseWriter, r *http.Request, technicianId string, params GetTechnicianParams)
 	// PatchTechnician Set a technician's operational status
 	// (PATCH /v1/scheduler/technicians/{technicianId})
 	PatchTechnician(w http.ResponseWriter, r *http.Request, technicianId string, params PatchTechnicianParams)
@@ -2830,8 +2889,32 @@ func (siw *ServerInterfaceWrapper) GetWebhook(w http.ResponseWriter, r *http.Req
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetWebhookParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-None-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-None-Match", Err: err})
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetWebhook(w, r, webhookId)
+		siw.Handler.GetWebhook(w, r, webhookId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2856,8 +2939,32 @@ func (siw *ServerInterfaceWrapper) PatchWebhook(w http.ResponseWriter, r *http.R
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchWebhookParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-Match", Err: err})
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.PatchWebhook(w, r, webhookId)
+		siw.Handler.PatchWebhook(w, r, webhookId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -3329,8 +3436,32 @@ func (siw *ServerInterfaceWrapper) GetBay(w http.ResponseWriter, r *http.Request
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBayParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-None-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-None-Match", Err: err})
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetBay(w, r, bayId)
+		siw.Handler.GetBay(w, r, bayId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -3695,8 +3826,32 @@ func (siw *ServerInterfaceWrapper) GetJob(w http.ResponseWriter, r *http.Request
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetJobParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-None-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-None-Match", Err: err})
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetJob(w, r, jobId)
+		siw.Handler.GetJob(w, r, jobId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -3795,6 +3950,25 @@ func (siw *ServerInterfaceWrapper) CancelJob(w http.ResponseWriter, r *http.Requ
 
 	}
 
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-Match", Err: err})
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.CancelJob(w, r, jobId, params)
 	}))
@@ -3842,6 +4016,25 @@ func (siw *ServerInterfaceWrapper) DeliverJob(w http.ResponseWriter, r *http.Req
 		}
 
 		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-Match", Err: err})
+			return
+		}
+
+		params.IfMatch = &IfMatch
 
 	}
 
@@ -4152,8 +4345,32 @@ func (siw *ServerInterfaceWrapper) GetTechnician(w http.ResponseWriter, r *http.
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTechnicianParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "If-None-Match", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "If-None-Match", Err: err})
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetTechnician(w, r, technicianId)
+		siw.Handler.GetTechnician(w, r, technicianId, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -4436,6 +4653,14 @@ type NotFoundApplicationProblemPlusJSONResponse struct {
 	Headers NotFoundResponseHeaders
 }
 
+type NotModifiedResponseHeaders struct {
+	ETag       *string
+	XRequestId *string
+}
+type NotModifiedResponse struct {
+	Headers NotModifiedResponseHeaders
+}
+
 type PayloadTooLargeResponseHeaders struct {
 	XRequestId *string
 }
@@ -4443,6 +4668,15 @@ type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
 	Body Problem
 
 	Headers PayloadTooLargeResponseHeaders
+}
+
+type PreconditionFailedResponseHeaders struct {
+	XRequestId *string
+}
+type PreconditionFailedApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers PreconditionFailedResponseHeaders
 }
 
 type TooManyRequestsResponseHeaders struct {
@@ -5729,24 +5963,48 @@ func (response DeleteWebhook500ApplicationProblemPlusJSONResponse) VisitDeleteWe
 
 type GetWebhookRequestObject struct {
 	WebhookId WebhookId `json:"webhookId"`
+	Params    GetWebhookParams
 }
 
 type GetWebhookResponseObject interface {
 	VisitGetWebhookResponse(w http.ResponseWriter) error
 }
 
-type GetWebhook200JSONResponse Webhook
+type GetWebhook200ResponseHeaders struct {
+	ETag *string
+}
+
+type GetWebhook200JSONResponse struct {
+	Body    Webhook
+	Headers GetWebhook200ResponseHeaders
+}
 
 func (response GetWebhook200JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetWebhook304Response = NotModifiedResponse
+
+func (response GetWebhook304Response) VisitGetWebhookResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetWebhook400ApplicationProblemPlusJSONResponse struct {
@@ -5868,6 +6126,7 @@ func (response GetWebhook500ApplicationProblemPlusJSONResponse) VisitGetWebhookR
 
 type PatchWebhookRequestObject struct {
 	WebhookId WebhookId `json:"webhookId"`
+	Params    PatchWebhookParams
 	Body      *PatchWebhookJSONRequestBody
 }
 
@@ -5875,15 +6134,25 @@ type PatchWebhookResponseObject interface {
 	VisitPatchWebhookResponse(w http.ResponseWriter) error
 }
 
-type PatchWebhook200JSONResponse WebhookWithSecret
+type PatchWebhook200ResponseHeaders struct {
+	ETag *string
+}
+
+type PatchWebhook200JSONResponse struct {
+	Body    WebhookWithSecret
+	Headers PatchWebhook200ResponseHeaders
+}
 
 func (response PatchWebhook200JSONResponse) VisitPatchWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -5961,6 +6230,25 @@ func (response PatchWebhook404ApplicationProblemPlusJSONResponse) VisitPatchWebh
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchWebhook412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchWebhook412ApplicationProblemPlusJSONResponse) VisitPatchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7372,7 +7660,8 @@ func (response ListBays500ApplicationProblemPlusJSONResponse) VisitListBaysRespo
 }
 
 type GetBayRequestObject struct {
-	BayId string `json:"bayId"`
+	BayId  string `json:"bayId"`
+	Params GetBayParams
 }
 
 type GetBayResponseObject interface {
@@ -7401,6 +7690,19 @@ func (response GetBay200JSONResponse) VisitGetBayResponse(w http.ResponseWriter)
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetBay304Response = NotModifiedResponse
+
+func (response GetBay304Response) VisitGetBayResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetBay400ApplicationProblemPlusJSONResponse struct {
@@ -7645,6 +7947,25 @@ func (response PatchBay409ApplicationProblemPlusJSONResponse) VisitPatchBayRespo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBay412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchBay412ApplicationProblemPlusJSONResponse) VisitPatchBayResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8707,7 +9028,8 @@ func (response CreateJob500ApplicationProblemPlusJSONResponse) VisitCreateJobRes
 }
 
 type GetJobRequestObject struct {
-	JobId JobId `json:"jobId"`
+	JobId  JobId `json:"jobId"`
+	Params GetJobParams
 }
 
 type GetJobResponseObject interface {
@@ -8736,6 +9058,19 @@ func (response GetJob200JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetJob304Response = NotModifiedResponse
+
+func (response GetJob304Response) VisitGetJobResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetJob400ApplicationProblemPlusJSONResponse struct {
@@ -8984,6 +9319,25 @@ func (response PatchJob409ApplicationProblemPlusJSONResponse) VisitPatchJobRespo
 	return err
 }
 
+type PatchJob412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchJob412ApplicationProblemPlusJSONResponse) VisitPatchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PatchJob413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -9092,15 +9446,25 @@ type CancelJobResponseObject interface {
 	VisitCancelJobResponse(w http.ResponseWriter) error
 }
 
-type CancelJob200JSONResponse Job
+type CancelJob200ResponseHeaders struct {
+	ETag *string
+}
+
+type CancelJob200JSONResponse struct {
+	Body    Job
+	Headers CancelJob200ResponseHeaders
+}
 
 func (response CancelJob200JSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9197,6 +9561,25 @@ func (response CancelJob409ApplicationProblemPlusJSONResponse) VisitCancelJobRes
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob412ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9308,15 +9691,25 @@ type DeliverJobResponseObject interface {
 	VisitDeliverJobResponse(w http.ResponseWriter) error
 }
 
-type DeliverJob200JSONResponse Job
+type DeliverJob200ResponseHeaders struct {
+	ETag *string
+}
+
+type DeliverJob200JSONResponse struct {
+	Body    Job
+	Headers DeliverJob200ResponseHeaders
+}
 
 func (response DeliverJob200JSONResponse) VisitDeliverJobResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9413,6 +9806,25 @@ func (response DeliverJob409ApplicationProblemPlusJSONResponse) VisitDeliverJobR
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeliverJob412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response DeliverJob412ApplicationProblemPlusJSONResponse) VisitDeliverJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9940,6 +10352,25 @@ func (response PatchStep409ApplicationProblemPlusJSONResponse) VisitPatchStepRes
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchStep412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchStep412ApplicationProblemPlusJSONResponse) VisitPatchStepResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10538,6 +10969,7 @@ func (response ListTechnicians500ApplicationProblemPlusJSONResponse) VisitListTe
 
 type GetTechnicianRequestObject struct {
 	TechnicianId string `json:"technicianId"`
+	Params       GetTechnicianParams
 }
 
 type GetTechnicianResponseObject interface {
@@ -10566,6 +10998,19 @@ func (response GetTechnician200JSONResponse) VisitGetTechnicianResponse(w http.R
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetTechnician304Response = NotModifiedResponse
+
+func (response GetTechnician304Response) VisitGetTechnicianResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetTechnician400ApplicationProblemPlusJSONResponse struct {
@@ -10810,6 +11255,25 @@ func (response PatchTechnician409ApplicationProblemPlusJSONResponse) VisitPatchT
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTechnician412ApplicationProblemPlusJSONResponse struct {
+	PreconditionFailedApplicationProblemPlusJSONResponse
+}
+
+func (response PatchTechnician412ApplicationProblemPlusJSONResponse) VisitPatchTechnicianResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(412)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11439,10 +11903,11 @@ func (sh *strictHandler) DeleteWebhook(w http.ResponseWriter, r *http.Request, w
 }
 
 // GetWebhook operation middleware
-func (sh *strictHandler) GetWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId) {
+func (sh *strictHandler) GetWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params GetWebhookParams) {
 	var request GetWebhookRequestObject
 
 	request.WebhookId = webhookId
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetWebhook(ctx, request.(GetWebhookRequestObject))
@@ -11465,10 +11930,11 @@ func (sh *strictHandler) GetWebhook(w http.ResponseWriter, r *http.Request, webh
 }
 
 // PatchWebhook operation middleware
-func (sh *strictHandler) PatchWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId) {
+func (sh *strictHandler) PatchWebhook(w http.ResponseWriter, r *http.Request, webhookId WebhookId, params PatchWebhookParams) {
 	var request PatchWebhookRequestObject
 
 	request.WebhookId = webhookId
+	request.Params = params
 
 	var body PatchWebhookJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -11724,10 +12190,11 @@ func (sh *strictHandler) ListBays(w http.ResponseWriter, r *http.Request, params
 }
 
 // GetBay operation middleware
-func (sh *strictHandler) GetBay(w http.ResponseWriter, r *http.Request, bayId string) {
+func (sh *strictHandler) GetBay(w http.ResponseWriter, r *http.Request, bayId string, params GetBayParams) {
 	var request GetBayRequestObject
 
 	request.BayId = bayId
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetBay(ctx, request.(GetBayRequestObject))
@@ -11954,10 +12421,11 @@ func (sh *strictHandler) CreateJob(w http.ResponseWriter, r *http.Request, param
 }
 
 // GetJob operation middleware
-func (sh *strictHandler) GetJob(w http.ResponseWriter, r *http.Request, jobId JobId) {
+func (sh *strictHandler) GetJob(w http.ResponseWriter, r *http.Request, jobId JobId, params GetJobParams) {
 	var request GetJobRequestObject
 
 	request.JobId = jobId
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetJob(ctx, request.(GetJobRequestObject))
@@ -12255,10 +12723,11 @@ func (sh *strictHandler) ListTechnicians(w http.ResponseWriter, r *http.Request,
 }
 
 // GetTechnician operation middleware
-func (sh *strictHandler) GetTechnician(w http.ResponseWriter, r *http.Request, technicianId string) {
+func (sh *strictHandler) GetTechnician(w http.ResponseWriter, r *http.Request, technicianId string, params GetTechnicianParams) {
 	var request GetTechnicianRequestObject
 
 	request.TechnicianId = technicianId
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetTechnician(ctx, request.(GetTechnicianRequestObject))

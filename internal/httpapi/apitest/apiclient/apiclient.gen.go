@@ -320,6 +320,7 @@ const (
 	ProblemCodeNotClockedIn          ProblemCode = "not_clocked_in"
 	ProblemCodeNotFound              ProblemCode = "not_found"
 	ProblemCodePlanUpgradeRequired   ProblemCode = "plan_upgrade_required"
+	ProblemCodePreconditionFailed    ProblemCode = "precondition_failed"
 	ProblemCodeRateLimited           ProblemCode = "rate_limited"
 	ProblemCodeStaleUpdatedAt        ProblemCode = "stale_updated_at"
 	ProblemCodeUnknownField          ProblemCode = "unknown_field"
@@ -367,6 +368,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeNotFound:
 		return true
 	case ProblemCodePlanUpgradeRequired:
+		return true
+	case ProblemCodePreconditionFailed:
 		return true
 	case ProblemCodeRateLimited:
 		return true
@@ -1547,7 +1550,7 @@ type Problem struct {
 	// Code The stable machine name of the error.
 	Code ProblemCode `json:"code"`
 
-	// CurrentUpdatedAt With stale_updated_at, the record's current updatedAt.
+	// CurrentUpdatedAt With stale_updated_at and precondition_failed, the record's current updatedAt.
 	CurrentUpdatedAt *AuditTimestamp `json:"currentUpdatedAt,omitempty"`
 
 	// Detail What went wrong in this request, for people.
@@ -1968,6 +1971,9 @@ type IdempotencyKey = string
 // IfMatch defines model for IfMatch.
 type IfMatch = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // JobId defines model for JobId.
 type JobId = string
 
@@ -1997,6 +2003,9 @@ type NotFound = Problem
 
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
+
+// PreconditionFailed An RFC 9457 problem.
+type PreconditionFailed = Problem
 
 // TooManyRequests An RFC 9457 problem.
 type TooManyRequests = Problem
@@ -2053,6 +2062,20 @@ type ListWebhooksParams struct {
 type CreateWebhookParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetWebhookParams defines parameters for GetWebhook.
+type GetWebhookParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PatchWebhookParams defines parameters for PatchWebhook.
+type PatchWebhookParams struct {
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
@@ -2127,9 +2150,17 @@ type ListBaysParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetBayParams defines parameters for GetBay.
+type GetBayParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchBayParams defines parameters for PatchBay.
 type PatchBayParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2184,9 +2215,17 @@ type CreateJobParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchJobParams defines parameters for PatchJob.
 type PatchJobParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2194,12 +2233,22 @@ type PatchJobParams struct {
 type CancelJobParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // DeliverJobParams defines parameters for DeliverJob.
 type DeliverJobParams struct {
 	// IdempotencyKey Makes a retried POST safe; see the conventions above.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // CreateStepParams defines parameters for CreateStep.
@@ -2210,7 +2259,9 @@ type CreateStepParams struct {
 
 // PatchStepParams defines parameters for PatchStep.
 type PatchStepParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2241,9 +2292,17 @@ type ListTechniciansParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetTechnicianParams defines parameters for GetTechnician.
+type GetTechnicianParams struct {
+	// IfNoneMatch ETags of the record as read before (or `*`); when the current one is among them the answer is 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // PatchTechnicianParams defines parameters for PatchTechnician.
 type PatchTechnicianParams struct {
-	// IfMatch The ETag of the record as read; an alternative to sending updatedAt.
+	// IfMatch The ETag of the record as read: the write applies only to that version, else 412 `precondition_failed`
+	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
+	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -2532,7 +2591,7 @@ type ClientInterface interface {
 	// One registration, without its secret. Needs `webhooks:read`.
 	//
 	// Corresponds with GET /v1/platform/webhooks/{webhookId} (the `GetWebhook` operationId).
-	GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetWebhook(ctx context.Context, webhookId WebhookId, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchWebhookWithBody Update a webhook
 	//
@@ -2541,7 +2600,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-	PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchWebhook Update a webhook
 	//
@@ -2550,7 +2609,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-	PatchWebhook(ctx context.Context, webhookId WebhookId, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchWebhook(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookDeliveries List a webhook's deliveries
 	//
@@ -2641,7 +2700,7 @@ type ClientInterface interface {
 	// Needs `bays:read`.
 	//
 	// Corresponds with GET /v1/scheduler/bays/{bayId} (the `GetBay` operationId).
-	GetBay(ctx context.Context, bayId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetBay(ctx context.Context, bayId string, params *GetBayParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchBayWithBody Put a bay into or out of maintenance
 	//
@@ -2744,13 +2803,13 @@ type ClientInterface interface {
 	// The job and its steps ordered by (phase, createdAt). The ETag header can be sent back as If-Match on PATCH. Needs `jobs:read`.
 	//
 	// Corresponds with GET /v1/scheduler/jobs/{jobId} (the `GetJob` operationId).
-	GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetJob(ctx context.Context, jobId JobId, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchJobWithBody Update a job
 	//
 	// Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-	// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-	// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+	// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+	// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 	// on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 	// nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 	// `invalid_transition`).
@@ -2763,8 +2822,8 @@ type ClientInterface interface {
 	// PatchJob Update a job
 	//
 	// Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-	// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-	// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+	// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+	// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 	// on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 	// nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 	// `invalid_transition`).
@@ -2925,7 +2984,7 @@ type ClientInterface interface {
 	// Needs `technicians:read`.
 	//
 	// Corresponds with GET /v1/scheduler/technicians/{technicianId} (the `GetTechnician` operationId).
-	GetTechnician(ctx context.Context, technicianId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetTechnician(ctx context.Context, technicianId string, params *GetTechnicianParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchTechnicianWithBody Set a technician's operational status
 	//
@@ -3165,8 +3224,8 @@ func (c *Client) DeleteWebhook(ctx context.Context, webhookId WebhookId, reqEdit
 // One registration, without its secret. Needs `webhooks:read`.
 //
 // Corresponds with GET /v1/platform/webhooks/{webhookId} (the `GetWebhook` operationId).
-func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetWebhookRequest(c.Server, webhookId)
+func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookRequest(c.Server, webhookId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3184,8 +3243,8 @@ func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-func (c *Client) PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchWebhookRequestWithBody(c.Server, webhookId, contentType, body)
+func (c *Client) PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchWebhookRequestWithBody(c.Server, webhookId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3203,8 +3262,8 @@ func (c *Client) PatchWebhookWithBody(ctx context.Context, webhookId WebhookId, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-func (c *Client) PatchWebhook(ctx context.Context, webhookId WebhookId, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchWebhookRequest(c.Server, webhookId, body)
+func (c *Client) PatchWebhook(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchWebhookRequest(c.Server, webhookId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3404,8 +3463,8 @@ func (c *Client) ListBays(ctx context.Context, params *ListBaysParams, reqEditor
 // Needs `bays:read`.
 //
 // Corresponds with GET /v1/scheduler/bays/{bayId} (the `GetBay` operationId).
-func (c *Client) GetBay(ctx context.Context, bayId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetBayRequest(c.Server, bayId)
+func (c *Client) GetBay(ctx context.Context, bayId string, params *GetBayParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBayRequest(c.Server, bayId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3617,8 +3676,8 @@ func (c *Client) CreateJob(ctx context.Context, params *CreateJobParams, body Cr
 // The job and its steps ordered by (phase, createdAt). The ETag header can be sent back as If-Match on PATCH. Needs `jobs:read`.
 //
 // Corresponds with GET /v1/scheduler/jobs/{jobId} (the `GetJob` operationId).
-func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetJobRequest(c.Server, jobId)
+func (c *Client) GetJob(ctx context.Context, jobId JobId, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobRequest(c.Server, jobId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3632,8 +3691,8 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 // PatchJobWithBody Update a job
 //
 // Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 // on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 // nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 // `invalid_transition`).
@@ -3656,8 +3715,8 @@ func (c *Client) PatchJobWithBody(ctx context.Context, jobId JobId, params *Patc
 // PatchJob Update a job
 //
 // Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 // on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 // nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 // `invalid_transition`).
@@ -3948,8 +4007,8 @@ func (c *Client) ListTechnicians(ctx context.Context, params *ListTechniciansPar
 // Needs `technicians:read`.
 //
 // Corresponds with GET /v1/scheduler/technicians/{technicianId} (the `GetTechnician` operationId).
-func (c *Client) GetTechnician(ctx context.Context, technicianId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetTechnicianRequest(c.Server, technicianId)
+func (c *Client) GetTechnician(ctx context.Context, technicianId string, params *GetTechnicianParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTechnicianRequest(c.Server, technicianId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4470,7 +4529,7 @@ func NewDeleteWebhookRequest(server string, webhookId WebhookId) (*http.Request,
 }
 
 // NewGetWebhookRequest constructs an http.Request for the GetWebhook method
-func NewGetWebhookRequest(server string, webhookId WebhookId) (*http.Request, error) {
+func NewGetWebhookRequest(server string, webhookId WebhookId, params *GetWebhookParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4500,22 +4559,37 @@ func NewGetWebhookRequest(server string, webhookId WebhookId) (*http.Request, er
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewPatchWebhookRequest calls the generic PatchWebhook builder with application/json body
-func NewPatchWebhookRequest(server string, webhookId WebhookId, body PatchWebhookJSONRequestBody) (*http.Request, error) {
+func NewPatchWebhookRequest(server string, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPatchWebhookRequestWithBody(server, webhookId, "application/json", bodyReader)
+	return NewPatchWebhookRequestWithBody(server, webhookId, params, "application/json", bodyReader)
 }
 
 // NewPatchWebhookRequestWithBody constructs an http.Request for the PatchWebhook method, with any body, and a specified content type
-func NewPatchWebhookRequestWithBody(server string, webhookId WebhookId, contentType string, body io.Reader) (*http.Request, error) {
+func NewPatchWebhookRequestWithBody(server string, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4546,6 +4620,21 @@ func NewPatchWebhookRequestWithBody(server string, webhookId WebhookId, contentT
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5101,7 +5190,7 @@ func NewListBaysRequest(server string, params *ListBaysParams) (*http.Request, e
 }
 
 // NewGetBayRequest constructs an http.Request for the GetBay method
-func NewGetBayRequest(server string, bayId string) (*http.Request, error) {
+func NewGetBayRequest(server string, bayId string, params *GetBayParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5129,6 +5218,21 @@ func NewGetBayRequest(server string, bayId string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5599,7 +5703,7 @@ func NewCreateJobRequestWithBody(server string, params *CreateJobParams, content
 }
 
 // NewGetJobRequest constructs an http.Request for the GetJob method
-func NewGetJobRequest(server string, jobId JobId) (*http.Request, error) {
+func NewGetJobRequest(server string, jobId JobId, params *GetJobParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5627,6 +5731,21 @@ func NewGetJobRequest(server string, jobId JobId) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5751,6 +5870,17 @@ func NewCancelJobRequestWithBody(server string, jobId JobId, params *CancelJobPa
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -5798,6 +5928,17 @@ func NewDeliverJobRequest(server string, jobId JobId, params *DeliverJobParams) 
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -6170,7 +6311,7 @@ func NewListTechniciansRequest(server string, params *ListTechniciansParams) (*h
 }
 
 // NewGetTechnicianRequest constructs an http.Request for the GetTechnician method
-func NewGetTechnicianRequest(server string, technicianId string) (*http.Request, error) {
+func NewGetTechnicianRequest(server string, technicianId string, params *GetTechnicianParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6198,6 +6339,21 @@ func NewGetTechnicianRequest(server string, technicianId string) (*http.Request,
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6454,7 +6610,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/platform/webhooks/{webhookId} (the `GetWebhook` operationId).
-	GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
+	GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
 
 	// PatchWebhookWithBodyWithResponse Update a webhook
 	//
@@ -6463,7 +6619,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-	PatchWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error)
+	PatchWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error)
 
 	// PatchWebhookWithResponse Update a webhook
 	//
@@ -6472,7 +6628,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-	PatchWebhookWithResponse(ctx context.Context, webhookId WebhookId, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error)
+	PatchWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error)
 
 	// ListWebhookDeliveriesWithResponse List a webhook's deliveries
 	//
@@ -6577,7 +6733,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/scheduler/bays/{bayId} (the `GetBay` operationId).
-	GetBayWithResponse(ctx context.Context, bayId string, reqEditors ...RequestEditorFn) (*GetBayResponse, error)
+	GetBayWithResponse(ctx context.Context, bayId string, params *GetBayParams, reqEditors ...RequestEditorFn) (*GetBayResponse, error)
 
 	// PatchBayWithBodyWithResponse Put a bay into or out of maintenance
 	//
@@ -6690,13 +6846,13 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/scheduler/jobs/{jobId} (the `GetJob` operationId).
-	GetJobWithResponse(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
+	GetJobWithResponse(ctx context.Context, jobId JobId, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
 
 	// PatchJobWithBodyWithResponse Update a job
 	//
 	// Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-	// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-	// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+	// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+	// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 	// on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 	// nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 	// `invalid_transition`).
@@ -6709,8 +6865,8 @@ type ClientWithResponsesInterface interface {
 	// PatchJobWithResponse Update a job
 	//
 	// Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-	// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-	// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+	// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+	// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 	// on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 	// nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 	// `invalid_transition`).
@@ -6881,7 +7037,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/scheduler/technicians/{technicianId} (the `GetTechnician` operationId).
-	GetTechnicianWithResponse(ctx context.Context, technicianId string, reqEditors ...RequestEditorFn) (*GetTechnicianResponse, error)
+	GetTechnicianWithResponse(ctx context.Context, technicianId string, params *GetTechnicianParams, reqEditors ...RequestEditorFn) (*GetTechnicianResponse, error)
 
 	// PatchTechnicianWithBodyWithResponse Set a technician's operational status
 	//
@@ -8038,6 +8194,17 @@ func (r DeleteWebhookResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookResponse200Headers the declared response headers of an HTTP 200 response for GetWebhook
+type GetWebhookResponse200Headers struct {
+	ETag *string
+}
+
+// GetWebhookResponse304Headers the declared response headers of an HTTP 304 response for GetWebhook
+type GetWebhookResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetWebhookResponse400Headers the declared response headers of an HTTP 400 response for GetWebhook
 type GetWebhookResponse400Headers struct {
 	XRequestId *string
@@ -8086,6 +8253,10 @@ type GetWebhookResponse struct {
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetWebhookResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetWebhookResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8164,6 +8335,11 @@ func (r GetWebhookResponse) ContentType() string {
 	return ""
 }
 
+// PatchWebhookResponse200Headers the declared response headers of an HTTP 200 response for PatchWebhook
+type PatchWebhookResponse200Headers struct {
+	ETag *string
+}
+
 // PatchWebhookResponse400Headers the declared response headers of an HTTP 400 response for PatchWebhook
 type PatchWebhookResponse400Headers struct {
 	XRequestId *string
@@ -8181,6 +8357,11 @@ type PatchWebhookResponse403Headers struct {
 
 // PatchWebhookResponse404Headers the declared response headers of an HTTP 404 response for PatchWebhook
 type PatchWebhookResponse404Headers struct {
+	XRequestId *string
+}
+
+// PatchWebhookResponse412Headers the declared response headers of an HTTP 412 response for PatchWebhook
+type PatchWebhookResponse412Headers struct {
 	XRequestId *string
 }
 
@@ -8223,6 +8404,8 @@ type PatchWebhookResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -8233,6 +8416,8 @@ type PatchWebhookResponse struct {
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchWebhookResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *PatchWebhookResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8241,6 +8426,8 @@ type PatchWebhookResponse struct {
 	Headers403 *PatchWebhookResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *PatchWebhookResponse404Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchWebhookResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchWebhookResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -8276,6 +8463,11 @@ func (r PatchWebhookResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r PatchWebhookResponse) GetApplicationproblemJSON404() *NotFound {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchWebhookResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -9485,6 +9677,12 @@ type GetBayResponse200Headers struct {
 	ETag *string
 }
 
+// GetBayResponse304Headers the declared response headers of an HTTP 304 response for GetBay
+type GetBayResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetBayResponse400Headers the declared response headers of an HTTP 400 response for GetBay
 type GetBayResponse400Headers struct {
 	XRequestId *string
@@ -9535,6 +9733,8 @@ type GetBayResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetBayResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetBayResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetBayResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9643,6 +9843,11 @@ type PatchBayResponse409Headers struct {
 	XRequestId *string
 }
 
+// PatchBayResponse412Headers the declared response headers of an HTTP 412 response for PatchBay
+type PatchBayResponse412Headers struct {
+	XRequestId *string
+}
+
 // PatchBayResponse413Headers the declared response headers of an HTTP 413 response for PatchBay
 type PatchBayResponse413Headers struct {
 	XRequestId *string
@@ -9684,6 +9889,8 @@ type PatchBayResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -9706,6 +9913,8 @@ type PatchBayResponse struct {
 	Headers404 *PatchBayResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PatchBayResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchBayResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchBayResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -9746,6 +9955,11 @@ func (r PatchBayResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r PatchBayResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchBayResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -10647,6 +10861,12 @@ type GetJobResponse200Headers struct {
 	ETag *string
 }
 
+// GetJobResponse304Headers the declared response headers of an HTTP 304 response for GetJob
+type GetJobResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetJobResponse400Headers the declared response headers of an HTTP 400 response for GetJob
 type GetJobResponse400Headers struct {
 	XRequestId *string
@@ -10697,6 +10917,8 @@ type GetJobResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetJobResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetJobResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetJobResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -10805,6 +11027,11 @@ type PatchJobResponse409Headers struct {
 	XRequestId *string
 }
 
+// PatchJobResponse412Headers the declared response headers of an HTTP 412 response for PatchJob
+type PatchJobResponse412Headers struct {
+	XRequestId *string
+}
+
 // PatchJobResponse413Headers the declared response headers of an HTTP 413 response for PatchJob
 type PatchJobResponse413Headers struct {
 	XRequestId *string
@@ -10846,6 +11073,8 @@ type PatchJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -10868,6 +11097,8 @@ type PatchJobResponse struct {
 	Headers404 *PatchJobResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PatchJobResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchJobResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchJobResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -10908,6 +11139,11 @@ func (r PatchJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r PatchJobResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchJobResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -10964,6 +11200,11 @@ func (r PatchJobResponse) ContentType() string {
 	return ""
 }
 
+// CancelJobResponse200Headers the declared response headers of an HTTP 200 response for CancelJob
+type CancelJobResponse200Headers struct {
+	ETag *string
+}
+
 // CancelJobResponse400Headers the declared response headers of an HTTP 400 response for CancelJob
 type CancelJobResponse400Headers struct {
 	XRequestId *string
@@ -10986,6 +11227,11 @@ type CancelJobResponse404Headers struct {
 
 // CancelJobResponse409Headers the declared response headers of an HTTP 409 response for CancelJob
 type CancelJobResponse409Headers struct {
+	XRequestId *string
+}
+
+// CancelJobResponse412Headers the declared response headers of an HTTP 412 response for CancelJob
+type CancelJobResponse412Headers struct {
 	XRequestId *string
 }
 
@@ -11030,6 +11276,8 @@ type CancelJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -11040,6 +11288,8 @@ type CancelJobResponse struct {
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelJobResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CancelJobResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11050,6 +11300,8 @@ type CancelJobResponse struct {
 	Headers404 *CancelJobResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CancelJobResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *CancelJobResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CancelJobResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -11090,6 +11342,11 @@ func (r CancelJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r CancelJobResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r CancelJobResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -11146,6 +11403,11 @@ func (r CancelJobResponse) ContentType() string {
 	return ""
 }
 
+// DeliverJobResponse200Headers the declared response headers of an HTTP 200 response for DeliverJob
+type DeliverJobResponse200Headers struct {
+	ETag *string
+}
+
 // DeliverJobResponse400Headers the declared response headers of an HTTP 400 response for DeliverJob
 type DeliverJobResponse400Headers struct {
 	XRequestId *string
@@ -11168,6 +11430,11 @@ type DeliverJobResponse404Headers struct {
 
 // DeliverJobResponse409Headers the declared response headers of an HTTP 409 response for DeliverJob
 type DeliverJobResponse409Headers struct {
+	XRequestId *string
+}
+
+// DeliverJobResponse412Headers the declared response headers of an HTTP 412 response for DeliverJob
+type DeliverJobResponse412Headers struct {
 	XRequestId *string
 }
 
@@ -11197,10 +11464,14 @@ type DeliverJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeliverJobResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *DeliverJobResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11211,6 +11482,8 @@ type DeliverJobResponse struct {
 	Headers404 *DeliverJobResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeliverJobResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *DeliverJobResponse412Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeliverJobResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -11245,6 +11518,11 @@ func (r DeliverJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r DeliverJobResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r DeliverJobResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -11624,6 +11902,11 @@ type PatchStepResponse409Headers struct {
 	XRequestId *string
 }
 
+// PatchStepResponse412Headers the declared response headers of an HTTP 412 response for PatchStep
+type PatchStepResponse412Headers struct {
+	XRequestId *string
+}
+
 // PatchStepResponse413Headers the declared response headers of an HTTP 413 response for PatchStep
 type PatchStepResponse413Headers struct {
 	XRequestId *string
@@ -11665,6 +11948,8 @@ type PatchStepResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -11687,6 +11972,8 @@ type PatchStepResponse struct {
 	Headers404 *PatchStepResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PatchStepResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchStepResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchStepResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -11727,6 +12014,11 @@ func (r PatchStepResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r PatchStepResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchStepResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -12222,6 +12514,12 @@ type GetTechnicianResponse200Headers struct {
 	ETag *string
 }
 
+// GetTechnicianResponse304Headers the declared response headers of an HTTP 304 response for GetTechnician
+type GetTechnicianResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetTechnicianResponse400Headers the declared response headers of an HTTP 400 response for GetTechnician
 type GetTechnicianResponse400Headers struct {
 	XRequestId *string
@@ -12272,6 +12570,8 @@ type GetTechnicianResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTechnicianResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetTechnicianResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetTechnicianResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12380,6 +12680,11 @@ type PatchTechnicianResponse409Headers struct {
 	XRequestId *string
 }
 
+// PatchTechnicianResponse412Headers the declared response headers of an HTTP 412 response for PatchTechnician
+type PatchTechnicianResponse412Headers struct {
+	XRequestId *string
+}
+
 // PatchTechnicianResponse413Headers the declared response headers of an HTTP 413 response for PatchTechnician
 type PatchTechnicianResponse413Headers struct {
 	XRequestId *string
@@ -12421,6 +12726,8 @@ type PatchTechnicianResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *PreconditionFailed
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -12443,6 +12750,8 @@ type PatchTechnicianResponse struct {
 	Headers404 *PatchTechnicianResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PatchTechnicianResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchTechnicianResponse412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchTechnicianResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -12483,6 +12792,11 @@ func (r PatchTechnicianResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r PatchTechnicianResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchTechnicianResponse) GetApplicationproblemJSON412() *PreconditionFailed {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -12835,8 +13149,8 @@ func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, web
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/platform/webhooks/{webhookId} (the `GetWebhook` operationId).
-func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
-	rsp, err := c.GetWebhook(ctx, webhookId, reqEditors...)
+func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
+	rsp, err := c.GetWebhook(ctx, webhookId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12850,8 +13164,8 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhoo
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-func (c *ClientWithResponses) PatchWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error) {
-	rsp, err := c.PatchWebhookWithBody(ctx, webhookId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PatchWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error) {
+	rsp, err := c.PatchWebhookWithBody(ctx, webhookId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12865,8 +13179,8 @@ func (c *ClientWithResponses) PatchWebhookWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /v1/platform/webhooks/{webhookId} (the `PatchWebhook` operationId).
-func (c *ClientWithResponses) PatchWebhookWithResponse(ctx context.Context, webhookId WebhookId, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error) {
-	rsp, err := c.PatchWebhook(ctx, webhookId, body, reqEditors...)
+func (c *ClientWithResponses) PatchWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *PatchWebhookParams, body PatchWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWebhookResponse, error) {
+	rsp, err := c.PatchWebhook(ctx, webhookId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -13036,8 +13350,8 @@ func (c *ClientWithResponses) ListBaysWithResponse(ctx context.Context, params *
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/scheduler/bays/{bayId} (the `GetBay` operationId).
-func (c *ClientWithResponses) GetBayWithResponse(ctx context.Context, bayId string, reqEditors ...RequestEditorFn) (*GetBayResponse, error) {
-	rsp, err := c.GetBay(ctx, bayId, reqEditors...)
+func (c *ClientWithResponses) GetBayWithResponse(ctx context.Context, bayId string, params *GetBayParams, reqEditors ...RequestEditorFn) (*GetBayResponse, error) {
+	rsp, err := c.GetBay(ctx, bayId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -13215,8 +13529,8 @@ func (c *ClientWithResponses) CreateJobWithResponse(ctx context.Context, params 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/scheduler/jobs/{jobId} (the `GetJob` operationId).
-func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
-	rsp, err := c.GetJob(ctx, jobId, reqEditors...)
+func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobId, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
+	rsp, err := c.GetJob(ctx, jobId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -13226,8 +13540,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 // PatchJobWithBodyWithResponse Update a job
 //
 // Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 // on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 // nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 // `invalid_transition`).
@@ -13246,8 +13560,8 @@ func (c *ClientWithResponses) PatchJobWithBodyWithResponse(ctx context.Context, 
 // PatchJobWithResponse Update a job
 //
 // Changes the fields sent. Needs `jobs:write`. Optimistic concurrency: send the job's current `updatedAt`
-// (or its ETag as `If-Match`); a stale one is 409 `stale_updated_at` with `currentUpdatedAt` and nothing is
-// applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
+// (or its ETag as `If-Match`); a stale `updatedAt` is 409 `stale_updated_at`, a stale `If-Match` 412
+// `precondition_failed`, both with `currentUpdatedAt` and nothing applied. `arrivalTime` null clears the arrival, a value sets it (the only way to record a later arrival
 // on a job deduplicated by externalKey). `jobNumber` can change but never be blank. A PATCH that changes
 // nothing keeps `updatedAt` and emits no event. Delivered and cancelled jobs cannot change (409
 // `invalid_transition`).
@@ -13496,8 +13810,8 @@ func (c *ClientWithResponses) ListTechniciansWithResponse(ctx context.Context, p
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/scheduler/technicians/{technicianId} (the `GetTechnician` operationId).
-func (c *ClientWithResponses) GetTechnicianWithResponse(ctx context.Context, technicianId string, reqEditors ...RequestEditorFn) (*GetTechnicianResponse, error) {
-	rsp, err := c.GetTechnician(ctx, technicianId, reqEditors...)
+func (c *ClientWithResponses) GetTechnicianWithResponse(ctx context.Context, technicianId string, params *GetTechnicianParams, reqEditors ...RequestEditorFn) (*GetTechnicianResponse, error) {
+	rsp, err := c.GetTechnician(ctx, technicianId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -14808,6 +15122,9 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14853,6 +15170,33 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetWebhookResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetWebhookResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14974,6 +15318,13 @@ func ParsePatchWebhookResponse(rsp *http.Response) (*PatchWebhookResponse, error
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15012,6 +15363,16 @@ func ParsePatchWebhookResponse(rsp *http.Response) (*PatchWebhookResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchWebhookResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers PatchWebhookResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15052,6 +15413,16 @@ func ParsePatchWebhookResponse(rsp *http.Response) (*PatchWebhookResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchWebhookResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchWebhookResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16409,6 +16780,9 @@ func ParseGetBayResponse(rsp *http.Response) (*GetBayResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16464,6 +16838,23 @@ func ParseGetBayResponse(rsp *http.Response) (*GetBayResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetBayResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetBayResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16592,6 +16983,13 @@ func ParsePatchBayResponse(rsp *http.Response) (*PatchBayResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16690,6 +17088,16 @@ func ParsePatchBayResponse(rsp *http.Response) (*PatchBayResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchBayResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchBayResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17700,6 +18108,9 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17755,6 +18166,23 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetJobResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetJobResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17883,6 +18311,13 @@ func ParsePatchJobResponse(rsp *http.Response) (*PatchJobResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17981,6 +18416,16 @@ func ParsePatchJobResponse(rsp *http.Response) (*PatchJobResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchJobResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchJobResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18099,6 +18544,13 @@ func ParseCancelJobResponse(rsp *http.Response) (*CancelJobResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18137,6 +18589,16 @@ func ParseCancelJobResponse(rsp *http.Response) (*CancelJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelJobResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers CancelJobResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18187,6 +18649,16 @@ func ParseCancelJobResponse(rsp *http.Response) (*CancelJobResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers CancelJobResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers CancelJobResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18305,6 +18777,13 @@ func ParseDeliverJobResponse(rsp *http.Response) (*DeliverJobResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18322,6 +18801,16 @@ func ParseDeliverJobResponse(rsp *http.Response) (*DeliverJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers DeliverJobResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers DeliverJobResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18372,6 +18861,16 @@ func ParseDeliverJobResponse(rsp *http.Response) (*DeliverJobResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers DeliverJobResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeliverJobResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -18804,6 +19303,13 @@ func ParsePatchStepResponse(rsp *http.Response) (*PatchStepResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18902,6 +19408,16 @@ func ParsePatchStepResponse(rsp *http.Response) (*PatchStepResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchStepResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchStepResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19467,6 +19983,9 @@ func ParseGetTechnicianResponse(rsp *http.Response) (*GetTechnicianResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19522,6 +20041,23 @@ func ParseGetTechnicianResponse(rsp *http.Response) (*GetTechnicianResponse, err
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetTechnicianResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetTechnicianResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19650,6 +20186,13 @@ func ParsePatchTechnicianResponse(rsp *http.Response) (*PatchTechnicianResponse,
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19748,6 +20291,16 @@ func ParsePatchTechnicianResponse(rsp *http.Response) (*PatchTechnicianResponse,
 			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchTechnicianResponse412Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchTechnicianResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

@@ -1,0 +1,154 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// etagOf is a record's version as an ETag: its updatedAt, which every
+// change makes strictly later. The one definition of the API's ETags.
+func etagOf(m workshop.Micros) *string {
+	s := `"` + strconv.FormatInt(int64(m), 36) + `"`
+	return &s
+}
+
+// versionOfETag reads an ETag of etagOf back (weak or strong alike).
+func versionOfETag(tag string) (workshop.Micros, bool) {
+	tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+	if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(tag[1:len(tag)-1], 36, 64)
+	return workshop.Micros(n), err == nil
+}
+
+// version is the updatedAt a write was made against, and whether If-Match
+// named it: a mismatch is then the failed HTTP precondition (412), else the
+// stale body (409).
+type version struct {
+	at      workshop.Micros
+	ifMatch bool
+}
+
+// expectedVersion is the version a PATCH was made against: the body's
+// updatedAt or the If-Match ETag. Both sent must name the same version: a
+// request naming two cannot be made against the current one, so it is
+// precondition_failed before anything is read or applied.
+func expectedVersion(updatedAt *time.Time, ifMatch *string) (version, error) {
+	v, sent, err := ifMatchVersion(ifMatch)
+	if err != nil {
+		return version{}, err
+	}
+	switch {
+	case updatedAt != nil && sent && workshop.MicrosOf(*updatedAt) != v.at:
+		return version{}, workshop.Errorf(workshop.CodePreconditionFailed,
+			"If-Match and updatedAt name different versions of the record; send one of them, or both naming the same version.")
+	case sent:
+		return v, nil
+	case updatedAt != nil:
+		return version{at: workshop.MicrosOf(*updatedAt)}, nil
+	}
+	var vs workshop.Validation
+	vs.AddCode("updatedAt", "required", "updatedAt is required: send the record's current updatedAt (or its ETag as If-Match).")
+	return version{}, vs.Err()
+}
+
+// ifMatchVersion reads an If-Match header; sent is false without one.
+func ifMatchVersion(ifMatch *string) (_ version, sent bool, _ error) {
+	if ifMatch == nil {
+		return version{}, false, nil
+	}
+	at, ok := versionOfETag(*ifMatch)
+	if !ok {
+		return version{}, true, &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "If-Match",
+			Detail: "If-Match is not an ETag this API returned: send the ETag header of your last read as it was."}
+	}
+	return version{at: at, ifMatch: true}, true, nil
+}
+
+// failed is the error of a write made against v: a stale version named by
+// If-Match is precondition_failed, nothing applied either way.
+func (v version) failed(err error) error {
+	var e *workshop.Error
+	if !v.ifMatch || !errors.As(err, &e) || e.Code != workshop.CodeStaleUpdatedAt {
+		return err
+	}
+	return &workshop.Error{Code: workshop.CodePreconditionFailed, CurrentUpdatedAt: e.CurrentUpdatedAt,
+		Detail: "If-Match does not name the record's current version: it changed since you read it. Read it again (its ETag) and reapply your change."}
+}
+
+// ifNoneMatch answers a read (GET, HEAD) with 304 Not Modified and no
+// body when the response's ETag is one of the request's If-None-Match tags
+// (weak comparison, "*" for any).
+func ifNoneMatch(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	tags := r.Header.Get("If-None-Match")
+	if tags == "" || r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return w
+	}
+	return &notModifiedWriter{ResponseWriter: w, tags: tags}
+}
+
+type notModifiedWriter struct {
+	http.ResponseWriter
+	tags        string
+	wroteHeader bool
+	discard     bool // 304 sent: the body is not
+}
+
+func (w *notModifiedWriter) WriteHeader(code int) {
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader = true
+	if code == http.StatusOK && etagListed(w.tags, w.Header().Get("ETag")) {
+		w.discard = true
+		w.Header().Del("Content-Type")
+		w.Header().Del("Content-Length")
+		code = http.StatusNotModified
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *notModifiedWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	if w.discard {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *notModifiedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// etagListed tells whether etag is in an If-None-Match list.
+func etagListed(list, etag string) bool {
+	at, ok := versionOfETag(etag)
+	if !ok {
+		return false
+	}
+	for _, tag := range strings.Split(list, ",") {
+		if strings.TrimSpace(tag) == "*" {
+			return true
+		}
+		if v, ok := versionOfETag(tag); ok && v == at {
+			return true
+		}
+	}
+	return false
+}
+
+// ifMatchOptions adds an If-Match precondition to a write that takes no
+// version of its own (deliver, cancel): the store checks it in the write's
+// transaction.
+func ifMatchOptions(ifMatch *string, opts ...store.WriteOption) (version, []store.WriteOption, error) {
+	v, sent, err := ifMatchVersion(ifMatch)
+	if sent && err == nil {
+		opts = append(opts, store.IfUnchanged(v.at))
+	}
+	return v, opts, err
+}
