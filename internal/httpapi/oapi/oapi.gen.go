@@ -1592,7 +1592,9 @@ type StepCreate struct {
 	// EstimatedDuration Minutes, 1 to 10080 (a week).
 	EstimatedDuration *int    `json:"estimatedDuration,omitempty"`
 	Label             *string `json:"label,omitempty"`
-	Phase             *int    `json:"phase,omitempty"`
+
+	// Phase Omitted: 0.
+	Phase *int `json:"phase,omitempty"`
 
 	// SchedulingMode Sequential steps of a phase run one after another, parallel ones side by side.
 	SchedulingMode *SchedulingMode `json:"schedulingMode,omitempty"`
@@ -1784,9 +1786,11 @@ type Webhook struct {
 
 // WebhookCreate defines model for WebhookCreate.
 type WebhookCreate struct {
-	Events   []string `json:"events"`
-	IsActive *bool    `json:"isActive,omitempty"`
-	Url      string   `json:"url"`
+	Events []string `json:"events"`
+
+	// IsActive Omitted: true.
+	IsActive *bool  `json:"isActive,omitempty"`
+	Url      string `json:"url"`
 }
 
 // WebhookList defines model for WebhookList.
