@@ -1,6 +1,6 @@
 // Package api holds the OpenAPI document of the HTTP API, the source of
-// truth from which the server's code (internal/httpapi/oapi) and the test
-// client (internal/httpapi/apitest/apiclient) are generated.
+// truth from which the server's code (internal/httpapi/oapi) and the
+// importable Go client (package client at the module root) are generated.
 package api
 
 import _ "embed"

@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// TestGeneratedCodeIsCurrent fails when internal/httpapi/oapi/oapi.gen.go
+// TestGeneratedCodeIsCurrent fails when a generated file (the server's
+// internal/httpapi/oapi/oapi.gen.go, the importable client/client.gen.go)
 // is not what oapi-codegen makes of openapi.yaml now.
 func TestGeneratedCodeIsCurrent(t *testing.T) {
 	if testing.Short() {
@@ -19,11 +20,27 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Skip("the go command is not on PATH")
 	}
-	config, err := os.ReadFile("oapi-codegen.yaml")
+	for _, config := range []string{"oapi-codegen.yaml", "oapi-codegen-client.yaml"} {
+		t.Run(config, func(t *testing.T) {
+			t.Parallel()
+			checkGenerated(t, goTool, config)
+		})
+	}
+}
+
+// outputRe is the line of an oapi-codegen config naming its output file.
+var outputRe = regexp.MustCompile(`(?m)^output: *(.*)$`)
+
+func checkGenerated(t *testing.T, goTool, configPath string) {
+	config, err := os.ReadFile(configPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	committedPath := filepath.Join("..", "internal", "httpapi", "oapi", "oapi.gen.go")
+	m := outputRe.FindSubmatch(config)
+	if m == nil {
+		t.Fatalf("%s has no output line", configPath)
+	}
+	committedPath := filepath.FromSlash(string(m[1]))
 	committed, err := os.ReadFile(committedPath)
 	if err != nil {
 		t.Fatal(err)
@@ -31,14 +48,10 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 	// The config's output wins over -o, so the copy in a temporary
 	// directory names the temporary output: the committed file is never
 	// written.
-	outputRe := regexp.MustCompile(`(?m)^output:.*$`)
-	if !outputRe.Match(config) {
-		t.Fatalf("oapi-codegen.yaml has no output line")
-	}
 	dir := t.TempDir()
-	fresh := filepath.Join(dir, "oapi.gen.go")
+	fresh := filepath.Join(dir, "fresh.gen.go")
 	config = outputRe.ReplaceAll(config, []byte("output: "+fresh))
-	tmpConfig := filepath.Join(dir, "oapi-codegen.yaml")
+	tmpConfig := filepath.Join(dir, configPath)
 	if err := os.WriteFile(tmpConfig, config, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -26,13 +26,13 @@ Try it:
   curl -s -H "Authorization: Bearer %s" http://%s/v1/platform/me
   curl -s -H "Authorization: Bearer %s" http://%s/v1/platform/locations
   curl -s -H "Authorization: Bearer %s" "http://%s/v1/scheduler/board?locationId=%s"
-API reference: http://%s/v1/openapi.json
+API reference: http://%s/docs (the OpenAPI document: http://%s/v1/openapi.json)
 AI assistants (MCP): http://%s/mcp with the header "Authorization: Bearer <MCP token>"
 
 The application: open the app line and sign in as one of the users (passwords are new at every start).
 app: http://%s/
 `, d.OrgID, state, d.LocationIDs[0], d.LocationIDs[1], d.OrgKey, d.LocationKey, d.MCPToken, d.OrgKey, addr, d.OrgKey, addr,
-		d.OrgKey, addr, d.LocationIDs[0], addr, addr, addr)
+		d.OrgKey, addr, d.LocationIDs[0], addr, addr, addr, addr)
 	for _, u := range d.Users {
 		fmt.Fprintf(w, "user %s %s %s\n", u.Email, u.Password, u.Role)
 	}

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workshop-platform/workshop/client"
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
-	"github.com/workshop-platform/workshop/internal/httpapi/apitest/apiclient"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -104,7 +104,7 @@ func TestEveryFieldErrorListed(t *testing.T) {
 }
 
 // fieldErrors is a problem's errors[], none when it has none.
-func fieldErrors(p apiclient.Problem) []apiclient.FieldError {
+func fieldErrors(p client.Problem) []client.FieldError {
 	if p.Errors == nil {
 		return nil
 	}
@@ -154,7 +154,7 @@ func TestMessagesForPeople(t *testing.T) {
 	})
 }
 
-func messagesOf(p apiclient.Problem) []string {
+func messagesOf(p client.Problem) []string {
 	var out []string
 	for _, e := range fieldErrors(p) {
 		out = append(out, e.Message)

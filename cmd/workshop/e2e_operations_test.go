@@ -6,8 +6,8 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
+	"github.com/workshop-platform/workshop/client"
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
-	"github.com/workshop-platform/workshop/internal/httpapi/apitest/apiclient"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -41,7 +41,7 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		create := func(body apiclient.JobCreate) apiclient.Job {
+		create := func(body client.JobCreate) client.Job {
 			t.Helper()
 			r, err := c.CreateJobWithResponse(ctx, nil, body)
 			if err != nil || r.JSON201 == nil {
@@ -49,17 +49,17 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			}
 			return *r.JSON201
 		}
-		addStep := func(job apiclient.Job, label string, phase int) apiclient.Step {
+		addStep := func(job client.Job, label string, phase int) client.Step {
 			t.Helper()
-			r, err := c.CreateStepWithResponse(ctx, job.Id, nil, apiclient.StepCreate{Label: &label, Phase: &phase, EstimatedDuration: ptr(60)})
+			r, err := c.CreateStepWithResponse(ctx, job.Id, nil, client.StepCreate{Label: &label, Phase: &phase, EstimatedDuration: ptr(60)})
 			if err != nil || r.JSON201 == nil {
 				t.Fatalf("create step: %v, %d %s", err, r.StatusCode(), r.Body)
 			}
 			return *r.JSON201
 		}
-		patchStep := func(st apiclient.Step, p apiclient.StepPatch) apiclient.Step {
+		patchStep := func(st client.Step, p client.StepPatch) client.Step {
 			t.Helper()
-			ua := st.UpdatedAt.Time()
+			ua := st.UpdatedAt
 			p.UpdatedAt = &ua
 			r, err := c.PatchStepWithResponse(ctx, st.JobId, st.Id, nil, p)
 			if err != nil || r.JSON200 == nil {
@@ -67,27 +67,27 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 			}
 			return *r.JSON200
 		}
-		status := func(s apiclient.StepStatus) *apiclient.StepStatus { return &s }
+		status := func(s client.StepStatus) *client.StepStatus { return &s }
 
-		bookedJob := create(apiclient.JobCreate{VehiclePlate: ptr("B-BK 1")})
+		bookedJob := create(client.JobCreate{VehiclePlate: ptr("B-BK 1")})
 		_ = bookedJob // a walk-in: arrived
 		late := time.Now().Add(-time.Hour)
-		lateJob := create(apiclient.JobCreate{VehiclePlate: ptr("B-LT 2"), PromiseTime: nullableTime(late)})
-		running := create(apiclient.JobCreate{VehiclePlate: ptr("B-RN 3")})
+		lateJob := create(client.JobCreate{VehiclePlate: ptr("B-LT 2"), PromiseTime: nullableTime(late)})
+		running := create(client.JobCreate{VehiclePlate: ptr("B-RN 3")})
 		s1 := addStep(running, "Inspect", 0)
 		s2 := addStep(running, "Repair", 1)
-		s1 = patchStep(s1, apiclient.StepPatch{TechIds: &[]string{tech.ID}, BayId: nullableString(bay1.ID), Status: status(apiclient.StepStatusInProgress)})
-		s1 = patchStep(s1, apiclient.StepPatch{Status: status(apiclient.StepStatusCompleted)}) // running is now waiting
-		done := create(apiclient.JobCreate{VehiclePlate: ptr("B-DN 4")})
+		s1 = patchStep(s1, client.StepPatch{TechIds: &[]string{tech.ID}, BayId: nullableString(bay1.ID), Status: status(client.StepStatusInProgress)})
+		s1 = patchStep(s1, client.StepPatch{Status: status(client.StepStatusCompleted)}) // running is now waiting
+		done := create(client.JobCreate{VehiclePlate: ptr("B-DN 4")})
 		d1 := addStep(done, "Oil", 0)
-		d1 = patchStep(d1, apiclient.StepPatch{BayId: nullableString(bay2.ID), Status: status(apiclient.StepStatusInProgress)})
+		d1 = patchStep(d1, client.StepPatch{BayId: nullableString(bay2.ID), Status: status(client.StepStatusInProgress)})
 		bayRead, err := c.GetBayWithResponse(ctx, bay2.ID, nil)
 		if err != nil || bayRead.JSON200 == nil || !bayRead.JSON200.Occupied {
 			t.Fatalf("bay 2 with a step in progress: %v %s, want occupied", err, bayRead.Body)
 		}
-		patchStep(d1, apiclient.StepPatch{Status: status(apiclient.StepStatusCompleted)})
+		patchStep(d1, client.StepPatch{Status: status(client.StepStatusCompleted)})
 		deliver, err := c.DeliverJobWithResponse(ctx, done.Id, nil)
-		if err != nil || deliver.JSON200 == nil || deliver.JSON200.Status != apiclient.JobStatusDelivered {
+		if err != nil || deliver.JSON200 == nil || deliver.JSON200.Status != client.JobStatusDelivered {
 			t.Fatalf("deliver: %v %s", err, deliver.Body)
 		}
 		// Contract section 4: the job says when it was delivered, and that
@@ -101,8 +101,8 @@ func TestScriptedDayOnTheBoard(t *testing.T) {
 		if err != nil || bay1Read.JSON200 == nil {
 			t.Fatal(err)
 		}
-		ua := bay1Read.JSON200.UpdatedAt.Time()
-		if r, err := c.PatchBayWithResponse(ctx, bay1.ID, nil, apiclient.BayPatch{UpdatedAt: &ua, Status: apiclient.BayPatchStatusMaintenance}); err != nil || r.JSON200 == nil {
+		ua := bay1Read.JSON200.UpdatedAt
+		if r, err := c.PatchBayWithResponse(ctx, bay1.ID, nil, client.BayPatch{UpdatedAt: &ua, Status: client.BayPatchStatusMaintenance}); err != nil || r.JSON200 == nil {
 			t.Fatalf("bay into maintenance: %v %s", err, r.Body)
 		}
 
@@ -179,18 +179,18 @@ func TestCatalogPut(t *testing.T) {
 		srv := startServer(t, db.URL)
 		c := apitest.Client(t, srv.URL, org.Key.Key)
 		ctx := t.Context()
-		body := apiclient.CatalogItemPut{LocationId: &org.Locations[0].ID, Name: "Oil change", EstimatedDuration: 45, RequiredSkills: &[]string{"oil"}}
+		body := client.CatalogItemPut{LocationId: &org.Locations[0].ID, Name: "Oil change", EstimatedDuration: 45, RequiredSkills: &[]string{"oil"}}
 		first, err := c.PutCatalogItemWithResponse(ctx, "OIL", body)
 		if err != nil || first.JSON201 == nil {
 			t.Fatalf("first put: %v %d %s", err, first.StatusCode(), first.Body)
 		}
 		again, err := c.PutCatalogItemWithResponse(ctx, "OIL", body)
-		if err != nil || again.JSON200 == nil || again.JSON200.UpdatedAt != first.JSON201.UpdatedAt || again.JSON200.Id != first.JSON201.Id {
+		if err != nil || again.JSON200 == nil || !again.JSON200.UpdatedAt.Equal(first.JSON201.UpdatedAt) || again.JSON200.Id != first.JSON201.Id {
 			t.Errorf("same put again: %v %d %s, want 200 with the item unchanged", err, again.StatusCode(), again.Body)
 		}
 		body.EstimatedDuration = 60
 		changed, err := c.PutCatalogItemWithResponse(ctx, "OIL", body)
-		if err != nil || changed.JSON200 == nil || changed.JSON200.EstimatedDuration != 60 || changed.JSON200.UpdatedAt <= first.JSON201.UpdatedAt {
+		if err != nil || changed.JSON200 == nil || changed.JSON200.EstimatedDuration != 60 || !changed.JSON200.UpdatedAt.After(first.JSON201.UpdatedAt) {
 			t.Errorf("changed put: %v %d %s, want 200 with estimatedDuration 60 and a later updatedAt", err, changed.StatusCode(), changed.Body)
 		}
 		bad, err := c.PutCatalogItemWithResponse(ctx, "bad code!", body)

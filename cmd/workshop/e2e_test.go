@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workshop-platform/workshop/client"
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
-	"github.com/workshop-platform/workshop/internal/httpapi/apitest/apiclient"
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
@@ -168,7 +168,7 @@ func (w *testWorld) expiredKey(o *testOrg) string {
 
 // wantProblem fails t unless the response is the problem with that status
 // and code (and field, when field is not empty).
-func wantProblem(t *testing.T, r *apitest.Response, status int, code, field string) apiclient.Problem {
+func wantProblem(t *testing.T, r *apitest.Response, status int, code, field string) client.Problem {
 	t.Helper()
 	p := r.Problem()
 	if r.Status != status || string(p.Code) != code {
@@ -249,7 +249,7 @@ func TestPlatformMe(t *testing.T) {
 				t.Fatalf("GetMe: %v, status %d, body %s", err, r.StatusCode(), r.Body)
 			}
 			me := r.JSON200
-			if me.KeyId != a.Key.ID || me.OrgId != a.ID || me.PlanTier != apiclient.Pro {
+			if me.KeyId != a.Key.ID || me.OrgId != a.ID || me.PlanTier != client.Pro {
 				t.Errorf("got key %s org %s plan %s, want %s %s pro", me.KeyId, me.OrgId, me.PlanTier, a.Key.ID, a.ID)
 			}
 			if !me.LocationId.IsNull() {
@@ -285,7 +285,7 @@ func TestPlatformMe(t *testing.T) {
 			if err != nil || r.JSON200 == nil {
 				t.Fatalf("GetMe: %v, status %d, body %s", err, r.StatusCode(), r.Body)
 			}
-			if got := r.JSON200.Scopes; len(got) != 1 || got[0] != apiclient.JobsRead {
+			if got := r.JSON200.Scopes; len(got) != 1 || got[0] != client.JobsRead {
 				t.Errorf("scopes: got %v, want [jobs:read]", got)
 			}
 		})
@@ -353,13 +353,13 @@ func TestPlatformIntegrations(t *testing.T) {
 		ca := apitest.Client(t, srv.URL, a.Key.Key)
 		ctx := t.Context()
 
-		created, err := ca.CreateIntegrationWithResponse(ctx, nil, apiclient.IntegrationCreate{Name: "Autoline DMS", SystemType: apiclient.SystemTypeDms})
+		created, err := ca.CreateIntegrationWithResponse(ctx, nil, client.IntegrationCreate{Name: "Autoline DMS", SystemType: client.SystemTypeDms})
 		if err != nil || created.JSON201 == nil {
 			t.Fatalf("CreateIntegration: %v, status %d, body %s", err, created.StatusCode(), created.Body)
 		}
 		in := created.JSON201
 		t.Run("create", func(t *testing.T) {
-			if !strings.HasPrefix(in.Id, workshop.PrefixIntegration) || in.Name != "Autoline DMS" || in.SystemType != apiclient.SystemTypeDms {
+			if !strings.HasPrefix(in.Id, workshop.PrefixIntegration) || in.Name != "Autoline DMS" || in.SystemType != client.SystemTypeDms {
 				t.Errorf("got %+v, want id int_..., name Autoline DMS, systemType dms", in)
 			}
 			m := rawMembers(t, created.Body)
@@ -373,7 +373,7 @@ func TestPlatformIntegrations(t *testing.T) {
 					t.Errorf("%s: got %q, want UTC with six fractional digits", f, s)
 				}
 			}
-			if in.CreatedAt != in.UpdatedAt {
+			if !in.CreatedAt.Equal(in.UpdatedAt) {
 				t.Errorf("a new record: createdAt %v != updatedAt %v", in.CreatedAt, in.UpdatedAt)
 			}
 		})
@@ -403,7 +403,7 @@ func TestPlatformIntegrations(t *testing.T) {
 		t.Run("list walks every page once", func(t *testing.T) {
 			want := []string{in.Id}
 			for i := range 4 {
-				r, err := ca.CreateIntegrationWithResponse(ctx, nil, apiclient.IntegrationCreate{Name: fmt.Sprintf("ERP %d", i), SystemType: apiclient.SystemTypeErp})
+				r, err := ca.CreateIntegrationWithResponse(ctx, nil, client.IntegrationCreate{Name: fmt.Sprintf("ERP %d", i), SystemType: client.SystemTypeErp})
 				if err != nil || r.JSON201 == nil {
 					t.Fatalf("CreateIntegration: %v, status %d, body %s", err, r.StatusCode(), r.Body)
 				}
@@ -413,7 +413,7 @@ func TestPlatformIntegrations(t *testing.T) {
 			var got []string
 			var pages []int
 			limit := 2
-			params := &apiclient.ListIntegrationsParams{Limit: &limit}
+			params := &client.ListIntegrationsParams{Limit: &limit}
 			for range 10 {
 				r, err := ca.ListIntegrationsWithResponse(ctx, params)
 				if err != nil || r.JSON200 == nil {
@@ -427,7 +427,7 @@ func TestPlatformIntegrations(t *testing.T) {
 				if r.JSON200.NextCursor.IsNull() || err != nil {
 					break
 				}
-				params = &apiclient.ListIntegrationsParams{Limit: &limit, Cursor: &next}
+				params = &client.ListIntegrationsParams{Limit: &limit, Cursor: &next}
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("walk: got %v, want %v (oldest first, each once)", got, want)
@@ -545,7 +545,7 @@ func TestConventions(t *testing.T) {
 		})
 		t.Run("422 validation_failed systemType", func(t *testing.T) {
 			p := wantProblem(t, post(t, map[string]any{"name": "x", "systemType": "bogus"}, ""), 422, "validation_failed", "systemType")
-			if p.Errors == nil || !slices.ContainsFunc(*p.Errors, func(e apiclient.FieldError) bool { return e.Field == "systemType" }) {
+			if p.Errors == nil || !slices.ContainsFunc(*p.Errors, func(e client.FieldError) bool { return e.Field == "systemType" }) {
 				t.Errorf("errors[]: got %v, want an entry for systemType", ptrValue(p.Errors))
 			}
 		})
@@ -556,7 +556,7 @@ func TestConventions(t *testing.T) {
 				return r.Status == 422 && f != nil && *f == "name.name"
 			})
 			p := wantProblem(t, call(t, req), 422, "validation_failed", "name")
-			if p.Errors == nil || !slices.ContainsFunc(*p.Errors, func(e apiclient.FieldError) bool { return e.Field == "name" && e.Code == "required" }) {
+			if p.Errors == nil || !slices.ContainsFunc(*p.Errors, func(e client.FieldError) bool { return e.Field == "name" && e.Code == "required" }) {
 				t.Errorf("errors[]: got %v, want an entry for name, code required", ptrValue(p.Errors))
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workshop-platform/workshop/internal/apidocs"
 	"github.com/workshop-platform/workshop/internal/httpapi"
 	"github.com/workshop-platform/workshop/internal/mcpserver"
 	"github.com/workshop-platform/workshop/internal/operator"
@@ -110,6 +111,11 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	api.Mount("/mcp", mcpHandler)
+	// The rendered API reference, before the application takes every
+	// other path.
+	docs := apidocs.Handler()
+	api.Mount("/docs", docs)
+	api.Mount("/docs/", docs)
 	app, err := webapp.New(st, webapp.Config{Logger: log, JobDetail: api.JobDetail, Plans: plans, WebhookGuard: guard})
 	if err != nil {
 		return err

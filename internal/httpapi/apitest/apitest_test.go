@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/workshop-platform/workshop/internal/httpapi/apitest/apiclient"
+	"github.com/workshop-platform/workshop/client"
 )
 
 // recorder is a testing.TB that keeps the errors instead of failing.
@@ -193,5 +193,5 @@ func TestStartStop(t *testing.T) {
 	if err != nil || len(lines) != 1 || lines[0]["msg"] != "request" {
 		t.Errorf("log lines: got %v, %v", lines, err)
 	}
-	var _ apiclient.HttpRequestDoer = NewDoer(t)
+	var _ client.HttpRequestDoer = NewDoer(t)
 }

@@ -18,10 +18,10 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
-	"github.com/workshop-platform/workshop/internal/httpapi/apitest/apiclient"
+	"github.com/workshop-platform/workshop/client"
 )
 
-// ValidatingDoer is an apiclient.HttpRequestDoer that sends each request and
+// ValidatingDoer is an client.HttpRequestDoer that sends each request and
 // checks its response, failing the test (t.Errorf) on any mismatch:
 //
 //   - against api/openapi.yaml with kin-openapi: the status is one the
@@ -39,7 +39,7 @@ type ValidatingDoer struct {
 	Client *http.Client // nil: a client with a 60 s timeout
 }
 
-var _ apiclient.HttpRequestDoer = (*ValidatingDoer)(nil)
+var _ client.HttpRequestDoer = (*ValidatingDoer)(nil)
 
 // NewDoer is a ValidatingDoer failing t.
 func NewDoer(t testing.TB) *ValidatingDoer { return &ValidatingDoer{T: t} }
@@ -141,7 +141,7 @@ func (s *spec) checkProblem(status int, header http.Header, body []byte) []strin
 			out = append(out, fmt.Sprintf("problem body does not match the Problem schema: %v", err))
 		}
 	}
-	var p apiclient.Problem
+	var p client.Problem
 	if err := json.Unmarshal(body, &p); err != nil {
 		return append(out, fmt.Sprintf("problem body: %v", err))
 	}
@@ -168,16 +168,16 @@ func excerpt(b []byte) string {
 // Client is the generated API client for base (the server URL) sending key
 // as the bearer key ("" sends none); every response it gets is validated by
 // a ValidatingDoer failing t.
-func Client(t testing.TB, base, key string) *apiclient.ClientWithResponses {
+func Client(t testing.TB, base, key string) *client.ClientWithResponses {
 	t.Helper()
-	opts := []apiclient.ClientOption{apiclient.WithHTTPClient(NewDoer(t))}
+	opts := []client.ClientOption{client.WithHTTPClient(NewDoer(t))}
 	if key != "" {
-		opts = append(opts, apiclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		opts = append(opts, client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+key)
 			return nil
 		}))
 	}
-	c, err := apiclient.NewClientWithResponses(base, opts...)
+	c, err := client.NewClientWithResponses(base, opts...)
 	if err != nil {
 		t.Fatalf("client: %v", err)
 	}
@@ -205,8 +205,8 @@ type Response struct {
 }
 
 // Problem decodes the body as a problem; the zero Problem when it is not one.
-func (r *Response) Problem() apiclient.Problem {
-	var p apiclient.Problem
+func (r *Response) Problem() client.Problem {
+	var p client.Problem
 	_ = json.Unmarshal(r.Body, &p)
 	return p
 }
@@ -244,7 +244,7 @@ func Unchecked(base string, r Request) (*Response, error) {
 	return send(defaultClient, base, r)
 }
 
-func send(doer apiclient.HttpRequestDoer, base string, r Request) (*Response, error) {
+func send(doer client.HttpRequestDoer, base string, r Request) (*Response, error) {
 	var body io.Reader
 	switch b := r.Body.(type) {
 	case nil:

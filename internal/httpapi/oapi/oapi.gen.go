@@ -1654,7 +1654,9 @@ type StepCreate struct {
 	// EstimatedDuration Minutes, 1 to 10080 (a week).
 	EstimatedDuration *int    `json:"estimatedDuration,omitempty"`
 	Label             *string `json:"label,omitempty"`
-	Phase             *int    `json:"phase,omitempty"`
+
+	// Phase Omitted: 0.
+	Phase *int `json:"phase,omitempty"`
 
 	// SchedulingMode Sequential steps of a phase run one after another, parallel ones side by side.
 	SchedulingMode *SchedulingMode `json:"schedulingMode,omitempty"`
@@ -1859,9 +1861,11 @@ type Webhook struct {
 
 // WebhookCreate defines model for WebhookCreate.
 type WebhookCreate struct {
-	Events   []string `json:"events"`
-	IsActive *bool    `json:"isActive,omitempty"`
-	Url      string   `json:"url"`
+	Events []string `json:"events"`
+
+	// IsActive Omitted: true.
+	IsActive *bool  `json:"isActive,omitempty"`
+	Url      string `json:"url"`
 }
 
 // WebhookList defines model for WebhookList.
@@ -4564,30 +4568,12 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 		ErrorHandlerFunc:   options.ErrorHandlerFunc,
 	}
 
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/me", wrapper.GetMe)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/locations", wrapper.ListLocations)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/events", wrapper.ListEvents)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/integrations", wrapper.ListIntegrations)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/platform/integrations", wrapper.CreateIntegration)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/integrations/{integrationId}", wrapper.GetIntegration)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs", wrapper.ListJobs)
-	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs", wrapper.CreateJob)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}", wrapper.GetJob)
-	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}", wrapper.PatchJob)
-	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/steps", wrapper.CreateStep)
-	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/steps/{stepId}", wrapper.PatchStep)
-	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/deliver", wrapper.DeliverJob)
-	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/cancel", wrapper.CancelJob)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/cancel-reason-tags", wrapper.ListCancelReasonTags)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/technicians", wrapper.ListTechnicians)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/technicians/{technicianId}", wrapper.GetTechnician)
-	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/technicians/{technicianId}", wrapper.PatchTechnician)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays", wrapper.ListBays)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.GetBay)
-	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.PatchBay)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/board", wrapper.GetBoard)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/plan", wrapper.GetPlan)
-	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/apply", wrapper.ApplyPlan)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/availability", wrapper.GetAvailability)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/locations", wrapper.ListLocations)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/me", wrapper.GetMe)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks", wrapper.ListWebhooks)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/platform/webhooks", wrapper.CreateWebhook)
 	m.HandleFunc(http.MethodDelete+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}", wrapper.DeleteWebhook)
@@ -4595,14 +4581,32 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}", wrapper.PatchWebhook)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries", wrapper.ListWebhookDeliveries)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts", wrapper.ListDeliveryAttempts)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/events", wrapper.ListEvents)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", wrapper.RedeliverWebhookDelivery)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/detail", wrapper.GetJobDetail)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/attendance", wrapper.ListAttendance)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/attendance/clock-in", wrapper.ClockIn)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/attendance/clock-out", wrapper.ClockOut)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/availability", wrapper.GetAvailability)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays", wrapper.ListBays)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.GetBay)
+	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.PatchBay)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/board", wrapper.GetBoard)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/cancel-reason-tags", wrapper.ListCancelReasonTags)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/catalog", wrapper.ListCatalog)
 	m.HandleFunc(http.MethodPut+" "+options.BaseURL+"/v1/scheduler/catalog/{serviceCode}", wrapper.PutCatalogItem)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs", wrapper.ListJobs)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs", wrapper.CreateJob)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}", wrapper.GetJob)
+	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}", wrapper.PatchJob)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/cancel", wrapper.CancelJob)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/deliver", wrapper.DeliverJob)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/detail", wrapper.GetJobDetail)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/steps", wrapper.CreateStep)
+	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/steps/{stepId}", wrapper.PatchStep)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/plan", wrapper.GetPlan)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/apply", wrapper.ApplyPlan)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/technicians", wrapper.ListTechnicians)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/technicians/{technicianId}", wrapper.GetTechnician)
+	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/technicians/{technicianId}", wrapper.PatchTechnician)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/workshop", wrapper.GetWorkshopSettings)
 
 	return m

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
+	"github.com/workshop-platform/workshop/internal/store/storetest"
+)
+
+// The API reference at /docs, as a reader's browser shows it: Redoc
+// renders the served document with no console error (the page's
+// Content-Security-Policy turns a load from elsewhere into one) and loads
+// nothing but the server's own assets; every schema of the document (each
+// webhook event's payload among them) has its section, and the Errors
+// section names every error code of the Problem schema.
+func TestBrowserAPIReference(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLiteURL(t)
+	srv := startServer(t, db)
+	page := apitest.Call(t, srv.URL, apitest.Request{Method: http.MethodGet, Path: "/docs"})
+	if page.Status != http.StatusOK || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET /docs: got %d %q, want 200 text/html", page.Status, page.Header.Get("Content-Type"))
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Enum []string `json:"enum"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	apitest.Call(t, srv.URL, apitest.Request{Method: http.MethodGet, Path: "/v1/openapi.json"}).Decode(t, &doc)
+
+	b := newChrome(t)
+	b.do(t, "open /docs", chromedp.Navigate(srv.URL+"/docs"), chromedp.WaitVisible(`[id="tag/Errors"]`))
+	ids, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("[id]")].map(e => e.id)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range doc.Components.Schemas {
+		if !slices.Contains(ids, "schema/"+name) {
+			t.Errorf("schema %s: no section schema/%s in the reference", name, name)
+		}
+	}
+	errorsText := b.text(t, `[id="tag/Errors"]`)
+	codes := doc.Components.Schemas["Problem"].Properties["code"].Enum
+	if len(codes) == 0 {
+		t.Fatal("the served document's Problem has no code enum")
+	}
+	for _, code := range codes {
+		if !strings.Contains(errorsText, code) {
+			t.Errorf("the Errors section does not name the code %s", code)
+		}
+	}
+	loaded, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`performance.getEntriesByType("resource").map(e => e.name)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range loaded {
+		if !strings.HasPrefix(u, srv.URL+"/") {
+			t.Errorf("the reference loaded %s, want only %s/...", u, srv.URL)
+		}
+	}
+	if !slices.Contains(loaded, srv.URL+"/v1/openapi.json") {
+		t.Errorf("loaded %v, want the served document among them", loaded)
+	}
+}
