@@ -13,10 +13,12 @@ import (
 	"runtime/debug"
 	"syscall"
 	_ "time/tzdata" // location time zones must not depend on the host's zoneinfo
+
+	"github.com/workshop-platform/workshop/internal/buildinfo"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// build is what the toolchain recorded of this binary (version, commit).
+var build = buildinfo.Read()
 
 func main() {
 	setGCPercent(os.Getenv)
@@ -50,7 +52,7 @@ commands:
   migrate   apply the database schema and exit
   admin     operator commands (workshop admin help)
   bench     measure the API against a fixed-response control (workshop bench -h)
-  version   print the version
+  version   print the module version, the commit and the Go version it was built from (also --version)
 `
 
 // run executes one command and returns the process exit code.
@@ -71,8 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = admin(ctx, args[1:], getenv, stdin, stdout)
 	case "bench":
 		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, version)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "workshop %s commit %s %s\n", build.Version, build.Commit, build.GoVersion)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:

@@ -57,7 +57,7 @@ func mcpCmd(ctx context.Context, args []string, getenv env, in io.Reader, stdout
 	if _, err := caller(ctx); err != nil {
 		return fmt.Errorf("--token: %w", err)
 	}
-	srv, err := mcpserver.New(api, caller, mcpserver.Options{Version: version, Logger: log})
+	srv, err := mcpserver.New(api, caller, mcpserver.Options{Version: build.Version, Logger: log})
 	if err != nil {
 		return err
 	}

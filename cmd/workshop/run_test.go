@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -90,11 +92,19 @@ func TestRunHelp(t *testing.T) {
 	}
 }
 
+// version and --version print the build's module version and commit
+// (a test binary has neither: their placeholders).
 func TestRunVersion(t *testing.T) {
 	t.Parallel()
-	r := runCmd(t, nil, "version")
-	if r.code != 0 || r.stdout != version+"\n" || r.stderr != "" {
-		t.Errorf("got exit %d, stdout %q, stderr %q; want 0, %q", r.code, r.stdout, r.stderr, version+"\n")
+	want := fmt.Sprintf("workshop %s commit %s %s\n", build.Version, build.Commit, runtime.Version())
+	if build.Version != "(devel)" || build.Commit != "unknown" {
+		t.Errorf("a test binary's build: got %+v, want version (devel) and commit unknown", build)
+	}
+	for _, arg := range []string{"version", "--version"} {
+		r := runCmd(t, nil, arg)
+		if r.code != 0 || r.stdout != want || r.stderr != "" {
+			t.Errorf("run %q: got exit %d, stdout %q, stderr %q; want 0, %q", arg, r.code, r.stdout, r.stderr, want)
+		}
 	}
 }
 

@@ -105,7 +105,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	// The read-only AI connection: the REST reads as MCP tools at /mcp.
-	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: version, Logger: log})
+	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: build.Version, Logger: log})
 	if err != nil {
 		return err
 	}
