@@ -86,7 +86,7 @@ var adminCommands = map[string]adminCommand{
 		}
 	}},
 	"user invite": {args: "USER_ID", defineWithInput: func(fs *flag.FlagSet, in adminInput) func(context.Context, *operator.Operator, []string) (any, error) {
-		base := fs.String("base-url", "http://"+in.getenv.or("WORKSHOP_ADDR", defaultAddr), "where the application is served (default: http:// and the --addr setting)")
+		base := fs.String("base-url", "http://"+in.getenv.or("WORKSHOP_ADDR", defaultAddr), "where the application is served (default: http:// and the --addr setting, env WORKSHOP_ADDR)")
 		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
 			return op.Invite(ctx, a[0], *base)
 		}
@@ -221,15 +221,24 @@ func findAdminCommand(args []string) (string, adminCommand, []string, error) {
 			}
 		}
 	}
+	switch {
+	case len(args) == 0:
+		return "", adminCommand{}, nil, usageError{errors.New("give a command\n" + adminUsage())}
+	case len(args) == 1 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help"):
+		return "", adminCommand{}, nil, helpError{adminUsage()}
+	}
+	return "", adminCommand{}, nil, usageError{fmt.Errorf("unknown command %q\n%s", strings.Join(args[:min(len(args), 2)], " "), adminUsage())}
+}
+
+// adminUsage lists every operator command with its arguments.
+func adminUsage() string {
 	names := make([]string, 0, len(adminCommands))
 	for n, c := range adminCommands {
 		names = append(names, strings.TrimSpace("workshop admin "+n+" [flags] "+c.args))
 	}
 	sort.Strings(names)
-	if len(args) == 1 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		return "", adminCommand{}, nil, helpError{"usage: workshop admin <command> [flags]\n\ncommands:\n  " + strings.Join(names, "\n  ") + "\n"}
-	}
-	return "", adminCommand{}, nil, usageError{errors.New("unknown admin command; the commands are:\n  " + strings.Join(names, "\n  "))}
+	return "usage: workshop admin <command> [flags]\n\ncommands:\n  " + strings.Join(names, "\n  ") +
+		"\n\nworkshop admin <command> -h lists a command's flags.\n"
 }
 
 // readPassword reads a password as the first line of r, without its line

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	_ "time/tzdata" // location time zones must not depend on the host's zoneinfo
 
@@ -87,7 +88,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "workshop %s: %s\n", args[0], message(err))
+		fmt.Fprintf(stderr, "workshop %s: %s\n", args[0], strings.TrimSuffix(message(err), "\n"))
+		// A mistake in the command line exits 2, as with flag and getopt
+		// tools (and git and kubectl); a refused operation exits 1.
+		if errors.As(err, new(usageError)) {
+			return 2
+		}
 		return 1
 	}
 	return 0

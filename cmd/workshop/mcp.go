@@ -29,7 +29,7 @@ var stdin io.Reader = os.Stdin
 func mcpCmd(ctx context.Context, args []string, getenv env, in io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("mcp")
 	db := databaseFlag(fs, getenv)
-	token := fs.String("token", getenv("WORKSHOP_MCP_TOKEN"), "the MCP token (wsm_...) the tools act as")
+	token := getenv.string(fs, "token", "WORKSHOP_MCP_TOKEN", "", "the MCP token (wsm_...) the tools act as")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err

@@ -56,7 +56,9 @@ func (r runResult) object(t *testing.T) map[string]any {
 
 func TestRunUnknownCommand(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"frobnicate"}, {}} {
+	// admin alone, like git and kubectl without a subcommand: the usage on
+	// stderr, exit 2.
+	for _, args := range [][]string{{"frobnicate"}, {}, {"admin"}, {"admin", "org", "frobnicate"}} {
 		r := runCmd(t, nil, args...)
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "usage: workshop") {
 			t.Errorf("run %q: got exit %d, stdout %q, stderr %q; want 2, nothing, the usage", args, r.code, r.stdout, r.stderr)
@@ -64,6 +66,12 @@ func TestRunUnknownCommand(t *testing.T) {
 	}
 	if r := runCmd(t, nil, "frobnicate"); !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
 		t.Errorf("stderr %q does not name the unknown command", r.stderr)
+	}
+	if r := runCmd(t, nil, "admin"); !strings.Contains(r.stderr, "workshop admin org list [flags]") {
+		t.Errorf("admin alone: stderr %q does not list the admin commands", r.stderr)
+	}
+	if r := runCmd(t, nil, "serve", "--nope"); r.code != 2 || !strings.Contains(r.stderr, "-nope") {
+		t.Errorf("serve --nope: got exit %d, stderr %q; want 2 and the flag named", r.code, r.stderr)
 	}
 }
 
@@ -74,11 +82,16 @@ func TestRunHelp(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"serve", "-h"}, []string{"usage: workshop serve", "-webhook-retry-delays", "-addr"}},
-		{[]string{"bench", "--help"}, []string{"usage: workshop bench", "-scenario", "webhook_slow_receiver"}},
-		{[]string{"migrate", "-h"}, []string{"usage: workshop migrate", "-database"}},
-		{[]string{"admin", "help"}, []string{"usage: workshop admin", "workshop admin key create [flags]"}},
-		{[]string{"admin", "key", "create", "-h"}, []string{"usage: workshop admin key create", "-expires"}},
+		// Every setting of contract section 1 names its environment variable.
+		{[]string{"serve", "-h"}, []string{"usage: workshop serve", "-webhook-retry-delays", "-addr", "(env WORKSHOP_DATABASE_URL)",
+			"(env WORKSHOP_ADDR)", "(env WORKSHOP_WEBHOOK_RETRY_DELAYS)", "(env WORKSHOP_WEBHOOK_TIMEOUT)",
+			"(env WORKSHOP_WEBHOOK_ALLOW_INSECURE=1)", "(env WORKSHOP_ARRIVAL_SKEW)", "(env WORKSHOP_RATE_LIMIT)"}},
+		{[]string{"bench", "--help"}, []string{"usage: workshop bench", "-scenario", "webhook_slow_receiver", "(env WORKSHOP_BENCH_DATABASE_URL)"}},
+		{[]string{"migrate", "-h"}, []string{"usage: workshop migrate", "-database", "(env WORKSHOP_DATABASE_URL)"}},
+		{[]string{"mcp", "-h"}, []string{"usage: workshop mcp", "(env WORKSHOP_DATABASE_URL)", "(env WORKSHOP_MCP_TOKEN)"}},
+		{[]string{"admin", "help"}, []string{"usage: workshop admin", "workshop admin key create [flags]", "workshop admin org list [flags]"}},
+		{[]string{"admin", "key", "create", "-h"}, []string{"usage: workshop admin key create", "-expires", "(env WORKSHOP_DATABASE_URL)"}},
+		{[]string{"admin", "key", "list", "-h"}, []string{"usage: workshop admin key list", "-org", "-user"}},
 	} {
 		r := runCmd(t, nil, tc.args...)
 		if r.code != 0 || r.stderr != "" {

@@ -42,12 +42,13 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	fs := newFlags("serve")
 	c := serveConfig{shutdownGrace: 20 * time.Second}
 	db := databaseFlag(fs, getenv)
-	fs.StringVar(&c.addr, "addr", getenv.or("WORKSHOP_ADDR", defaultAddr), "listen address")
-	delays := fs.String("webhook-retry-delays", getenv.or("WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h"), "delays before webhook attempts 2, 3, ...")
-	timeout := fs.String("webhook-timeout", getenv.or("WORKSHOP_WEBHOOK_TIMEOUT", "10s"), "webhook endpoint timeout")
-	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", getenv("WORKSHOP_WEBHOOK_ALLOW_INSECURE") == "1", "allow http:// and private webhook targets (development only)")
-	skew := fs.String("arrival-skew", getenv.or("WORKSHOP_ARRIVAL_SKEW", "5m"), "tolerated clock skew of arrival times")
-	rate := fs.String("rate-limit", getenv.or("WORKSHOP_RATE_LIMIT", "1200/m"), "requests per key, e.g. 1200/m; 0 = off")
+	addr := getenv.string(fs, "addr", "WORKSHOP_ADDR", defaultAddr, "listen address")
+	delays := getenv.string(fs, "webhook-retry-delays", "WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h", "delays before webhook attempts 2, 3, ...")
+	timeout := getenv.string(fs, "webhook-timeout", "WORKSHOP_WEBHOOK_TIMEOUT", "10s", "webhook endpoint timeout")
+	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", getenv("WORKSHOP_WEBHOOK_ALLOW_INSECURE") == "1",
+		"allow http:// and private webhook targets, development only (env WORKSHOP_WEBHOOK_ALLOW_INSECURE=1)")
+	skew := getenv.string(fs, "arrival-skew", "WORKSHOP_ARRIVAL_SKEW", "5m", "tolerated clock skew of arrival times")
+	rate := getenv.string(fs, "rate-limit", "WORKSHOP_RATE_LIMIT", "1200/m", "requests per key, e.g. 1200/m; 0 = off")
 	fs.BoolVar(&c.demo, "demo", false, "seed the demo organisation and print its keys")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -56,7 +57,7 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	if len(rest) > 0 {
 		return c, fmt.Errorf("unexpected argument %q", rest[0])
 	}
-	c.database = *db
+	c.database, c.addr = *db, *addr
 	if c.retryDelays, err = parseDelays(*delays); err != nil {
 		return c, err
 	}
