@@ -174,9 +174,49 @@ var adminCommands = map[string]adminCommand{
 			return op.SetSettings(ctx, *loc, *hours, *breaks, b)
 		}
 	}},
+	"org list": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.ListOrgs(ctx) }
+	}},
+	"location list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org := fs.String("org", "", "only this organisation's (default: every organisation's)")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListLocations(ctx, *org)
+		}
+	}},
+	"user list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org := fs.String("org", "", "only this organisation's (default: every organisation's)")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListUsers(ctx, *org)
+		}
+	}},
+	"key list":       credentialList(workshop.KindAPIKey),
+	"mcp-token list": credentialList(workshop.KindMCPToken),
+	"technician list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc := fs.String("location", "", "location id")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListTechnicians(ctx, *loc)
+		}
+	}},
+	"bay list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc := fs.String("location", "", "location id")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListBays(ctx, *loc)
+		}
+	}},
 	"demo": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Demo(ctx) }
 	}},
+}
+
+// credentialList lists keys or MCP tokens, revoked ones included.
+func credentialList(kind workshop.CredentialKind) adminCommand {
+	return adminCommand{define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org := fs.String("org", "", "only this organisation's (default: every organisation's)")
+		user := fs.String("user", "", "only this user's")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListCredentials(ctx, operator.CredentialListRequest{Kind: kind, OrgID: *org, UserID: *user})
+		}
+	}}
 }
 
 // admin runs `workshop admin GROUP VERB ...` and prints its JSON object.
