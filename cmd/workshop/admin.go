@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -267,7 +268,11 @@ func findAdminCommand(args []string) (string, adminCommand, []string, error) {
 	case len(args) == 1 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help"):
 		return "", adminCommand{}, nil, helpError{adminUsage()}
 	}
-	return "", adminCommand{}, nil, usageError{fmt.Errorf("unknown command %q\n%s", strings.Join(args[:min(len(args), 2)], " "), adminUsage())}
+	words := args[:min(len(args), 2)]
+	if i := slices.IndexFunc(words, func(w string) bool { return strings.HasPrefix(w, "-") }); i >= 0 {
+		words = words[:i] // the command's words, not its flags
+	}
+	return "", adminCommand{}, nil, usageError{fmt.Errorf("unknown admin command %q\n%s", strings.Join(words, " "), adminUsage())}
 }
 
 // adminUsage lists every operator command with its arguments.

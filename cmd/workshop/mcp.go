@@ -44,7 +44,12 @@ func mcpCmd(ctx context.Context, args []string, getenv env, in io.Reader, stdout
 		return usageError{fmt.Errorf("--token: an MCP token starts with %s (API keys, wsk_..., are for the REST API)", workshop.MCPTokenPrefix)}
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := store.Open(ctx, *db)
+	// The tools read a workshop's data: a mistyped path must not make an
+	// empty database the assistant then finds nothing in.
+	st, err := store.Open(ctx, *db, store.ExistingOnly())
+	if errors.Is(err, store.ErrNoDatabase) {
+		return fmt.Errorf("%w; workshop mcp reads the database of a workshop: give its --database (workshop serve or workshop migrate makes one)", err)
+	}
 	if err != nil {
 		return err
 	}

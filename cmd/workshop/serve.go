@@ -83,6 +83,14 @@ func serve(ctx context.Context, args []string, getenv env, stdout, stderr io.Wri
 
 func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	// The port first: a server that cannot listen fails before it opens,
+	// creates or migrates the database. It holds the port from here on;
+	// connections wait in the backlog until it serves.
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: cannot listen there (%w); is another server using it? Choose another with --addr", c.addr, err)
+	}
+	defer ln.Close() // Serve closes it too; this is for the returns before
 	st, err := store.Open(ctx, c.database)
 	if err != nil {
 		return err
@@ -137,10 +145,6 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	watchDone := make(chan struct{})
 	go func() { defer close(watchDone); planning.NewWatch(plans, st, log).Run(wctx) }()
 	defer func() { stopWatch(); <-watchDone }()
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	srv.RegisterOnShutdown(stopLive)
