@@ -8,23 +8,35 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/workshop-platform/workshop/internal/store/storetest"
 )
 
 // TestServePortInUse: a serve whose port is taken fails with a message
-// naming the address before it opens the database, so no file is made.
+// naming the address before it opens the database: no SQLite file is
+// made, no PostgreSQL table is created.
 func TestServePortInUse(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	path := filepath.Join(t.TempDir(), "workshop.db")
-	r := runCmd(t, nil, "serve", "--addr", ln.Addr().String(), "--database", "sqlite://"+path)
-	if r.code != 1 || !strings.Contains(r.stderr, "--addr "+ln.Addr().String()+": cannot listen there") {
-		t.Errorf("got exit %d, stderr %q; want 1 and a message naming the address", r.code, r.stderr)
-	}
-	wantNoFile(t, path)
+	t.Cleanup(func() { ln.Close() }) // after the parallel subtests, not when this function returns
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		r := runCmd(t, nil, "serve", "--addr", ln.Addr().String(), "--database", db.URL)
+		if r.code != 1 || !strings.Contains(r.stderr, "--addr "+ln.Addr().String()+": cannot listen there") {
+			t.Errorf("got exit %d, stderr %q; want 1 and a message naming the address", r.code, r.stderr)
+		}
+		if path, ok := strings.CutPrefix(db.URL, "sqlite://"); ok {
+			wantNoFile(t, path)
+			return
+		}
+		var tables int
+		if err := storetest.RawDB(t, db.URL).QueryRowContext(t.Context(),
+			`SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'`).Scan(&tables); err != nil || tables != 0 {
+			t.Errorf("the database holds %d tables (%v), want none", tables, err)
+		}
+	})
 }
 
 // TestMCPRefusesMissingDatabase: workshop mcp reads an existing database;

@@ -457,6 +457,12 @@ func TestRunServe(t *testing.T) {
 	if len(roles) != 3 {
 		t.Errorf("serve --demo printed users of roles %v, want an owner, an advisor and a technician: %s", roles, stdout.String())
 	}
+	// A second demo start (admin demo, as a restarted serve --demo would)
+	// revokes the keys the first printed.
+	runCmd(t, map[string]string{"WORKSHOP_DATABASE_URL": db}, "admin", "demo").object(t)
+	if r := apitest.Call(t, "http://"+addr, apitest.Request{Method: "GET", Path: "/v1/platform/me", Key: key[1]}); r.Status != 401 || !strings.Contains(string(r.Body), "key_revoked") {
+		t.Errorf("the first start's org key after a second start: got %d %s, want 401 key_revoked", r.Status, r.Body)
+	}
 	cancel()
 	select {
 	case code := <-done:
