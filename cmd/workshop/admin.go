@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -86,7 +87,7 @@ var adminCommands = map[string]adminCommand{
 		}
 	}},
 	"user invite": {args: "USER_ID", defineWithInput: func(fs *flag.FlagSet, in adminInput) func(context.Context, *operator.Operator, []string) (any, error) {
-		base := fs.String("base-url", "http://"+in.getenv.or("WORKSHOP_ADDR", defaultAddr), "where the application is served (default: http:// and the --addr setting)")
+		base := fs.String("base-url", "http://"+in.getenv.or("WORKSHOP_ADDR", defaultAddr), "where the application is served (default: http:// and the --addr setting, env WORKSHOP_ADDR)")
 		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
 			return op.Invite(ctx, a[0], *base)
 		}
@@ -174,9 +175,49 @@ var adminCommands = map[string]adminCommand{
 			return op.SetSettings(ctx, *loc, *hours, *breaks, b)
 		}
 	}},
+	"org list": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.ListOrgs(ctx) }
+	}},
+	"location list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org := fs.String("org", "", "only this organisation's (default: every organisation's)")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListLocations(ctx, *org)
+		}
+	}},
+	"user list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org := fs.String("org", "", "only this organisation's (default: every organisation's)")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListUsers(ctx, *org)
+		}
+	}},
+	"key list":       credentialList(workshop.KindAPIKey),
+	"mcp-token list": credentialList(workshop.KindMCPToken),
+	"technician list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc := fs.String("location", "", "location id")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListTechnicians(ctx, *loc)
+		}
+	}},
+	"bay list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		loc := fs.String("location", "", "location id")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListBays(ctx, *loc)
+		}
+	}},
 	"demo": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Demo(ctx) }
 	}},
+}
+
+// credentialList lists keys or MCP tokens, revoked ones included.
+func credentialList(kind workshop.CredentialKind) adminCommand {
+	return adminCommand{define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org := fs.String("org", "", "only this organisation's (default: every organisation's)")
+		user := fs.String("user", "", "only this user's")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			return op.ListCredentials(ctx, operator.CredentialListRequest{Kind: kind, OrgID: *org, UserID: *user})
+		}
+	}}
 }
 
 // admin runs `workshop admin GROUP VERB ...` and prints its JSON object.
@@ -221,15 +262,28 @@ func findAdminCommand(args []string) (string, adminCommand, []string, error) {
 			}
 		}
 	}
+	switch {
+	case len(args) == 0:
+		return "", adminCommand{}, nil, usageError{errors.New("give a command\n" + adminUsage())}
+	case len(args) == 1 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help"):
+		return "", adminCommand{}, nil, helpError{adminUsage()}
+	}
+	words := args[:min(len(args), 2)]
+	if i := slices.IndexFunc(words, func(w string) bool { return strings.HasPrefix(w, "-") }); i >= 0 {
+		words = words[:i] // the command's words, not its flags
+	}
+	return "", adminCommand{}, nil, usageError{fmt.Errorf("unknown admin command %q\n%s", strings.Join(words, " "), adminUsage())}
+}
+
+// adminUsage lists every operator command with its arguments.
+func adminUsage() string {
 	names := make([]string, 0, len(adminCommands))
 	for n, c := range adminCommands {
 		names = append(names, strings.TrimSpace("workshop admin "+n+" [flags] "+c.args))
 	}
 	sort.Strings(names)
-	if len(args) == 1 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		return "", adminCommand{}, nil, helpError{"usage: workshop admin <command> [flags]\n\ncommands:\n  " + strings.Join(names, "\n  ") + "\n"}
-	}
-	return "", adminCommand{}, nil, usageError{errors.New("unknown admin command; the commands are:\n  " + strings.Join(names, "\n  "))}
+	return "usage: workshop admin <command> [flags]\n\ncommands:\n  " + strings.Join(names, "\n  ") +
+		"\n\nworkshop admin <command> -h lists a command's flags.\n"
 }
 
 // readPassword reads a password as the first line of r, without its line

@@ -17,7 +17,7 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.
 		return benchReceiver(ctx, args[1:], stdout)
 	}
 	fs := newFlags("bench")
-	db := fs.String("database", getenv("WORKSHOP_BENCH_DATABASE_URL"), "database URL (default: a fresh SQLite file in a temp dir)")
+	db := getenv.string(fs, "database", "WORKSHOP_BENCH_DATABASE_URL", "", "database URL (default: a fresh SQLite file in a temp dir)")
 	scenarios := fs.String("scenario", "me", "comma-separated scenarios: "+fmt.Sprint(bench.ScenarioNames()))
 	rounds := fs.Int("rounds", 5, "interleaved rounds of each scenario")
 	duration := fs.Duration("duration", 5*time.Second, "measured time per run")

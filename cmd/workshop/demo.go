@@ -20,7 +20,7 @@ Demo organisation %s (%s), locations %s (Berlin) and %s (Queens).
   org key       %s
   location key  %s   (pinned to Berlin)
   MCP token     %s
-Keys are shown once; run "workshop serve --demo" again for new ones.
+Keys are shown once; the next "workshop serve --demo" revokes them and prints new ones.
 
 Try it:
   curl -s -H "Authorization: Bearer %s" http://%s/v1/platform/me

@@ -30,10 +30,16 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// string declares a string flag whose default is the environment
+// variable's value (def when it is unset); -h names the variable.
+func (e env) string(fs *flag.FlagSet, name, variable, def, usage string) *string {
+	return fs.String(name, e.or(variable, def), usage+" (env "+variable+")")
+}
+
 // databaseFlag is --database with its environment fallback; every command
 // that opens the database takes it.
 func databaseFlag(fs *flag.FlagSet, getenv env) *string {
-	return fs.String("database", getenv.or("WORKSHOP_DATABASE_URL", "sqlite://workshop.db"), "database URL: sqlite://PATH or postgres://...")
+	return getenv.string(fs, "database", "WORKSHOP_DATABASE_URL", "sqlite://workshop.db", "database URL: sqlite://PATH or postgres://...")
 }
 
 // parse parses flags wherever they stand among the positional arguments

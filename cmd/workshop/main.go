@@ -11,12 +11,15 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	_ "time/tzdata" // location time zones must not depend on the host's zoneinfo
+
+	"github.com/workshop-platform/workshop/internal/buildinfo"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// build is what the toolchain recorded of this binary (version, commit).
+var build = buildinfo.Read()
 
 func main() {
 	setGCPercent(os.Getenv)
@@ -50,7 +53,7 @@ commands:
   migrate   apply the database schema and exit
   admin     operator commands (workshop admin help)
   bench     measure the API against a fixed-response control (workshop bench -h)
-  version   print the version
+  version   print the module version, the commit and the Go version it was built from (also --version)
 `
 
 // run executes one command and returns the process exit code.
@@ -71,8 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = admin(ctx, args[1:], getenv, stdin, stdout)
 	case "bench":
 		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, version)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "workshop %s commit %s %s\n", build.Version, build.Commit, build.GoVersion)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
@@ -85,7 +88,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "workshop %s: %s\n", args[0], message(err))
+		fmt.Fprintf(stderr, "workshop %s: %s\n", args[0], strings.TrimSuffix(message(err), "\n"))
+		// A mistake in the command line exits 2, as with flag and getopt
+		// tools (and git and kubectl); a refused operation exits 1.
+		if errors.As(err, new(usageError)) {
+			return 2
+		}
 		return 1
 	}
 	return 0

@@ -29,7 +29,7 @@ var stdin io.Reader = os.Stdin
 func mcpCmd(ctx context.Context, args []string, getenv env, in io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("mcp")
 	db := databaseFlag(fs, getenv)
-	token := fs.String("token", getenv("WORKSHOP_MCP_TOKEN"), "the MCP token (wsm_...) the tools act as")
+	token := getenv.string(fs, "token", "WORKSHOP_MCP_TOKEN", "", "the MCP token (wsm_...) the tools act as")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -44,7 +44,12 @@ func mcpCmd(ctx context.Context, args []string, getenv env, in io.Reader, stdout
 		return usageError{fmt.Errorf("--token: an MCP token starts with %s (API keys, wsk_..., are for the REST API)", workshop.MCPTokenPrefix)}
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := store.Open(ctx, *db)
+	// The tools read a workshop's data: a mistyped path must not make an
+	// empty database the assistant then finds nothing in.
+	st, err := store.Open(ctx, *db, store.ExistingOnly())
+	if errors.Is(err, store.ErrNoDatabase) {
+		return fmt.Errorf("%w; workshop mcp reads the database of a workshop: give its --database (workshop serve or workshop migrate makes one)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -57,7 +62,7 @@ func mcpCmd(ctx context.Context, args []string, getenv env, in io.Reader, stdout
 	if _, err := caller(ctx); err != nil {
 		return fmt.Errorf("--token: %w", err)
 	}
-	srv, err := mcpserver.New(api, caller, mcpserver.Options{Version: version, Logger: log})
+	srv, err := mcpserver.New(api, caller, mcpserver.Options{Version: build.Version, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -54,7 +56,9 @@ func (r runResult) object(t *testing.T) map[string]any {
 
 func TestRunUnknownCommand(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"frobnicate"}, {}} {
+	// admin alone, like git and kubectl without a subcommand: the usage on
+	// stderr, exit 2.
+	for _, args := range [][]string{{"frobnicate"}, {}, {"admin"}, {"admin", "org", "frobnicate"}} {
 		r := runCmd(t, nil, args...)
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "usage: workshop") {
 			t.Errorf("run %q: got exit %d, stdout %q, stderr %q; want 2, nothing, the usage", args, r.code, r.stdout, r.stderr)
@@ -62,6 +66,12 @@ func TestRunUnknownCommand(t *testing.T) {
 	}
 	if r := runCmd(t, nil, "frobnicate"); !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
 		t.Errorf("stderr %q does not name the unknown command", r.stderr)
+	}
+	if r := runCmd(t, nil, "admin"); !strings.Contains(r.stderr, "workshop admin org list [flags]") {
+		t.Errorf("admin alone: stderr %q does not list the admin commands", r.stderr)
+	}
+	if r := runCmd(t, nil, "serve", "--nope"); r.code != 2 || !strings.Contains(r.stderr, "-nope") {
+		t.Errorf("serve --nope: got exit %d, stderr %q; want 2 and the flag named", r.code, r.stderr)
 	}
 }
 
@@ -72,11 +82,16 @@ func TestRunHelp(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"serve", "-h"}, []string{"usage: workshop serve", "-webhook-retry-delays", "-addr"}},
-		{[]string{"bench", "--help"}, []string{"usage: workshop bench", "-scenario", "webhook_slow_receiver"}},
-		{[]string{"migrate", "-h"}, []string{"usage: workshop migrate", "-database"}},
-		{[]string{"admin", "help"}, []string{"usage: workshop admin", "workshop admin key create [flags]"}},
-		{[]string{"admin", "key", "create", "-h"}, []string{"usage: workshop admin key create", "-expires"}},
+		// Every setting of contract section 1 names its environment variable.
+		{[]string{"serve", "-h"}, []string{"usage: workshop serve", "-webhook-retry-delays", "-addr", "(env WORKSHOP_DATABASE_URL)",
+			"(env WORKSHOP_ADDR)", "(env WORKSHOP_WEBHOOK_RETRY_DELAYS)", "(env WORKSHOP_WEBHOOK_TIMEOUT)",
+			"(env WORKSHOP_WEBHOOK_ALLOW_INSECURE=1)", "(env WORKSHOP_ARRIVAL_SKEW)", "(env WORKSHOP_RATE_LIMIT)"}},
+		{[]string{"bench", "--help"}, []string{"usage: workshop bench", "-scenario", "webhook_slow_receiver", "(env WORKSHOP_BENCH_DATABASE_URL)"}},
+		{[]string{"migrate", "-h"}, []string{"usage: workshop migrate", "-database", "(env WORKSHOP_DATABASE_URL)"}},
+		{[]string{"mcp", "-h"}, []string{"usage: workshop mcp", "(env WORKSHOP_DATABASE_URL)", "(env WORKSHOP_MCP_TOKEN)"}},
+		{[]string{"admin", "help"}, []string{"usage: workshop admin", "workshop admin key create [flags]", "workshop admin org list [flags]"}},
+		{[]string{"admin", "key", "create", "-h"}, []string{"usage: workshop admin key create", "-expires", "(env WORKSHOP_DATABASE_URL)"}},
+		{[]string{"admin", "key", "list", "-h"}, []string{"usage: workshop admin key list", "-org", "-user"}},
 	} {
 		r := runCmd(t, nil, tc.args...)
 		if r.code != 0 || r.stderr != "" {
@@ -90,11 +105,19 @@ func TestRunHelp(t *testing.T) {
 	}
 }
 
+// version and --version print the build's module version and commit
+// (a test binary has neither: their placeholders).
 func TestRunVersion(t *testing.T) {
 	t.Parallel()
-	r := runCmd(t, nil, "version")
-	if r.code != 0 || r.stdout != version+"\n" || r.stderr != "" {
-		t.Errorf("got exit %d, stdout %q, stderr %q; want 0, %q", r.code, r.stdout, r.stderr, version+"\n")
+	want := fmt.Sprintf("workshop %s commit %s %s\n", build.Version, build.Commit, runtime.Version())
+	if build.Version != "(devel)" || build.Commit != "unknown" {
+		t.Errorf("a test binary's build: got %+v, want version (devel) and commit unknown", build)
+	}
+	for _, arg := range []string{"version", "--version"} {
+		r := runCmd(t, nil, arg)
+		if r.code != 0 || r.stdout != want || r.stderr != "" {
+			t.Errorf("run %q: got exit %d, stdout %q, stderr %q; want 0, %q", arg, r.code, r.stdout, r.stderr, want)
+		}
 	}
 }
 
@@ -433,6 +456,12 @@ func TestRunServe(t *testing.T) {
 	}
 	if len(roles) != 3 {
 		t.Errorf("serve --demo printed users of roles %v, want an owner, an advisor and a technician: %s", roles, stdout.String())
+	}
+	// A second demo start (admin demo, as a restarted serve --demo would)
+	// revokes the keys the first printed.
+	runCmd(t, map[string]string{"WORKSHOP_DATABASE_URL": db}, "admin", "demo").object(t)
+	if r := apitest.Call(t, "http://"+addr, apitest.Request{Method: "GET", Path: "/v1/platform/me", Key: key[1]}); r.Status != 401 || !strings.Contains(string(r.Body), "key_revoked") {
+		t.Errorf("the first start's org key after a second start: got %d %s, want 401 key_revoked", r.Status, r.Body)
 	}
 	cancel()
 	select {

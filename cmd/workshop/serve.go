@@ -43,12 +43,13 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	fs := newFlags("serve")
 	c := serveConfig{shutdownGrace: 20 * time.Second}
 	db := databaseFlag(fs, getenv)
-	fs.StringVar(&c.addr, "addr", getenv.or("WORKSHOP_ADDR", defaultAddr), "listen address")
-	delays := fs.String("webhook-retry-delays", getenv.or("WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h"), "delays before webhook attempts 2, 3, ...")
-	timeout := fs.String("webhook-timeout", getenv.or("WORKSHOP_WEBHOOK_TIMEOUT", "10s"), "webhook endpoint timeout")
-	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", getenv("WORKSHOP_WEBHOOK_ALLOW_INSECURE") == "1", "allow http:// and private webhook targets (development only)")
-	skew := fs.String("arrival-skew", getenv.or("WORKSHOP_ARRIVAL_SKEW", "5m"), "tolerated clock skew of arrival times")
-	rate := fs.String("rate-limit", getenv.or("WORKSHOP_RATE_LIMIT", "1200/m"), "requests per key, e.g. 1200/m; 0 = off")
+	addr := getenv.string(fs, "addr", "WORKSHOP_ADDR", defaultAddr, "listen address")
+	delays := getenv.string(fs, "webhook-retry-delays", "WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h", "delays before webhook attempts 2, 3, ...")
+	timeout := getenv.string(fs, "webhook-timeout", "WORKSHOP_WEBHOOK_TIMEOUT", "10s", "webhook endpoint timeout")
+	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", getenv("WORKSHOP_WEBHOOK_ALLOW_INSECURE") == "1",
+		"allow http:// and private webhook targets, development only (env WORKSHOP_WEBHOOK_ALLOW_INSECURE=1)")
+	skew := getenv.string(fs, "arrival-skew", "WORKSHOP_ARRIVAL_SKEW", "5m", "tolerated clock skew of arrival times")
+	rate := getenv.string(fs, "rate-limit", "WORKSHOP_RATE_LIMIT", "1200/m", "requests per key, e.g. 1200/m; 0 = off")
 	fs.BoolVar(&c.demo, "demo", false, "seed the demo organisation and print its keys")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -57,7 +58,7 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	if len(rest) > 0 {
 		return c, fmt.Errorf("unexpected argument %q", rest[0])
 	}
-	c.database = *db
+	c.database, c.addr = *db, *addr
 	if c.retryDelays, err = parseDelays(*delays); err != nil {
 		return c, err
 	}
@@ -83,6 +84,14 @@ func serve(ctx context.Context, args []string, getenv env, stdout, stderr io.Wri
 
 func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	// The port first: a server that cannot listen fails before it opens,
+	// creates or migrates the database. It holds the port from here on;
+	// connections wait in the backlog until it serves.
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: cannot listen there (%w); is another server using it? Choose another with --addr", c.addr, err)
+	}
+	defer ln.Close() // Serve closes it too; this is for the returns before
 	st, err := store.Open(ctx, c.database)
 	if err != nil {
 		return err
@@ -106,7 +115,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	// The read-only AI connection: the REST reads as MCP tools at /mcp.
-	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: version, Logger: log})
+	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: build.Version, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -142,10 +151,6 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 	watchDone := make(chan struct{})
 	go func() { defer close(watchDone); planning.NewWatch(plans, st, log).Run(wctx) }()
 	defer func() { stopWatch(); <-watchDone }()
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	srv.RegisterOnShutdown(stopLive)

@@ -17,6 +17,12 @@ const (
 	demoOwnerEmail = "owner@demo-motors.example"
 
 	demoTechnicianUserID = "usr_demo_technician"
+
+	// The names of the credentials every demo start mints; the next start
+	// revokes them by these names (a key the owner makes by hand stays).
+	demoOrgKeyName      = "demo org key"
+	demoLocationKeyName = "demo location key"
+	demoMCPTokenName    = "demo MCP token"
 )
 
 // demoUsers sign in to the application, one of each role a newcomer wants
@@ -54,8 +60,9 @@ type DemoOut struct {
 
 // Demo seeds the demo organisation when the database has none (in one
 // transaction, so several processes starting with --demo at once are
-// safe) and a working day in it (demoday.go), then mints an org key, a key
-// for the Berlin location and an MCP token.
+// safe) and a working day in it (demoday.go), then revokes the demo keys
+// of the previous call and mints an org key, a key for the Berlin location
+// and an MCP token.
 func (o *Operator) Demo(ctx context.Context) (DemoOut, error) {
 	seed := o.demoSeed()
 	out := DemoOut{OrgID: DemoOrgID, LocationIDs: []string{demoBerlinID, demoNewYorkID}, OwnerID: demoOwnerID}
@@ -76,15 +83,20 @@ func (o *Operator) Demo(ctx context.Context) (DemoOut, error) {
 			out.BayIDs = append(out.BayIDs, b.ID)
 		}
 	}
-	orgKey, err := o.CreateKey(ctx, KeyRequest{UserID: demoOwnerID})
+	// The keys printed by the previous start stop working: a demo's keys
+	// are the ones it printed last (as its users' passwords are).
+	if _, err := o.Store.RevokeCredentialsNamed(ctx, demoOwnerID, demoOrgKeyName, demoLocationKeyName, demoMCPTokenName); err != nil {
+		return out, err
+	}
+	orgKey, err := o.CreateKey(ctx, KeyRequest{UserID: demoOwnerID, Name: demoOrgKeyName})
 	if err != nil {
 		return out, err
 	}
-	locKey, err := o.CreateKey(ctx, KeyRequest{UserID: demoOwnerID, LocationID: demoBerlinID})
+	locKey, err := o.CreateKey(ctx, KeyRequest{UserID: demoOwnerID, LocationID: demoBerlinID, Name: demoLocationKeyName})
 	if err != nil {
 		return out, err
 	}
-	token, err := o.CreateMCPToken(ctx, demoOwnerID)
+	token, err := o.CreateNamedMCPToken(ctx, demoOwnerID, demoMCPTokenName)
 	if err != nil {
 		return out, err
 	}

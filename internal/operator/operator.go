@@ -38,6 +38,15 @@ type Store interface {
 	Settings(ctx context.Context, locationID string) (workshop.Settings, error)
 	SetSettings(ctx context.Context, locationID string, s workshop.Settings, opts ...store.WriteOption) error
 	SeedDemo(ctx context.Context, d store.DemoSeed) (bool, error)
+	RevokeCredentialsNamed(ctx context.Context, userID string, names ...string) (int64, error)
+
+	// The lists of the operator commands (lists.go).
+	Orgs(ctx context.Context) ([]workshop.Org, error)
+	Locations(ctx context.Context, orgID, onlyID string) ([]workshop.Location, error)
+	OrgUsers(ctx context.Context, orgID string) ([]store.OrgUser, error)
+	Credentials(ctx context.Context, f store.CredentialFilter) ([]store.OwnedCredential, error)
+	Technicians(ctx context.Context, v store.Visibility, p workshop.PageRequest) (workshop.Page[workshop.Technician], error)
+	Bays(ctx context.Context, v store.Visibility, p workshop.PageRequest) (workshop.Page[workshop.Bay], error)
 	EnsureUsers(ctx context.Context, users []workshop.User) error
 
 	// Sign-in to the application (users.go).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strings"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -33,6 +34,24 @@ func (s *Store) RevokeCredential(ctx context.Context, id string) (workshop.Micro
 		now := workshop.MicrosOf(s.now())
 		_, err := c.exec(ctx, `UPDATE credentials SET revoked_at = ? WHERE id = ?`, now, id)
 		return now, err
+	})
+}
+
+// RevokeCredentialsNamed revokes the user's credentials of the given
+// names that are not revoked yet, in one write, and says how many (the
+// demo's keys of a previous start).
+func (s *Store) RevokeCredentialsNamed(ctx context.Context, userID string, names ...string) (int64, error) {
+	return write(ctx, s, func(c conn) (int64, error) {
+		args := []any{workshop.MicrosOf(s.now()), userID}
+		for _, n := range names {
+			args = append(args, n)
+		}
+		res, err := c.exec(ctx, `UPDATE credentials SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL
+			AND name IN (?`+strings.Repeat(", ?", len(names)-1)+`)`, args...)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
 	})
 }
 

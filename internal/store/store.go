@@ -47,6 +47,7 @@ type Store struct {
 	creates               *groupWriter[*createReq] // job creates (jobwrite.go)
 	patches               *groupWriter[*patchReq]  // step patches (stepwrite.go)
 	groupWrites           bool                     // concurrent creates and patches are written in groups
+	mustExist             bool                     // a SQLite file must be there already (ExistingOnly)
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 
@@ -67,6 +68,15 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // are written in groups (the default) or each as it comes. Both ways run
 // the same rules and statements (groupWriter); the store's tests run both.
 func WithGroupedWrites(on bool) Option { return func(s *Store) { s.groupWrites = on } }
+
+// ExistingOnly refuses to create a SQLite database file that is not there
+// (Open fails with ErrNoDatabase and creates nothing): for commands that
+// only read a database made before, where a mistyped path would otherwise
+// make an empty one.
+func ExistingOnly() Option { return func(s *Store) { s.mustExist = true } }
+
+// ErrNoDatabase is Open's error for a missing file under ExistingOnly.
+var ErrNoDatabase = errors.New("no such database")
 
 // Open connects to the database named by a URL (sqlite://PATH or
 // postgres://...) and migrates its schema.
@@ -155,6 +165,9 @@ func (s *Store) openSQLite(ctx context.Context, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
+	}
+	if _, err := os.Stat(abs); s.mustExist && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("sqlite://%s: %w (the file %s does not exist)", path, ErrNoDatabase, abs)
 	}
 	file := "file:" + (&url.URL{Path: abs}).EscapedPath()
 	// The writer's temporary storage is in memory: each write of a group

@@ -141,7 +141,7 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 // date so far, as their timesheet of today counts them.
 func (a *App) workedToday(r *http.Request, d *desk, techID string, now time.Time) (string, error) {
 	today := now.Format(time.DateOnly)
-	records, err := everyPage(func(p workshop.PageRequest) (workshop.Page[workshop.Attendance], error) {
+	records, err := workshop.EveryPage(func(p workshop.PageRequest) (workshop.Page[workshop.Attendance], error) {
 		return a.store.AttendanceRecords(r.Context(), store.AttendanceFilter{Visibility: d.visibility(), TechID: techID, From: today, To: today}, p)
 	})
 	if err != nil {
@@ -196,29 +196,9 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 	http.Redirect(w, r, clockPath(d.loc.ID)+"?"+url.Values{"techId": {techID}, "done": {done}}.Encode(), http.StatusSeeOther)
 }
 
-// everyPage walks a list to its end, page by page.
-func everyPage[T any](list func(workshop.PageRequest) (workshop.Page[T], error)) ([]T, error) {
-	var all []T
-	limit := workshop.MaxPageLimit
-	p := workshop.PageRequest{Limit: limit}
-	for {
-		page, err := list(p)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, page.Data...)
-		if page.NextCursor == nil {
-			return all, nil
-		}
-		if p, err = workshop.ParsePageRequest(&limit, *page.NextCursor); err != nil {
-			return nil, err
-		}
-	}
-}
-
 // locationTechnicians is every technician of what v sees, by (createdAt, id).
 func locationTechnicians(ctx context.Context, st *store.Store, v store.Visibility) ([]workshop.Technician, error) {
-	return everyPage(func(p workshop.PageRequest) (workshop.Page[workshop.Technician], error) {
+	return workshop.EveryPage(func(p workshop.PageRequest) (workshop.Page[workshop.Technician], error) {
 		return st.Technicians(ctx, v, p)
 	})
 }

@@ -66,7 +66,7 @@ func (a *App) timesheetOf(w http.ResponseWriter, r *http.Request, si *store.Sign
 		return nil, false
 	}
 	s.form.Values["period"], s.form.Values["date"] = p.Kind, p.FromDate()
-	records, err := everyPage(func(pr workshop.PageRequest) (workshop.Page[workshop.Attendance], error) {
+	records, err := workshop.EveryPage(func(pr workshop.PageRequest) (workshop.Page[workshop.Attendance], error) {
 		return a.store.AttendanceRecords(ctx, store.AttendanceFilter{Visibility: d.visibility(), TechID: techID,
 			From: p.FromDate(), To: p.ToDate()}, pr)
 	})

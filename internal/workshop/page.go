@@ -82,3 +82,24 @@ func PageOf[T any](rows []T, limit int, cursorOf func(T) Cursor) Page[T] {
 	next := cursorOf(rows[limit-1]).Encode()
 	return Page[T]{Data: rows, NextCursor: &next}
 }
+
+// EveryPage walks a list to its end, page by page (the application's and
+// the operator commands' lists, which show every row).
+func EveryPage[T any](list func(PageRequest) (Page[T], error)) ([]T, error) {
+	var all []T
+	limit := MaxPageLimit
+	p := PageRequest{Limit: limit}
+	for {
+		page, err := list(p)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page.Data...)
+		if page.NextCursor == nil {
+			return all, nil
+		}
+		if p, err = ParsePageRequest(&limit, *page.NextCursor); err != nil {
+			return nil, err
+		}
+	}
+}
