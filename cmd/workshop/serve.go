@@ -35,6 +35,7 @@ type serveConfig struct {
 	rateLimitPerMinute   int
 	demo                 bool
 	shutdownGrace        time.Duration
+	mcpAllowedOrigins    []string          // browser origins besides the server's own allowed at /mcp
 	onListen             func(addr string) // tests learn the port of --addr :0
 }
 
@@ -48,6 +49,7 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", getenv("WORKSHOP_WEBHOOK_ALLOW_INSECURE") == "1", "allow http:// and private webhook targets (development only)")
 	skew := fs.String("arrival-skew", getenv.or("WORKSHOP_ARRIVAL_SKEW", "5m"), "tolerated clock skew of arrival times")
 	rate := fs.String("rate-limit", getenv.or("WORKSHOP_RATE_LIMIT", "1200/m"), "requests per key, e.g. 1200/m; 0 = off")
+	origins := fs.String("mcp-allowed-origins", getenv("WORKSHOP_MCP_ALLOWED_ORIGINS"), "browser origins besides the server's own that may call /mcp, e.g. https://assistant.example")
 	fs.BoolVar(&c.demo, "demo", false, "seed the demo organisation and print its keys")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -68,6 +70,13 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	}
 	if c.rateLimitPerMinute, err = parseRate(*rate); err != nil {
 		return c, err
+	}
+	for _, o := range list(*origins) {
+		origin, err := httpapi.ParseOrigin(o)
+		if err != nil {
+			return c, fmt.Errorf("--mcp-allowed-origins: %w", err)
+		}
+		c.mcpAllowedOrigins = append(c.mcpAllowedOrigins, origin)
 	}
 	return c, nil
 }
@@ -105,7 +114,8 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	// The read-only AI connection: the REST reads as MCP tools at /mcp.
-	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: version, Logger: log})
+	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: version, Logger: log,
+		AllowedOrigins: c.mcpAllowedOrigins})
 	if err != nil {
 		return err
 	}

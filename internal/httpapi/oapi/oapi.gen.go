@@ -313,6 +313,7 @@ const (
 	ProblemCodeMissingKey            ProblemCode = "missing_key"
 	ProblemCodeNotClockedIn          ProblemCode = "not_clocked_in"
 	ProblemCodeNotFound              ProblemCode = "not_found"
+	ProblemCodeOriginForbidden       ProblemCode = "origin_forbidden"
 	ProblemCodePlanUpgradeRequired   ProblemCode = "plan_upgrade_required"
 	ProblemCodeRateLimited           ProblemCode = "rate_limited"
 	ProblemCodeStaleUpdatedAt        ProblemCode = "stale_updated_at"
@@ -359,6 +360,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeNotClockedIn:
 		return true
 	case ProblemCodeNotFound:
+		return true
+	case ProblemCodeOriginForbidden:
 		return true
 	case ProblemCodePlanUpgradeRequired:
 		return true
