@@ -37,27 +37,26 @@ func TestMCPOrigin(t *testing.T) {
 		})
 		initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},` +
 			`"clientInfo":{"name":"e2e","version":"1"}}}`
+		rebound := "evil.example:" + strings.TrimPrefix(srv.Addr, "127.0.0.1:")
 		for _, tc := range []struct {
-			name, origin, key string
-			want              int
+			name, host, origin, key string
+			want                    int
 		}{
-			{"no Origin", "", token.Token, http.StatusOK},
-			{"the server's own", srv.URL, token.Token, http.StatusOK},
-			{"allowed by the operator", "https://assistant.example", token.Token, http.StatusOK},
-			{"allowed, with its port", "http://localhost:6274", token.Token, http.StatusOK},
-			{"another site", "https://evil.example", token.Token, http.StatusForbidden},
-			{"another site without a token", "https://evil.example", "", http.StatusForbidden},
-			{"an allowed host with another scheme", "http://assistant.example", token.Token, http.StatusForbidden},
-			{"an allowed host with another port", "http://localhost:6275", token.Token, http.StatusForbidden},
-			{"a sandboxed page", "null", token.Token, http.StatusForbidden},
+			{"no Origin", "", "", token.Token, http.StatusOK},
+			{"the server's own", "", srv.URL, token.Token, http.StatusOK},
+			{"the server's own, as localhost", "localhost:1", "http://localhost:1", token.Token, http.StatusOK},
+			{"allowed by the operator", "", "https://assistant.example", token.Token, http.StatusOK},
+			{"allowed, with its port", "", "http://localhost:6274", token.Token, http.StatusOK},
+			{"another site", "", "https://evil.example", token.Token, http.StatusForbidden},
+			{"another site without a token", "", "https://evil.example", "", http.StatusForbidden},
+			{"a site rebound to the loopback address", rebound, "http://" + rebound, token.Token, http.StatusForbidden},
+			{"an allowed host with another scheme", "", "http://assistant.example", token.Token, http.StatusForbidden},
+			{"an allowed host with another port", "", "http://localhost:6275", token.Token, http.StatusForbidden},
+			{"a sandboxed page", "", "null", token.Token, http.StatusForbidden},
 		} {
-			header := http.Header{"Accept": {"application/json, text/event-stream"}}
-			if tc.origin != "" {
-				header.Set("Origin", tc.origin)
-			}
-			r := apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/mcp", Key: tc.key, Body: initialize, Header: header})
+			r := postMCP(t, srv.URL, tc.host, tc.origin, tc.key, initialize)
 			if r.Status != tc.want {
-				t.Errorf("%s (Origin %q): got %d %s, want %d", tc.name, tc.origin, r.Status, r.Body, tc.want)
+				t.Errorf("%s (Host %q, Origin %q): got %d %s, want %d", tc.name, tc.host, tc.origin, r.Status, r.Body, tc.want)
 				continue
 			}
 			if tc.want == http.StatusForbidden {
@@ -69,6 +68,37 @@ func TestMCPOrigin(t *testing.T) {
 			}
 		}
 	})
+}
+
+// postMCP posts body to base/mcp with the Host (when not ""), Origin (when
+// not "") and bearer token (when not "") given.
+func postMCP(t *testing.T, base, host, origin, token, body string) *apitest.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
 }
 
 // TestMCPAllowedOriginsFlag: an allowed origin must be an origin.
