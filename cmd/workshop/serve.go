@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workshop-platform/workshop/internal/buildinfo"
 	"github.com/workshop-platform/workshop/internal/httpapi"
 	"github.com/workshop-platform/workshop/internal/mcpserver"
 	"github.com/workshop-platform/workshop/internal/operator"
@@ -41,7 +42,7 @@ type serveConfig struct {
 
 func parseServe(args []string, getenv env) (serveConfig, error) {
 	fs := newFlags("serve")
-	c := serveConfig{shutdownGrace: 20 * time.Second}
+	c := serveConfig{}
 	db := databaseFlag(fs, getenv)
 	fs.StringVar(&c.addr, "addr", getenv.or("WORKSHOP_ADDR", defaultAddr), "listen address")
 	delays := fs.String("webhook-retry-delays", getenv.or("WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h"), "delays before webhook attempts 2, 3, ...")
@@ -50,6 +51,7 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	skew := fs.String("arrival-skew", getenv.or("WORKSHOP_ARRIVAL_SKEW", "5m"), "tolerated clock skew of arrival times")
 	rate := fs.String("rate-limit", getenv.or("WORKSHOP_RATE_LIMIT", "1200/m"), "requests per key, e.g. 1200/m; 0 = off")
 	origins := fs.String("mcp-allowed-origins", getenv("WORKSHOP_MCP_ALLOWED_ORIGINS"), "browser origins besides the server's own that may call /mcp, e.g. https://assistant.example")
+	grace := fs.String("shutdown-grace", getenv.or("WORKSHOP_SHUTDOWN_GRACE", "20s"), "how long requests in flight may finish when the server stops")
 	fs.BoolVar(&c.demo, "demo", false, "seed the demo organisation and print its keys")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -71,6 +73,9 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	if c.rateLimitPerMinute, err = parseRate(*rate); err != nil {
 		return c, err
 	}
+	if c.shutdownGrace, err = time.ParseDuration(*grace); err != nil || c.shutdownGrace <= 0 {
+		return c, fmt.Errorf("--shutdown-grace: %q is not a positive duration", *grace)
+	}
 	for _, o := range list(*origins) {
 		origin, err := httpapi.ParseOrigin(o)
 		if err != nil {
@@ -89,8 +94,16 @@ func serve(ctx context.Context, args []string, getenv env, stdout, stderr io.Wri
 	return serveWith(ctx, c, stdout, stderr)
 }
 
-func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) error {
+func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (err error) {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	// The last line of a clean stop, once requests, the dispatcher and the
+	// database are done with (deferred first, so it runs last).
+	var stopping time.Time
+	defer func() {
+		if !stopping.IsZero() && err == nil {
+			log.Info("stopped", "took_ms", time.Since(stopping).Milliseconds())
+		}
+	}()
 	st, err := store.Open(ctx, c.database)
 	if err != nil {
 		return err
@@ -105,7 +118,8 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		demo = &out
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildInfoGauge(buildinfo.Read()), newPoolCollector(st.PoolStats))
 	guard := &webhooks.Guard{AllowInsecure: c.webhookAllowInsecure}
 	plans := planning.New(st)
 	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg,
@@ -171,7 +185,8 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: finishing requests in flight")
+	stopping = time.Now()
+	log.Info("shutting down: finishing requests in flight", "grace", c.shutdownGrace.String())
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
