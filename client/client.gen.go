@@ -318,6 +318,7 @@ const (
 	ProblemCodeMissingKey            ProblemCode = "missing_key"
 	ProblemCodeNotClockedIn          ProblemCode = "not_clocked_in"
 	ProblemCodeNotFound              ProblemCode = "not_found"
+	ProblemCodeOriginForbidden       ProblemCode = "origin_forbidden"
 	ProblemCodePlanUpgradeRequired   ProblemCode = "plan_upgrade_required"
 	ProblemCodePreconditionFailed    ProblemCode = "precondition_failed"
 	ProblemCodeRateLimited           ProblemCode = "rate_limited"
@@ -365,6 +366,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeNotClockedIn:
 		return true
 	case ProblemCodeNotFound:
+		return true
+	case ProblemCodeOriginForbidden:
 		return true
 	case ProblemCodePlanUpgradeRequired:
 		return true

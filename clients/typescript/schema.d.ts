@@ -814,7 +814,7 @@ export interface components {
              * @description The stable machine name of the error.
              * @enum {string}
              */
-            code: "invalid_json" | "unknown_field" | "invalid_parameter" | "missing_key" | "invalid_key" | "key_expired" | "key_revoked" | "insufficient_scope" | "plan_upgrade_required" | "location_forbidden" | "not_found" | "method_not_allowed" | "stale_updated_at" | "precondition_failed" | "day_close_in_progress" | "invalid_transition" | "already_clocked_in" | "not_clocked_in" | "idempotency_in_progress" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "internal";
+            code: "invalid_json" | "unknown_field" | "invalid_parameter" | "missing_key" | "invalid_key" | "key_expired" | "key_revoked" | "insufficient_scope" | "plan_upgrade_required" | "location_forbidden" | "origin_forbidden" | "not_found" | "method_not_allowed" | "stale_updated_at" | "precondition_failed" | "day_close_in_progress" | "invalid_transition" | "already_clocked_in" | "not_clocked_in" | "idempotency_in_progress" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "internal";
             /**
              * @description What went wrong in this request, for people.
              * @example systemType must be one of dms, erp, time_tracking, facilities, accounting, crm, other.

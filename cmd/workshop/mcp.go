@@ -23,7 +23,8 @@ var stdin io.Reader = os.Stdin
 
 // mcpCmd runs `workshop mcp --token T`: the MCP tools of /mcp over stdio
 // (newline-delimited JSON-RPC on stdin and stdout), for desktop assistants
-// that start the server as a subprocess. The token is checked once at start
+// that start the server as a subprocess. Every request read is answered
+// before the command ends on the end of stdin. The token is checked once at start
 // (a bad one fails the command) and again on every tool call. Logs go to
 // stderr: stdout belongs to the protocol.
 func mcpCmd(ctx context.Context, args []string, getenv env, in io.Reader, stdout, stderr io.Writer) error {
@@ -66,14 +67,9 @@ func mcpCmd(ctx context.Context, args []string, getenv env, in io.Reader, stdout
 	if err != nil {
 		return err
 	}
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{stdout}})
+	err = mcpserver.RunStdio(ctx, srv, in, stdout)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil // the client closed stdin, or the process is stopping
 	}
 	return err
 }
-
-// nopWriteCloser leaves stdout open when the session ends.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -36,12 +36,13 @@ type serveConfig struct {
 	rateLimitPerMinute   int
 	demo                 bool
 	shutdownGrace        time.Duration
+	mcpAllowedOrigins    []string          // browser origins besides the server's own allowed at /mcp
 	onListen             func(addr string) // tests learn the port of --addr :0
 }
 
 func parseServe(args []string, getenv env) (serveConfig, error) {
 	fs := newFlags("serve")
-	c := serveConfig{shutdownGrace: 20 * time.Second}
+	c := serveConfig{}
 	db := databaseFlag(fs, getenv)
 	addr := getenv.string(fs, "addr", "WORKSHOP_ADDR", defaultAddr, "listen address")
 	delays := getenv.string(fs, "webhook-retry-delays", "WORKSHOP_WEBHOOK_RETRY_DELAYS", "1m,5m,30m,2h", "delays before webhook attempts 2, 3, ...")
@@ -50,6 +51,8 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 		"allow http:// and private webhook targets, development only (env WORKSHOP_WEBHOOK_ALLOW_INSECURE=1)")
 	skew := getenv.string(fs, "arrival-skew", "WORKSHOP_ARRIVAL_SKEW", "5m", "tolerated clock skew of arrival times")
 	rate := getenv.string(fs, "rate-limit", "WORKSHOP_RATE_LIMIT", "1200/m", "requests per key, e.g. 1200/m; 0 = off")
+	origins := getenv.string(fs, "mcp-allowed-origins", "WORKSHOP_MCP_ALLOWED_ORIGINS", "", "browser origins besides the server's own that may call /mcp, e.g. https://assistant.example")
+	grace := getenv.string(fs, "shutdown-grace", "WORKSHOP_SHUTDOWN_GRACE", "20s", "how long requests in flight may finish when the server stops")
 	fs.BoolVar(&c.demo, "demo", false, "seed the demo organisation and print its keys")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -71,6 +74,16 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	if c.rateLimitPerMinute, err = parseRate(*rate); err != nil {
 		return c, err
 	}
+	if c.shutdownGrace, err = time.ParseDuration(*grace); err != nil || c.shutdownGrace <= 0 {
+		return c, fmt.Errorf("--shutdown-grace: %q is not a positive duration", *grace)
+	}
+	for _, o := range list(*origins) {
+		origin, err := httpapi.ParseOrigin(o)
+		if err != nil {
+			return c, fmt.Errorf("--mcp-allowed-origins: %w", err)
+		}
+		c.mcpAllowedOrigins = append(c.mcpAllowedOrigins, origin)
+	}
 	return c, nil
 }
 
@@ -82,8 +95,16 @@ func serve(ctx context.Context, args []string, getenv env, stdout, stderr io.Wri
 	return serveWith(ctx, c, stdout, stderr)
 }
 
-func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) error {
+func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (err error) {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	// The last line of a clean stop, once requests, the dispatcher and the
+	// database are done with (deferred first, so it runs last).
+	var stopping time.Time
+	defer func() {
+		if !stopping.IsZero() && err == nil {
+			log.Info("stopped", "took_ms", time.Since(stopping).Milliseconds())
+		}
+	}()
 	// The port first: a server that cannot listen fails before it opens,
 	// creates or migrates the database. It holds the port from here on;
 	// connections wait in the backlog until it serves.
@@ -106,7 +127,8 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		demo = &out
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildInfoGauge(build), newPoolCollector(st.PoolStats))
 	guard := &webhooks.Guard{AllowInsecure: c.webhookAllowInsecure}
 	plans := planning.New(st)
 	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg,
@@ -115,7 +137,8 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	}
 	// The read-only AI connection: the REST reads as MCP tools at /mcp.
-	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: build.Version, Logger: log})
+	mcpHandler, err := mcpserver.HTTPHandler(api, mcpserver.Options{Version: build.Version, Logger: log,
+		AllowedOrigins: c.mcpAllowedOrigins})
 	if err != nil {
 		return err
 	}
@@ -172,7 +195,8 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) err
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: finishing requests in flight")
+	stopping = time.Now()
+	log.Info("shutting down: finishing requests in flight", "grace", c.shutdownGrace.String())
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

@@ -58,8 +58,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // observe gives every request its id, recovers a panic into a 500 problem,
 // and logs one line and counts metrics when the request ends. The log line
-// has the request id, the key id, the status and the duration; never a key,
-// a token or a body.
+// has the request id, the client's address (the connection's: a forwarded
+// header is the client's own say), its user agent, the key id, the status
+// and the duration; never a key, a token or a body.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -100,6 +101,7 @@ func (s *Server) logRequest(r *http.Request, st *reqState, status int, took time
 	attrs := []slog.Attr{
 		slog.String("request_id", st.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.String("operation", op), slog.Int("status", status),
+		slog.String("client_addr", r.RemoteAddr), slog.String("user_agent", r.UserAgent()),
 		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 	}
 	if p := st.principal; p != nil {

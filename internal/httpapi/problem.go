@@ -22,6 +22,7 @@ var statusOf = map[workshop.Code]int{
 	workshop.CodeInsufficientScope:     http.StatusForbidden,
 	workshop.CodePlanUpgradeRequired:   http.StatusForbidden,
 	workshop.CodeLocationForbidden:     http.StatusForbidden,
+	workshop.CodeOriginForbidden:       http.StatusForbidden,
 	workshop.CodeNotFound:              http.StatusNotFound,
 	workshop.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	workshop.CodeStaleUpdatedAt:        http.StatusConflict,

@@ -41,6 +41,9 @@ type Caller func(ctx context.Context) (*workshop.Principal, error)
 type Options struct {
 	Version string       // the service's version, shown to clients
 	Logger  *slog.Logger // nil: no logging
+	// AllowedOrigins are the browser origins besides the server's own that
+	// may call /mcp (httpapi.ParseOrigin's form); HTTP only.
+	AllowedOrigins []string
 }
 
 // Name is the server's name in the initialize result.
@@ -81,8 +84,9 @@ func New(reader Reader, caller Caller, opts Options) (*mcp.Server, error) {
 
 // HTTPHandler is the MCP endpoint of a `serve` process, to Mount at /mcp:
 // stateless Streamable HTTP (no session is kept, so any process can answer
-// any request) with JSON responses, behind api.MCPAuth (an MCP token on
-// every request, checked every time).
+// any request) with JSON responses, behind httpapi.OriginGuard (no web page
+// of another origin) and api.MCPAuth (an MCP token on every request,
+// checked every time).
 func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 	// The SDK runs a stateless request's session with the request's
 	// context, so the caller MCPAuth put there reaches the tool handlers.
@@ -102,11 +106,12 @@ func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 		Logger:       sdkLogger(opts.Logger),
 		// The SDK refuses requests to a loopback listener whose Host is not
 		// loopback (DNS rebinding). Every request here must carry a bearer
-		// token a rebound page cannot know, and the check would refuse a
-		// reverse proxy on the same machine: it is off.
+		// token a rebound page cannot know, OriginGuard refuses other sites'
+		// pages, and the check would refuse a reverse proxy on the same
+		// machine: it is off.
 		DisableLocalhostProtection: true,
 	})
-	return a.MCPAuth(h), nil
+	return httpapi.OriginGuard(opts.AllowedOrigins, a.MCPAuth(h)), nil
 }
 
 // sdkLogger is the SDK's logger: warnings and errors only, since it logs

@@ -21,6 +21,7 @@ const (
 	CodeInsufficientScope     Code = "insufficient_scope"
 	CodePlanUpgradeRequired   Code = "plan_upgrade_required"
 	CodeLocationForbidden     Code = "location_forbidden"
+	CodeOriginForbidden       Code = "origin_forbidden"
 	CodeNotFound              Code = "not_found"
 	CodeMethodNotAllowed      Code = "method_not_allowed"
 	CodeStaleUpdatedAt        Code = "stale_updated_at"
