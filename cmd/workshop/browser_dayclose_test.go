@@ -41,6 +41,7 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 		`form[action$="/technicians/` + dc.tech.ID + `/clock-out"] button`,
 		`#booking-` + dc.booking.ID + ` form[action$="/carry-over"] button`,
 	} {
+		b.waitFor(t, "the item's button", `!!document.querySelector(`+strconv.Quote(sel)+`)`)
 		b.do(t, "decide "+sel, jsClick(sel))
 		b.waitFor(t, "the item decided", `!document.querySelector(`+strconv.Quote(sel)+`)`)
 	}

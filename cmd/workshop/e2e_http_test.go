@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/operator"
@@ -121,10 +122,10 @@ func TestETags(t *testing.T) {
 					t.Errorf("GET If-None-Match of the old version: got %d, want 200", r.Status)
 				}
 				p := wantProblem(t, call(t, "PATCH", rec.path, "If-Match", etag, rec.patch), 412, "precondition_failed", "")
-				var now struct{ UpdatedAt string }
+				var now struct{ UpdatedAt time.Time }
 				changed.Decode(t, &now)
-				if p.CurrentUpdatedAt == nil || p.CurrentUpdatedAt.String() != now.UpdatedAt {
-					t.Errorf("412 currentUpdatedAt: got %v, want %s", ptrValue(p.CurrentUpdatedAt), now.UpdatedAt)
+				if p.CurrentUpdatedAt == nil || !p.CurrentUpdatedAt.Equal(now.UpdatedAt) {
+					t.Errorf("412 currentUpdatedAt: got %v, want %v", ptrValue(p.CurrentUpdatedAt), now.UpdatedAt)
 				}
 				if r := call(t, "GET", rec.path, "If-None-Match", newTag, nil); r.Status != 304 {
 					t.Errorf("after the refused PATCH: got %d, want 304 (nothing applied)", r.Status)

@@ -124,7 +124,13 @@ func RawDB(t testing.TB, rawURL string) *sql.DB {
 	t.Helper()
 	driver, dsn := "pgx", rawURL
 	if path, ok := strings.CutPrefix(rawURL, "sqlite://"); ok {
-		driver, dsn = "sqlite", path
+		// a server of the test writes meanwhile (last uses of keys, the
+		// dispatcher): wait for its lock as the store does
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		driver, dsn = "sqlite", path+sep+"_pragma=busy_timeout(10000)"
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
