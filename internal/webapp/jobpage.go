@@ -302,22 +302,14 @@ func writer(si *store.SignedIn) func(workshop.Job) bool {
 // else the page again with the refusal on its form (a fresh read: a
 // conflict shows the current values).
 func (a *App) after(w http.ResponseWriter, r *http.Request, d *desk, jobID string, err error, f *form, aliases map[string]string, fs jobForms) {
-	if err == nil && len(f.Errors) == 0 {
-		// Back where the form was (a technician's list of work), else the job.
-		next, ok := localPath(r.PostFormValue("next"))
-		if !ok {
-			next = jobPath(jobID)
-		}
-		http.Redirect(w, r, next, http.StatusSeeOther)
-		return
+	// Back where the form was (a technician's list of work), else the job.
+	next, ok := localPath(r.PostFormValue("next"))
+	if !ok {
+		next = jobPath(jobID)
 	}
-	status := http.StatusUnprocessableEntity
-	if err != nil {
-		var known bool
-		if status, known = f.refusal(err, aliases); !known {
-			a.fail(w, r, err)
-			return
-		}
+	status, again := a.settle(w, r, err, f, aliases, next)
+	if !again {
+		return
 	}
 	j, rerr := a.store.Job(r.Context(), store.Visibility{OrgID: d.si.Member.Org.ID}, jobID)
 	if rerr != nil {

@@ -101,22 +101,32 @@ func recordOf[T any](a *App, w http.ResponseWriter, r *http.Request, si *store.S
 // (someone changed the record since the form was made) clears f's values,
 // so that the page shows the record as it is now beside the message.
 func (a *App) answer(w http.ResponseWriter, r *http.Request, err error, f *form, aliases map[string]string, next string, show func(status int)) {
-	if err == nil && len(f.Errors) == 0 {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+	status, again := a.settle(w, r, err, f, aliases, next)
+	if !again {
 		return
-	}
-	status := http.StatusUnprocessableEntity
-	if err != nil {
-		var known bool
-		if status, known = f.refusal(err, aliases); !known {
-			a.fail(w, r, err)
-			return
-		}
 	}
 	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
 		f.Values = nil
 	}
 	show(status)
+}
+
+// settle answers a write that went through (303 to next) or failed on a
+// fault of the server (500); again tells that it did neither: the refusal
+// is on f, and the page is to be shown again at status.
+func (a *App) settle(w http.ResponseWriter, r *http.Request, err error, f *form, aliases map[string]string, next string) (status int, again bool) {
+	if err == nil && len(f.Errors) == 0 {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return 0, false
+	}
+	if err == nil {
+		return http.StatusUnprocessableEntity, true
+	}
+	status, known := f.refusal(err, aliases)
+	if !known {
+		a.fail(w, r, err)
+	}
+	return status, known
 }
 
 // readFailed answers a failed read of a page's record: not found when it
