@@ -31,12 +31,8 @@ type recordView struct {
 // answered the request.
 func (a *App) recordOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn, scope workshop.Scope) (*desk, workshop.Attendance, bool) {
 	rec, err := a.store.AttendanceRecord(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, r.PathValue("attendanceID"))
-	if workshop.ErrorCode(err) == workshop.CodeNotFound {
-		a.notFound(w, r)
-		return nil, rec, false
-	}
 	if err != nil {
-		a.fail(w, r, err)
+		a.readFailed(w, r, err)
 		return nil, rec, false
 	}
 	d, ok := a.deskOf(w, r, si, rec.LocationID)

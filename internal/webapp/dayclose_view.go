@@ -151,12 +151,8 @@ func longDate(date string) string {
 // closedDayPage shows a closed day's summary.
 func (a *App) closedDayPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
 	c, err := a.store.DayClose(r.Context(), si.Member.Org.ID, r.PathValue("closeID"))
-	if workshop.ErrorCode(err) == workshop.CodeNotFound {
-		a.notFound(w, r)
-		return
-	}
 	if err != nil {
-		a.fail(w, r, err)
+		a.readFailed(w, r, err)
 		return
 	}
 	d, ok := a.deskOf(w, r, si, c.LocationID)

@@ -64,12 +64,8 @@ func (a *App) jobOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn) 
 		return nil, workshop.Job{}, false
 	}
 	j, err := a.store.Job(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, r.PathValue("jobID"))
-	if workshop.ErrorCode(err) == workshop.CodeNotFound {
-		a.notFound(w, r)
-		return nil, j, false
-	}
 	if err != nil {
-		a.fail(w, r, err)
+		a.readFailed(w, r, err)
 		return nil, j, false
 	}
 	d, ok := a.deskOf(w, r, si, j.LocationID)

@@ -169,6 +169,16 @@ func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
 	a.message(w, r, http.StatusNotFound, "Not found", "There is no such page.")
 }
 
+// readFailed answers a failed read of a page's record: not found when
+// there is none (or it was deleted meanwhile), else a fault.
+func (a *App) readFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if workshop.ErrorCode(err) == workshop.CodeNotFound {
+		a.notFound(w, r)
+		return
+	}
+	a.fail(w, r, err)
+}
+
 // fail answers a fault of the server (never of the input): logged, 500.
 func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
 	a.log.ErrorContext(r.Context(), "application page failed", "path", r.URL.Path, "error", err)

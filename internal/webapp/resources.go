@@ -84,12 +84,8 @@ func recordOf[T any](a *App, w http.ResponseWriter, r *http.Request, si *store.S
 		return nil, rec, false
 	}
 	rec, err := read(store.Visibility{OrgID: si.Member.Org.ID})
-	if workshop.ErrorCode(err) == workshop.CodeNotFound {
-		a.notFound(w, r)
-		return nil, rec, false
-	}
 	if err != nil {
-		a.fail(w, r, err)
+		a.readFailed(w, r, err)
 		return nil, rec, false
 	}
 	d, ok := a.resourceDesk(w, r, si, kind, locationOf(rec))
@@ -127,16 +123,6 @@ func (a *App) settle(w http.ResponseWriter, r *http.Request, err error, f *form,
 		a.fail(w, r, err)
 	}
 	return status, known
-}
-
-// readFailed answers a failed read of a page's record: not found when it
-// was deleted meanwhile (a write's page shown again), else a fault.
-func (a *App) readFailed(w http.ResponseWriter, r *http.Request, err error) {
-	if workshop.ErrorCode(err) == workshop.CodeNotFound {
-		a.notFound(w, r)
-		return
-	}
-	a.fail(w, r, err)
 }
 
 // formOr is the form a failed write left (its values, or the record's
