@@ -86,7 +86,7 @@ type DayCloseFinish struct {
 // (twice sent, or by another user) is not_found for a strict finish.
 func (s *Store) FinishDayClose(ctx context.Context, f DayCloseFinish) (workshop.DayClose, error) {
 	return write(ctx, s, func(c conn) (workshop.DayClose, error) {
-		loc, err := locationForClose(ctx, c, f.LocationID)
+		loc, err := locationIn(ctx, c, f.LocationID)
 		if err != nil {
 			return workshop.DayClose{}, err
 		}
@@ -144,15 +144,6 @@ func undecided(items []DayCloseItem) int {
 		}
 	}
 	return n
-}
-
-func locationForClose(ctx context.Context, c conn, id string) (workshop.Location, error) {
-	var l workshop.Location
-	err := c.queryRow(ctx, `SELECT id, org_id, name, timezone FROM locations WHERE id = ?`, id).Scan(&l.ID, &l.OrgID, &l.Name, &l.Timezone)
-	if errors.Is(err, sql.ErrNoRows) {
-		return l, workshop.NotFound("location")
-	}
-	return l, err
 }
 
 // daySummary is what the location's business date came to, as of now.

@@ -43,7 +43,7 @@ const recentCloses = 30
 func (s *Store) DayCloseView(ctx context.Context, orgID, locationID string) (DayCloseView, error) {
 	var view DayCloseView
 	err := s.readTx(ctx, func(c conn) error {
-		loc, err := locationForClose(ctx, c, locationID)
+		loc, err := locationIn(ctx, c, locationID)
 		if err != nil {
 			return err
 		}

@@ -69,7 +69,13 @@ func (s *Store) Location(ctx context.Context, orgID, id string) (workshop.Locati
 
 // LocationByID reads a location by id alone (operator commands).
 func (s *Store) LocationByID(ctx context.Context, id string) (workshop.Location, error) {
-	l, err := scanLocation(s.read().queryRow(ctx, `SELECT `+locationColumns+` FROM locations WHERE id = ?`, id))
+	return locationIn(ctx, s.read(), id)
+}
+
+// locationIn reads a location by id on c (a read, or a write's
+// transaction).
+func locationIn(ctx context.Context, c conn, id string) (workshop.Location, error) {
+	l, err := scanLocation(c.queryRow(ctx, `SELECT `+locationColumns+` FROM locations WHERE id = ?`, id))
 	return l, notFoundOr(err, "location")
 }
 

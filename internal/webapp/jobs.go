@@ -35,8 +35,8 @@ const (
 func jobPath(jobID string) string { return "/jobs/" + jobID }
 
 // mayRead and mayWrite are the role's job scopes.
-func mayRead(si *store.SignedIn) bool  { return si.Member.User.Role.Allows(scopeJobsRead) }
-func mayWrite(si *store.SignedIn) bool { return si.Member.User.Role.Allows(scopeJobsWrite) }
+func mayRead(si *store.SignedIn) bool  { return allows(si, scopeJobsRead) }
+func mayWrite(si *store.SignedIn) bool { return allows(si, scopeJobsWrite) }
 
 // mayWorkStep tells whether the signed-in user may start or complete the
 // step. Every start and complete is decided here alone: a user whose role
