@@ -30,24 +30,8 @@ func (a *App) dayCloseRoutes(mux *http.ServeMux) {
 
 func dayClosePath(locationID string) string { return "/locations/" + locationID + "/day-close" }
 
-// closer opens a day close request: the location's desk for a user whose
-// role writes jobs, with the form read.
-func (a *App) closer(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, bool) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
-		return nil, false
-	}
-	if r.Method == http.MethodPost {
-		if err := r.ParseForm(); err != nil {
-			a.message(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-			return nil, false
-		}
-	}
-	return d, true
-}
-
 func (a *App) dayClosePage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.closer(w, r, si)
+	d, ok := a.locationDesk(w, r, si, mayWrite(si))
 	if !ok {
 		return
 	}
@@ -55,7 +39,7 @@ func (a *App) dayClosePage(w http.ResponseWriter, r *http.Request, si *store.Sig
 }
 
 func (a *App) startDayClose(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.closer(w, r, si)
+	d, ok := a.locationDesk(w, r, si, mayWrite(si))
 	if !ok {
 		return
 	}
@@ -68,7 +52,7 @@ func (a *App) startDayClose(w http.ResponseWriter, r *http.Request, si *store.Si
 }
 
 func (a *App) finishDayClose(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.closer(w, r, si)
+	d, ok := a.locationDesk(w, r, si, mayWrite(si))
 	if !ok {
 		return
 	}
@@ -86,7 +70,7 @@ func (a *App) finishDayClose(w http.ResponseWriter, r *http.Request, si *store.S
 }
 
 func (a *App) carryOver(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.closer(w, r, si)
+	d, ok := a.locationDesk(w, r, si, mayWrite(si))
 	if !ok {
 		return
 	}
@@ -99,7 +83,7 @@ func (a *App) carryOver(w http.ResponseWriter, r *http.Request, si *store.Signed
 // the item the path's param names, and the checklist answers.
 func (a *App) closeAction(kind workshop.CloseItemKind, param string, do func(r *http.Request, d *desk, id string) error) http.Handler {
 	return a.member(func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-		d, ok := a.closer(w, r, si)
+		d, ok := a.locationDesk(w, r, si, mayWrite(si))
 		if !ok {
 			return
 		}

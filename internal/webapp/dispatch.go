@@ -32,8 +32,8 @@ var unplacedReasons = map[string]string{
 }
 
 func (a *App) dispatchPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok || a.refuseWrite(w, r, d, allows(si, scopeBoardRead)) {
+	d, ok := a.locationDesk(w, r, si, allows(si, scopeBoardRead))
+	if !ok {
 		return
 	}
 	date := r.URL.Query().Get("date")
@@ -48,8 +48,8 @@ func (a *App) dispatchPage(w http.ResponseWriter, r *http.Request, si *store.Sig
 // applyPlan accepts what the plan chose: for every step it assigned, or
 // for the one step sent (stepId).
 func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
+	d, ok := a.locationDesk(w, r, si, mayWrite(si))
+	if !ok {
 		return
 	}
 	var stepIDs []string

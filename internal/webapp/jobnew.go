@@ -48,8 +48,8 @@ var newJobFields = []string{"kind", "jobNumber", "vehiclePlate", "vehicleMake", 
 
 // newJobPage is the form of a new job.
 func (a *App) newJobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
+	d, ok := a.locationDesk(w, r, si, mayWrite(si))
+	if !ok {
 		return
 	}
 	f := form{Values: map[string]string{"kind": "walk_in", "priority": "normal", "stepDuration": "60"}, Errors: map[string]string{}}
@@ -72,12 +72,8 @@ func (a *App) renderNewJob(w http.ResponseWriter, r *http.Request, d *desk, stat
 // createJob makes a job with its first steps in one store call: all of it
 // or nothing.
 func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		a.message(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+	d, ok := a.locationDesk(w, r, si, mayWrite(si))
+	if !ok {
 		return
 	}
 	f := formOf(r, newJobFields...)

@@ -283,11 +283,7 @@ func (a *App) jobWrite(w http.ResponseWriter, r *http.Request, si *store.SignedI
 	if !ok || a.refuseWrite(w, r, d, allowed(j)) {
 		return nil, j, false
 	}
-	if err := r.ParseForm(); err != nil {
-		a.message(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-		return nil, j, false
-	}
-	return d, j, true
+	return d, j, a.parseForm(w, r)
 }
 
 func writer(si *store.SignedIn) func(workshop.Job) bool {

@@ -88,6 +88,17 @@ func (a *App) deskOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn,
 	return d, true
 }
 
+// locationDesk opens a request of a page of the path's location: its
+// desk for a user allowed (else 403), with a posted form read; false when
+// it answered the request.
+func (a *App) locationDesk(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed bool) (*desk, bool) {
+	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
+	if !ok || a.refuseWrite(w, r, d, allowed) {
+		return nil, false
+	}
+	return d, r.Method != http.MethodPost || a.parseForm(w, r)
+}
+
 // refuseWrite answers a write the user may not make or the day close
 // blocks; it tells whether it did.
 func (a *App) refuseWrite(w http.ResponseWriter, r *http.Request, d *desk, allowed bool) bool {

@@ -64,13 +64,7 @@ func (a *App) resourceDesk(w http.ResponseWriter, r *http.Request, si *store.Sig
 		return nil, false
 	}
 	d, ok := a.deskOf(w, r, si, locationID)
-	if ok && r.Method == http.MethodPost {
-		if err := r.ParseForm(); err != nil {
-			a.message(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-			return nil, false
-		}
-	}
-	return d, ok
+	return d, ok && (r.Method != http.MethodPost || a.parseForm(w, r))
 }
 
 // recordOf reads the record of a page of the kind (read: by the path's id,

@@ -25,24 +25,9 @@ const scopeWorkshopRead = workshop.Scope("workshop:read")
 func settingsPath(locationID string) string { return "/locations/" + locationID + "/settings" }
 
 // settingsDesk opens a settings request: the location's desk for a role
-// that reads the workshop, and for a write an owner or admin with the
-// form read.
+// that reads the workshop, and for a write an owner or admin.
 func (a *App) settingsDesk(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, bool) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok || a.refuseWrite(w, r, d, allows(si, scopeWorkshopRead)) {
-		return nil, false
-	}
-	if r.Method != http.MethodPost {
-		return d, true
-	}
-	if a.refuseWrite(w, r, d, isAdmin(si)) {
-		return nil, false
-	}
-	if err := r.ParseForm(); err != nil {
-		a.message(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-		return nil, false
-	}
-	return d, true
+	return a.locationDesk(w, r, si, allows(si, scopeWorkshopRead) && (r.Method != http.MethodPost || isAdmin(si)))
 }
 
 func (a *App) settingsPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
