@@ -290,10 +290,6 @@ type authRow struct {
 	want func(op apitest.Operation, rule opRule) (status int, codes []string)
 	// detail, when set, must occur in the problem's detail.
 	detail func(rule opRule) string
-	// bug and isBug name a reported bug: the case is skipped while an
-	// unchecked probe shows it.
-	bug   string
-	isBug func(r *apitest.Response) bool
 }
 
 func always(apitest.Operation, opRule) bool { return true }
@@ -363,8 +359,7 @@ var authRows = []authRow{
 			malformed(op, req)
 			return m.keys["free"], req
 		},
-		want: status(403, "plan_upgrade_required"),
-		bug:  bugParamBindingBeforeGate, isBug: func(r *apitest.Response) bool { return r.Status == 400 }},
+		want: status(403, "plan_upgrade_required")},
 	{name: "key without the scope, malformed parameter: insufficient_scope",
 		applies: func(op apitest.Operation, rule opRule) bool { _, ok := typedParam(op); return ok && rule.scope != "" },
 		prepare: func(t *testing.T, m *matrix, op apitest.Operation, rule opRule) (string, *matrixRequest) {
@@ -376,8 +371,7 @@ var authRows = []authRow{
 			}
 			return m.keys[kind], req
 		},
-		want: status(403, "insufficient_scope"),
-		bug:  bugParamBindingBeforeGate, isBug: func(r *apitest.Response) bool { return r.Status == 400 }},
+		want: status(403, "insufficient_scope")},
 	{name: "other org's record: not_found",
 		applies: func(op apitest.Operation, rule opRule) bool {
 			return slices.ContainsFunc(op.PathParams, func(p string) bool { return !notRecords[p] })
@@ -478,9 +472,6 @@ func TestAuthorizationMatrix(t *testing.T) {
 					t.Run(op.ID, func(t *testing.T) {
 						key, mreq := row.prepare(t, m, op, rule)
 						req := m.apiRequest(t, key, op, mreq)
-						if row.isBug != nil {
-							skipIfKnownBug(t, srv.URL, req, row.bug, row.isBug)
-						}
 						r := apitest.Call(t, srv.URL, req)
 						wantStatus, codes := row.want(op, rule)
 						if wantStatus == 0 {

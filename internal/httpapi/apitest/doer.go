@@ -237,13 +237,6 @@ func Send(t testing.TB, base string, r Request) (*Response, error) {
 	return send(NewDoer(t), base, r)
 }
 
-// Unchecked sends a request without validating the response: only for
-// probing whether a known, reported bug is still there before the checked
-// call, so that a test can skip instead of failing on it.
-func Unchecked(base string, r Request) (*Response, error) {
-	return send(defaultClient, base, r)
-}
-
 func send(doer client.HttpRequestDoer, base string, r Request) (*Response, error) {
 	var body io.Reader
 	switch b := r.Body.(type) {
