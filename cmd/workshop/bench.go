@@ -16,6 +16,9 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.
 	if len(args) > 0 && args[0] == "receiver" {
 		return benchReceiver(ctx, args[1:], stdout)
 	}
+	if len(args) > 0 && args[0] == "load" {
+		return bench.ServeLoad(ctx, stdin, stdout)
+	}
 	fs := newFlags("bench")
 	db := getenv.string(fs, "database", "WORKSHOP_BENCH_DATABASE_URL", "", "database URL (default: a fresh SQLite file in a temp dir)")
 	scenarios := fs.String("scenario", "me", "comma-separated scenarios: "+fmt.Sprint(bench.ScenarioNames()))
@@ -24,6 +27,8 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.
 	warmup := fs.Duration("warmup", time.Second, "unmeasured time before each run")
 	conns := fs.Int("connections", 64, "connections of the closed-loop runs")
 	stepPool := fs.Int("step-pool", 120000, "fresh steps seeded before each round of patch_step (each is started once; a round uses warmup+duration times its rate)")
+	loadProcess := fs.Bool("load-process", false, "run the closed-loop load (target and control) in a process of its own, as an outside load generator would")
+	loadPool := fs.Int("load-pool", 100000, "with --load-process: requests recorded per run for scenarios that send a different request each time")
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of each measured target run to FILE.<scenario>.<round> (seeding and the control are left out)")
 	if rest, err := parse(fs, args); err != nil {
@@ -36,7 +41,10 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.
 		return err
 	}
 	cfg := bench.Config{DatabaseURL: *db, Scenarios: list(*scenarios), Rounds: *rounds,
-		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: []string{exe, "bench", "receiver"}}
+		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: []string{exe, "bench", "receiver"}, LoadPool: *loadPool}
+	if *loadProcess {
+		cfg.LoadCommand = []string{exe, "bench", "load"}
+	}
 	if *cpuProfile != "" {
 		cfg.Profile = cpuProfiler(*cpuProfile, stderr)
 	}

@@ -43,6 +43,11 @@ type Config struct {
 	// ReceiverCommand starts a webhook receiver process (ServeReceiver)
 	// when run with --delay D: the slow-receiver scenario needs it.
 	ReceiverCommand []string
+	// LoadCommand, when set, starts the load process (ServeLoad) that runs
+	// the closed loops of ratio scenarios outside this process, and
+	// LoadPool bounds the requests recorded for it per run.
+	LoadCommand []string
+	LoadPool    int
 	// Profile, when set, is called as each measured run of a scenario's
 	// target starts (run names it, e.g. "create_job.2") and returns what
 	// ends the profile: seeding and the control stay out of it.

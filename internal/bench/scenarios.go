@@ -80,13 +80,13 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 		if err != nil {
 			return 0, err
 		}
-		c, err := closed(cfg).Run(ctx, control)
+		c, err := cfg.runClosed(ctx, control)
 		if err != nil {
 			return 0, err
 		}
 		var t loadgen.Result
 		err = cfg.profiled(e.runName(i), func() (err error) {
-			t, err = closed(cfg).Run(ctx, req)
+			t, err = cfg.runClosed(ctx, req)
 			return err
 		})
 		if err != nil {
