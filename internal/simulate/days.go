@@ -105,9 +105,10 @@ func newDay(rng *rand.Rand, c Config, w *Workshop, n int, date time.Time) Day {
 		d.Jobs = append(d.Jobs, j)
 	}
 	slices.SortStableFunc(d.Jobs, func(a, b JobSpec) int { return a.Expected.Compare(b.Expected) })
-	if len(w.Techs) > 0 {
+	// one of the generated technicians, so that hiring changes no one's luck
+	if c.Technicians > 0 {
 		from := at(float64(8*60 + rng.IntN(5*60)))
-		d.Absence = Absence{Tech: w.Techs[rng.IntN(len(w.Techs))].ID, From: from,
+		d.Absence = Absence{Tech: w.Techs[rng.IntN(c.Technicians)].ID, From: from,
 			To: from.Add(time.Duration(120+rng.IntN(121)) * time.Minute)}
 	}
 	return d
