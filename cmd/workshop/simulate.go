@@ -49,10 +49,16 @@ func simulateCmd(args []string, stdout io.Writer) error {
 		}
 		c.Hire = append(c.Hire, skills)
 	}
+	var catalog []string
+	for _, s := range simulate.Catalog {
+		catalog = append(catalog, s.Code)
+	}
 	for _, b := range addBays {
 		codes := list(b)
 		if slices.Equal(codes, []string{"any"}) {
 			codes = nil
+		} else if err := choose("add-bay", codes, catalog); err != nil {
+			return err
 		}
 		c.AddBays = append(c.AddBays, codes)
 	}
@@ -66,6 +72,7 @@ func simulateCmd(args []string, stdout io.Writer) error {
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(report)
 	}
+	printWorkshop(stdout, c, report.Workshop)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tdurations\tpromises kept\tmean quote min\tweighted late min\tutilisation\tchurn\tmean lead min\t")
 	for _, r := range report.Policies {
@@ -73,6 +80,28 @@ func simulateCmd(args []string, stdout io.Writer) error {
 			r.MeanQuoteMinutes, r.WeightedLateMinutes, 100*r.Utilisation, 100*r.Churn, r.MeanLeadMinutes)
 	}
 	return tw.Flush()
+}
+
+// printWorkshop says what was simulated: who can do what, which bay
+// takes what.
+func printWorkshop(w io.Writer, c simulate.Config, ws *simulate.Workshop) {
+	fmt.Fprintf(w, "seed %d, %d days, about %d customers a day\ntechnicians:", c.Seed, c.Days, c.JobsPerDay)
+	for _, t := range ws.Techs {
+		fmt.Fprintf(w, " %s (%s)", t.ID, strings.Join(t.Skills, ", "))
+	}
+	fmt.Fprint(w, "\nbays:")
+	for _, b := range ws.Bays {
+		services := "any"
+		if len(b.Services) > 0 {
+			services = strings.Join(b.Services, ", ")
+		}
+		fmt.Fprintf(w, " %s (%s)", b.ID, services)
+	}
+	fmt.Fprint(w, "\nservices:")
+	for _, s := range ws.Services {
+		fmt.Fprintf(w, " %s %d min (%s)", s.Code, s.Estimate, strings.Join(append([]string{"skills:"}, s.Skills...), " "))
+	}
+	fmt.Fprint(w, "\n\n")
 }
 
 // choose checks that every value given is one of allowed.

@@ -38,7 +38,8 @@ type Row struct {
 
 // Report is the figures of every run, policy by policy.
 type Report struct {
-	Policies []Row `json:"policies"`
+	Policies []Row     `json:"policies"`
+	Workshop *Workshop `json:"-"` // what was simulated
 }
 
 // Run simulates c under every policy with every duration setting asked
@@ -71,7 +72,7 @@ func Run(c Config, policies, durations []string) (Report, error) {
 		}
 	}
 	wg.Wait()
-	return Report{Policies: rows}, nil
+	return Report{Policies: rows, Workshop: w}, nil
 }
 
 func simulateOne(w *Workshop, days []Day, policy, durations string) Row {
