@@ -99,7 +99,12 @@ func printWorkshop(w io.Writer, c simulate.Config, ws *simulate.Workshop) {
 	}
 	fmt.Fprint(w, "\nservices:")
 	for _, s := range ws.Services {
-		fmt.Fprintf(w, " %s %d min (%s)", s.Code, s.Estimate, strings.Join(append([]string{"skills:"}, s.Skills...), " "))
+		fmt.Fprintf(w, " %s %d min", s.Code, s.Estimate)
+		if len(s.Skills) > 0 {
+			fmt.Fprintf(w, " needs %s;", strings.Join(s.Skills, " and "))
+		} else {
+			fmt.Fprint(w, ";")
+		}
 	}
 	fmt.Fprint(w, "\n\n")
 }
