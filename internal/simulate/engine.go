@@ -91,8 +91,12 @@ const noShowGrace = time.Hour
 // before anyone arrives.
 const bookingsEntered = 7 * time.Hour
 
-func newRun(w *Workshop, days []Day, policy, durations string) *run {
-	r := &run{w: w, days: days, policy: policy, durations: durations, samples: map[string][]sample{},
+// newRun prepares a run of its own: a calendar remembers the dates it has
+// laid out, so it is one goroutine's, and each run is.
+func newRun(shared *Workshop, days []Day, policy, durations string) *run {
+	w := *shared
+	w.Calendar = workshop.NewCalendar(shared.Zone, shared.Calendar.Settings)
+	r := &run{w: &w, days: days, policy: policy, durations: durations, samples: map[string][]sample{},
 		techOn: map[string]*step{}, bays: map[string]*bayState{}}
 	for _, b := range w.Bays {
 		r.bays[b.ID] = &bayState{}
