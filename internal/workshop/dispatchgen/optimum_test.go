@@ -80,7 +80,7 @@ func TestPlanGapReport(t *testing.T) {
 	}
 	results := smallGaps(t, 200)
 	var sum float64
-	optimal, proven, late := 0, 0, 0
+	optimal, proven, late, nodes := 0, 0, 0, 0
 	var gaps []float64
 	for _, r := range results {
 		sum += r.gap
@@ -91,12 +91,13 @@ func TestPlanGapReport(t *testing.T) {
 		if r.proven {
 			proven++
 		}
+		nodes = max(nodes, r.nodes)
 		if r.exact > 0 {
 			late++
 		}
 	}
 	slices.Sort(gaps)
-	fmt.Printf("instances %d (optimum > 0 on %d), proven optimal %d\n", len(results), late, proven)
+	fmt.Printf("instances %d (optimum > 0 on %d), proven optimal %d, at most %d nodes\n", len(results), late, proven, nodes)
 	fmt.Printf("gap mean %.2f %%, planner optimal on %d (%.1f %%), worst %.1f %%, p90 %.1f %%\n", 100*sum/float64(len(results)),
 		optimal, 100*float64(optimal)/float64(len(results)), 100*gaps[len(gaps)-1], 100*gaps[len(gaps)*9/10])
 	for _, r := range results {
