@@ -53,6 +53,7 @@ commands:
   migrate   apply the database schema and exit
   admin     operator commands (workshop admin help)
   bench     measure the API against a fixed-response control (workshop bench -h)
+  simulate  run seeded workshop days through the planner: promises kept per dispatch policy (workshop simulate -h)
   version   print the module version, the commit and the Go version it was built from (also --version)
 `
 
@@ -74,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = admin(ctx, args[1:], getenv, stdin, stdout)
 	case "bench":
 		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "simulate":
+		err = simulateCmd(args[1:], stdout)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "workshop %s commit %s %s\n", build.Version, build.Commit, build.GoVersion)
 	case "help", "-h", "--help":

@@ -14,9 +14,19 @@ import (
 // technician or bay could take count nothing (the planner leaves them
 // unplaced, which the objective counts first).
 func LowerBound(in workshop.DispatchInput) int {
+	total := 0
+	for i, end := range aloneEnds(in) {
+		total += weightedLate(in.Jobs[i], end)
+	}
+	return total
+}
+
+// aloneEnds is each job's completion with no other job and no technician
+// or bay to wait for: no plan completes it earlier.
+func aloneEnds(in workshop.DispatchInput) []time.Time {
 	cal := in.Calendar
 	start := workshop.DispatchStart(in)
-	total := 0
+	var out []time.Time
 	for _, j := range in.Jobs {
 		earliest := start
 		if j.ArrivalTime != nil && j.ArrivalTime.After(earliest) {
@@ -45,12 +55,18 @@ func LowerBound(in workshop.DispatchInput) int {
 			ends[s.ID] = end
 			last = later(last, end)
 		}
-		if j.PromiseTime != nil && last.After(*j.PromiseTime) {
-			d := last.Sub(*j.PromiseTime)
-			total += int((d+time.Minute-1)/time.Minute) * workshop.PriorityWeight(j.Priority)
-		}
+		out = append(out, last)
 	}
-	return total
+	return out
+}
+
+// weightedLate is a job's weighted late minutes if it completes at end.
+func weightedLate(j workshop.DispatchJob, end time.Time) int {
+	if j.PromiseTime == nil || !end.After(*j.PromiseTime) {
+		return 0
+	}
+	d := end.Sub(*j.PromiseTime)
+	return int((d+time.Minute-1)/time.Minute) * workshop.PriorityWeight(j.Priority)
 }
 
 // FirstComeFirstServed is the simple dispatcher the plan is compared with:

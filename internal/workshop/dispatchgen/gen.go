@@ -188,3 +188,42 @@ func later(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// Small is the class of the exact optimum's instances: three or four jobs
+// of one to three steps, tight promises, few technicians and bays.
+var Small = Class{Name: "small-exact", Jobs: [2]int{3, 4}, Steps: [2]int{1, 3}, Techs: [2]int{2, 3}, Bays: [2]int{1, 2},
+	Tight: true, InProgress: 0.15, Booked: 0.2, Assign: 0.05}
+
+// MaxExactSteps is the most steps to place a small instance has.
+const MaxExactSteps = 8
+
+// GenerateSmall makes the small instance of seed, or false when it is not
+// one the harness measures (the harness takes the next seed): it has more
+// than MaxExactSteps steps to place, fewer than 4, or a step no technician
+// or bay can take (both plans would leave it out alike).
+func GenerateSmall(seed uint64) (workshop.DispatchInput, bool) {
+	in := Generate(seed, Small)
+	pending := 0
+	for _, j := range in.Jobs {
+		for _, s := range j.Steps {
+			if s.Status != workshop.StepPending {
+				continue
+			}
+			pending++
+			if !placeable(in, s) {
+				return in, false
+			}
+		}
+	}
+	return in, pending >= 4 && pending <= MaxExactSteps
+}
+
+func placeable(in workshop.DispatchInput, s workshop.DispatchStep) bool {
+	tech := len(s.TechIDs) > 0 || slices.ContainsFunc(in.Techs, func(t workshop.DispatchTech) bool {
+		return !t.Unavailable && !slices.ContainsFunc(s.RequiredSkills, func(k string) bool { return !slices.Contains(t.Skills, k) })
+	})
+	bay := s.BayID != "" || slices.ContainsFunc(in.Bays, func(b workshop.DispatchBay) bool {
+		return !b.Maintenance && (len(b.Services) == 0 || s.ServiceCode == "" || slices.Contains(b.Services, s.ServiceCode))
+	})
+	return tech && bay
+}

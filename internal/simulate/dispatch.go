@@ -1,0 +1,159 @@
+package simulate
+
+import (
+	"slices"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// dispatch starts what the policy starts at now. Either policy also
+// computes its plan, the one its quotes are made from, and the churn
+// between it and the one before.
+func (r *run) dispatch(now time.Time) {
+	in := r.input(now)
+	plan := r.planOf(in)
+	r.churn(plan)
+	if r.policy == PolicyFCFS {
+		r.firstComeFirstServed(now)
+		return
+	}
+	r.applyPlan(now, plan)
+}
+
+// churn counts the steps the planner placed in both this plan and the one
+// before, and those of them it moved: another technician or bay, or a
+// start more than 15 minutes away. Started steps are facts, not counted.
+func (r *run) churn(plan workshop.Dispatch) {
+	next := map[string]workshop.PlannedStep{}
+	for _, ps := range plan.Steps {
+		if ps.Pinned {
+			continue
+		}
+		next[ps.StepID] = ps
+		before, ok := r.prev[ps.StepID]
+		if !ok {
+			continue
+		}
+		r.compared++
+		if d := ps.Start.Sub(before.Start); !slices.Equal(ps.TechIDs, before.TechIDs) || ps.BayID != before.BayID ||
+			d > 15*time.Minute || d < -15*time.Minute {
+			r.moved++
+		}
+	}
+	r.prev = next
+}
+
+// applyPlan starts the steps the plan starts now, on its technician and
+// bay, when the vehicle is there and they are free (a step running over
+// its planned length still holds them); the next planned start is looked
+// at again when it comes.
+func (r *run) applyPlan(now time.Time, plan workshop.Dispatch) {
+	steps := r.stepsByID()
+	for _, ps := range plan.Steps {
+		if ps.Pinned {
+			continue
+		}
+		if ps.Start.After(now) {
+			r.waitUntil(now, ps.Start)
+			continue
+		}
+		s := steps[ps.StepID]
+		if s == nil || !s.job.arrived || !r.predecessorsDone(s) || len(ps.TechIDs) != 1 || r.techOn[ps.TechIDs[0]] != nil ||
+			!r.bayFree(now, ps.BayID, s.job) {
+			continue
+		}
+		r.start(now, s, r.tech(ps.TechIDs[0]), ps.BayID)
+	}
+}
+
+// firstComeFirstServed starts, in working time, the ready steps of the
+// vehicles there in order of arrival, each with the first qualified free
+// technician and the first suitable free bay.
+func (r *run) firstComeFirstServed(now time.Time) {
+	if !r.w.Calendar.Open(now) {
+		r.waitUntil(now, r.w.Calendar.NextOpen(now))
+		return
+	}
+	jobs := slices.Clone(r.jobs)
+	slices.SortStableFunc(jobs, func(a, b *job) int { return a.spec.Arrival.Compare(b.spec.Arrival) })
+	for _, j := range jobs {
+		if !j.arrived || j.cancelled || !j.ready.IsZero() {
+			continue
+		}
+		for _, s := range j.steps {
+			if s.status != workshop.StepPending || !r.predecessorsDone(s) {
+				continue
+			}
+			tech := r.freeTech(now, s)
+			bay, ok := r.freeBay(now, s)
+			if tech != nil && ok {
+				r.start(now, s, tech, bay)
+			}
+		}
+	}
+}
+
+// predecessorsDone: every step of a lower phase has ended, and in its
+// phase every sequential step before a sequential one.
+func (r *run) predecessorsDone(s *step) bool {
+	for _, q := range s.job.steps {
+		if q == s {
+			break
+		}
+		waits := q.spec.Phase < s.spec.Phase || (q.spec.Mode != "parallel" && s.spec.Mode != "parallel")
+		if waits && q.status != workshop.StepCompleted {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) freeTech(now time.Time, s *step) *Tech {
+	for i := range r.w.Techs {
+		t := &r.w.Techs[i]
+		if r.techOn[t.ID] == nil && !r.absent(t.ID, now) && hasAll(t.Skills, s.service.Skills) {
+			return t
+		}
+	}
+	return nil
+}
+
+// freeBay is the first suitable free bay; "" and true in a workshop
+// without bays.
+func (r *run) freeBay(now time.Time, s *step) (string, bool) {
+	for _, b := range r.w.Bays {
+		if (len(b.Services) == 0 || slices.Contains(b.Services, s.service.Code)) && r.bayFree(now, b.ID, s.job) {
+			return b.ID, true
+		}
+	}
+	return "", len(r.w.Bays) == 0
+}
+
+func (r *run) tech(id string) *Tech {
+	for i := range r.w.Techs {
+		if r.w.Techs[i].ID == id {
+			return &r.w.Techs[i]
+		}
+	}
+	return nil
+}
+
+func (r *run) stepsByID() map[string]*step {
+	out := map[string]*step{}
+	for _, j := range r.jobs {
+		for _, s := range j.steps {
+			out[s.spec.ID] = s
+		}
+	}
+	return out
+}
+
+func hasAll(have, need []string) bool {
+	for _, n := range need {
+		if !slices.Contains(have, n) {
+			return false
+		}
+	}
+	return true
+}
