@@ -144,7 +144,11 @@ func planOf(p *planning.Plan, now time.Time) oapi.Plan {
 			NotBefore: nullableOf(inZone(s.NotBefore, p.Zone))})
 	}
 	for _, u := range d.Unplaced {
-		out.Unplaced = append(out.Unplaced, oapi.UnplacedStep{StepId: u.StepID, JobId: u.JobID, Reason: oapi.UnplacedReason(u.Reason)})
+		us := oapi.UnplacedStep{StepId: u.StepID, JobId: u.JobID, Reason: oapi.UnplacedReason(u.Reason)}
+		if u.BlockedBy != "" {
+			us.BlockedBy = &u.BlockedBy
+		}
+		out.Unplaced = append(out.Unplaced, us)
 	}
 	for _, j := range d.Jobs {
 		out.Jobs = append(out.Jobs, oapi.PlanJob{JobId: j.JobID, PromiseTime: nullableOf(j.PromiseTime),
