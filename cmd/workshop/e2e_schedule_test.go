@@ -1,11 +1,13 @@
 package main
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // TestSchedulingAStepEndToEnd (contract section 8, "Scheduling a step at
@@ -126,5 +128,12 @@ func TestSchedulingAStepEndToEnd(t *testing.T) {
 		if detail.Promise.ProjectedCompletion != nil || !detail.Promise.AtRisk {
 			t.Errorf("detail of the unplaceable job: %+v, want projectedCompletion null and at risk", detail.Promise)
 		}
+
+		// The job page says what the waiting step waits for, and links it.
+		appUser(t, p.w, p.o.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
+		b := newBrowser(t, p.api)
+		b.login("advisor@example.com", testPassword, "").want(t, "advisor signs in", http.StatusSeeOther, "/")
+		b.get("/jobs/"+gearJob).want(t, "the job page of the unplaceable job", http.StatusOK, "",
+			`waits for <a href="#step-`+gear[0]+`">Service GEARBOX</a>`, "none: a step cannot be placed")
 	})
 }

@@ -162,7 +162,7 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		labels[st.ID] = st.Label
 	}
 	for _, st := range j.Steps {
-		sv := stepView{ID: st.ID, Label: st.Label, Status: st.Status, StatusLabel: stepStatusLabel(st.Status), Version: versionOf(st.UpdatedAt),
+		sv := stepView{ID: st.ID, Label: st.Label, Status: st.Status, StatusLabel: statusLabel(st.Status), Version: versionOf(st.UpdatedAt),
 			Minutes: st.EstimatedDuration, MayAssign: p.MayWrite && st.Status != workshop.StepCompleted,
 			MayStart:    !j.Terminal() && st.Status == workshop.StepPending && mayWorkStep(d.si, st),
 			MayComplete: !j.Terminal() && st.Status == workshop.StepInProgress && mayWorkStep(d.si, st)}
@@ -220,15 +220,6 @@ func orForm(f *form, values map[string]string) form {
 		return *f
 	}
 	return *newForm(values)
-}
-
-var stepStatusLabels = map[string]string{workshop.StepPending: "Pending", workshop.StepInProgress: "In progress", workshop.StepCompleted: "Completed"}
-
-func stepStatusLabel(s string) string {
-	if l, ok := stepStatusLabels[s]; ok {
-		return l
-	}
-	return s
 }
 
 // spanOf is from – to, "from – now" while it lasts; "" without a start.

@@ -18,8 +18,9 @@ import "time"
 //
 // The job's planned window spans its steps' (none when a step that is not
 // completed has none); its promise is the plan's while it is in the plan,
-// else, once every step is completed, its last actual end, and none for a
-// job that will not be finished (cancelled, or closed with work left).
+// else, once every step is completed, its last actual end (and at risk
+// only when Late), and none for a job that will not be finished
+// (cancelled, or closed with work left) or has no steps.
 
 // JobDetail is the detail of a job, every time in its location's zone.
 type JobDetail struct {
@@ -129,6 +130,7 @@ type DetailInput struct {
 	// Plan is the job in its location's plan; nil for a job not in it
 	// (InPlan false).
 	Plan *JobInPlan
+	Now  time.Time // for Late, of a job not in the plan
 }
 
 // DetailOf computes a job's detail.
@@ -201,8 +203,8 @@ func (d *JobDetail) widen(sd StepDetail) {
 }
 
 // promiseOf is the plan's promise for a job in it; for one that is not,
-// its last actual end once every step is completed, late when past the
-// promise.
+// its last actual end once every step is completed, and at risk when Late
+// (a job without steps whose promise passed).
 func promiseOf(in DetailInput, d JobDetail, allDone bool) DetailPromise {
 	zone := in.Calendar.zone()
 	p := DetailPromise{}
@@ -217,9 +219,11 @@ func promiseOf(in DetailInput, d JobDetail, allDone bool) DetailPromise {
 			p.ProjectedCompletion = &t
 		}
 		p.AtRisk = in.Plan.Outlook.AtRisk
-	case allDone:
-		p.ProjectedCompletion = d.ActualEnd
-		p.AtRisk = p.PromiseTime != nil && p.ProjectedCompletion != nil && p.ProjectedCompletion.After(*p.PromiseTime)
+	default:
+		if allDone {
+			p.ProjectedCompletion = d.ActualEnd
+		}
+		p.AtRisk = Late(in.Job.Status, in.Job.PromiseTime, in.Now)
 	}
 	if p.PromiseTime != nil && p.ProjectedCompletion != nil {
 		slack := SlackMinutes(in.Calendar, *p.PromiseTime, *p.ProjectedCompletion)

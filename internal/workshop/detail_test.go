@@ -67,8 +67,12 @@ func TestDetailOf(t *testing.T) {
 		done.Status, done.Steps = workshop.JobDelivered, []workshop.Step{job.Steps[0],
 			step("run", workshop.StepCompleted, 30, micros(wk(0, 9, 30)), micros(wk(0, 16, 0)))}
 		d := workshop.DetailOf(workshop.DetailInput{Job: done, Calendar: cal})
-		if p := d.Promise; !p.ProjectedCompletion.Equal(wk(0, 16, 0)) || !p.AtRisk || *p.SlackMinutes != -60 || !d.ActualEnd.Equal(wk(0, 16, 0)) {
-			t.Errorf("finished late: %+v, actual end %v; want 16:00, at risk (late), slack -60", p, d.ActualEnd)
+		if p := d.Promise; !p.ProjectedCompletion.Equal(wk(0, 16, 0)) || p.AtRisk || *p.SlackMinutes != -60 || !d.ActualEnd.Equal(wk(0, 16, 0)) {
+			t.Errorf("delivered after its promise: %+v, actual end %v; want 16:00, slack -60, not at risk (done)", p, d.ActualEnd)
+		}
+		noSteps := workshop.Job{ID: "j2", Status: workshop.JobArrived, PromiseTime: &promise}
+		if d := workshop.DetailOf(workshop.DetailInput{Job: noSteps, Calendar: cal, Now: wk(0, 16, 0)}); d.Promise.ProjectedCompletion != nil || !d.Promise.AtRisk {
+			t.Errorf("a job without steps past its promise: %+v, want no projection, at risk (late)", d.Promise)
 		}
 		cancelled := job
 		cancelled.Status = workshop.JobCancelled
@@ -77,4 +81,29 @@ func TestDetailOf(t *testing.T) {
 			t.Errorf("cancelled with work left: step %+v, promise %+v; want no plan and no projection", s, d.Promise)
 		}
 	})
+}
+
+// TestLate: late is a passed promise on a job that is not ready, nor
+// delivered or cancelled.
+func TestLate(t *testing.T) {
+	t.Parallel()
+	promise := &workshop.OffsetTime{Time: wk(0, 15, 0)}
+	for _, tc := range []struct {
+		status  string
+		promise *workshop.OffsetTime
+		at      time.Time
+		want    bool
+	}{
+		{workshop.JobInProgress, promise, wk(0, 15, 1), true},
+		{workshop.JobBooked, promise, wk(1, 8, 0), true},
+		{workshop.JobWaiting, promise, wk(0, 15, 0), false}, // at the promise, not past it
+		{workshop.JobArrived, nil, wk(1, 8, 0), false},
+		{workshop.JobReady, promise, wk(1, 8, 0), false},
+		{workshop.JobDelivered, promise, wk(1, 8, 0), false},
+		{workshop.JobCancelled, promise, wk(1, 8, 0), false},
+	} {
+		if got := workshop.Late(tc.status, tc.promise, tc.at); got != tc.want {
+			t.Errorf("Late(%s, %v, %v) = %v, want %v", tc.status, tc.promise, tc.at, got, tc.want)
+		}
+	}
 }

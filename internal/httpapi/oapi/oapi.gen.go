@@ -1279,7 +1279,7 @@ type JobDetail struct {
 	// Priority Default normal.
 	Priority Priority `json:"priority"`
 	Promise  struct {
-		// AtRisk For a job in the dispatch plan, the plan's atRisk (late, or a step unplaced): the detail and the plan never disagree. Otherwise whether it was completed after its promise.
+		// AtRisk For a job in the dispatch plan, the plan's atRisk (late, or a step unplaced): the detail and the plan never disagree. Otherwise whether it is late: its promise has passed and it is not ready, delivered or cancelled (the board's late).
 		AtRisk bool `json:"atRisk"`
 
 		// ProjectedCompletion For a job in its location's dispatch plan (not delivered or cancelled, with a step not completed), the plan's projected completion (GET /v1/scheduler/plan of today), null when a step is unplaced. Otherwise the last actual end once every step is completed; null for a job without steps, and for a delivered or cancelled job with work not completed.
