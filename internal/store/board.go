@@ -31,10 +31,11 @@ func (s *Store) Board(ctx context.Context, locationID string, now workshop.Micro
 	for _, st := range workshop.JobStatuses {
 		b.Jobs[st] = 0
 	}
-	// One statement, one snapshot: the counts and late agree. Late is the
-	// open jobs not ready promised on a day before today, plus today's
-	// promises before now: a range of the partial index jobs_open_promise,
-	// whose statuses are written out so that SQLite sees it applies.
+	// One statement, one snapshot: the counts and late agree. Late is
+	// workshop.Late counted: the open jobs not ready promised on a day
+	// before today (late_tally, kept by triggers), plus today's promises
+	// before now: a range of the partial index jobs_open_promise, whose
+	// statuses are written out so that SQLite sees it applies.
 	const day = 86400000000
 	today := int64(now) / day * day
 	rows, err := c.query(ctx, `SELECT status, n FROM board_tally WHERE location_id = ?
@@ -64,9 +65,7 @@ func (s *Store) Board(ctx context.Context, locationID string, now workshop.Micro
 			b.Jobs["total"] += x.n
 		}
 	}
-	rows, err = c.query(ctx, `SELECT b.id, b.name, b.status,
-			(SELECT s.job_id FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress' ORDER BY s.started_at, s.id LIMIT 1),
-			(SELECT s.id FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress' ORDER BY s.started_at, s.id LIMIT 1)
+	rows, err = c.query(ctx, `SELECT b.id, b.name, b.status, `+bayOccupant("job_id")+`, `+bayOccupant("id")+`
 		FROM bays b WHERE b.location_id = ? AND b.deleted_at IS NULL ORDER BY b.created_at, b.id`, locationID)
 	if err != nil {
 		return b, err
@@ -79,4 +78,13 @@ func (s *Store) Board(ctx context.Context, locationID string, now workshop.Micro
 		return x, err
 	})
 	return b, err
+}
+
+// bayOccupant is a column of the step in progress in the bay of alias b
+// (the first started), NULL when there is none: the one definition of
+// "occupied" wherever a bay is shown (the bay list, the board's counts,
+// the application's board). A bay holds one vehicle: workshop.ChangeStep
+// refuses to start a second job's step in it.
+func bayOccupant(column string) string {
+	return `(SELECT s.` + column + ` FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress' ORDER BY s.started_at, s.id LIMIT 1)`
 }

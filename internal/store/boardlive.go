@@ -55,8 +55,12 @@ type BoardTech struct {
 	ClockedIn        bool
 }
 
-// BoardBayRow is a bay (occupancy comes from the steps in progress).
-type BoardBayRow struct{ ID, Name, Status string }
+// BoardBayRow is a bay with the number of the job whose step in progress
+// occupies it (nil: free).
+type BoardBayRow struct {
+	ID, Name, Status string
+	JobNumber        *string
+}
 
 // boardActiveLimit bounds the steps in progress read: far above what the
 // technicians' work-in-progress limits allow at one location.
@@ -133,14 +137,17 @@ func (s *Store) BoardView(ctx context.Context, locationID string, perStatus int)
 		}); err != nil {
 			return err
 		}
-		rows, err = c.query(ctx, `SELECT id, name, status FROM bays WHERE location_id = ? AND deleted_at IS NULL
-			ORDER BY created_at, id`, locationID)
+		rows, err = c.query(ctx, `SELECT b.id, b.name, b.status, (SELECT j.job_number FROM jobs j WHERE j.id = `+bayOccupant("job_id")+`)
+			FROM bays b WHERE b.location_id = ? AND b.deleted_at IS NULL ORDER BY b.created_at, b.id`, locationID)
 		if err != nil {
 			return err
 		}
 		v.Bays, err = collect(rows, func(sc scanner) (BoardBayRow, error) {
 			var b BoardBayRow
-			return b, sc.Scan(&b.ID, &b.Name, &b.Status)
+			var job sql.NullString
+			err := sc.Scan(&b.ID, &b.Name, &b.Status, &job)
+			b.JobNumber = strPtr(job)
+			return b, err
 		})
 		return err
 	})

@@ -83,9 +83,9 @@ func TestBoardView(t *testing.T) {
 		if !slices.Equal(v.Techs, wantTechs) {
 			t.Errorf("technicians = %+v, want %+v", v.Techs, wantTechs)
 		}
-		wantBays := []store.BoardBayRow{{ID: bay.ID, Name: bay.Name, Status: bay.Status}, {ID: free.ID, Name: free.Name, Status: free.Status}}
-		if !slices.Equal(v.Bays, wantBays) {
-			t.Errorf("bays = %+v, want %+v", v.Bays, wantBays)
+		if len(v.Bays) != 2 || v.Bays[0].ID != bay.ID || v.Bays[0].JobNumber == nil || *v.Bays[0].JobNumber != working.JobNumber ||
+			v.Bays[1].ID != free.ID || v.Bays[1].Name != free.Name || v.Bays[1].JobNumber != nil {
+			t.Errorf("bays = %+v, want %s occupied by %s, %s free", v.Bays, bay.ID, working.JobNumber, free.ID)
 		}
 
 		// The promise watch's verdict comes with the job.

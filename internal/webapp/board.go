@@ -5,6 +5,7 @@ import (
 	"context"
 	"html/template"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,12 +30,8 @@ type boardCount struct {
 	N             int
 }
 
-// boardLabels are the board's counts in the order a job goes through.
-var boardLabels = []struct{ status, label string }{
-	{workshop.JobBooked, "Booked"}, {workshop.JobArrived, "Arrived"}, {workshop.JobInProgress, "In progress"},
-	{workshop.JobWaiting, "Waiting"}, {workshop.JobReady, "Ready"}, {workshop.JobDelivered, "Delivered"},
-	{workshop.JobCancelled, "Cancelled"}, {"late", "Late"}, {"total", "All jobs"},
-}
+// boardCounts are the board's counts in the order a job goes through.
+var boardCounts = append(slices.Clone(workshop.JobStatuses), "late", "total")
 
 // boardData is what the board's body renders: the page, the wall display
 // and every push of the live stream alike.
@@ -151,8 +148,8 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 	if wall {
 		d.LivePath += "?display=wall"
 	}
-	for _, l := range boardLabels {
-		d.Counts = append(d.Counts, boardCount{Status: l.status, Label: l.label, N: b.Jobs[l.status]})
+	for _, status := range boardCounts {
+		d.Counts = append(d.Counts, boardCount{Status: status, Label: statusLabel(status), N: b.Jobs[status]})
 	}
 
 	techName := map[string]string{}
@@ -164,8 +161,7 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 		bayName[bay.ID] = bay.Name
 	}
 	stepsOf := map[string][]boardStep{}
-	busy := map[string][]string{}   // tech id -> job numbers
-	bayJob := map[string][]string{} // bay id -> job numbers
+	busy := map[string][]string{} // tech id -> job numbers
 	for _, st := range v.Active {
 		var names []string
 		for _, id := range st.TechIDs {
@@ -182,7 +178,6 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 			if s.Bay == "" {
 				s.Bay = "(removed bay)"
 			}
-			bayJob[*st.BayID] = appendOnce(bayJob[*st.BayID], st.JobNumber)
 		}
 		stepsOf[st.JobID] = append(stepsOf[st.JobID], s)
 	}
@@ -192,14 +187,13 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 		for _, j := range v.Jobs[status] {
 			bj := boardJob{Number: j.JobNumber, Plate: deref(j.Plate), Priority: j.Priority, Steps: stepsOf[j.ID],
 				Vehicle: strings.TrimSpace(deref(j.Make) + " " + deref(j.Model))}
-			// At risk: the promise has passed and the job is not ready
-			// (the board's notion of late), or the promise watch last saw
-			// the plan finish it after its promise (job.at_risk).
+			// At risk: late (workshop.Late), or the promise watch last
+			// saw the plan finish it after its promise (job.at_risk).
 			if j.PromiseTime != nil {
 				bj.Promise = promiseText(j.PromiseTime.Time, now, zone)
-				if j.Status != workshop.JobReady && j.PromiseTime.Before(now) {
-					bj.AtRisk, bj.Risk = true, "Late: promise passed"
-				}
+			}
+			if workshop.Late(j.Status, j.PromiseTime, now) {
+				bj.AtRisk, bj.Risk = true, "Late: promise passed"
 			}
 			if !bj.AtRisk && j.PlanLateMinutes != nil && j.Status != workshop.JobReady {
 				bj.AtRisk, bj.Risk = true, "At risk: planned "+strconv.Itoa(*j.PlanLateMinutes)+" min late"
@@ -217,8 +211,8 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 	for _, bay := range v.Bays {
 		x := boardBay{Name: bay.Name, State: "free"}
 		switch {
-		case len(bayJob[bay.ID]) > 0:
-			x.State, x.Job = "occupied", strings.Join(bayJob[bay.ID], ", ")
+		case bay.JobNumber != nil:
+			x.State, x.Job = "occupied", *bay.JobNumber
 		case bay.Status == "maintenance":
 			x.State = "maintenance"
 		}

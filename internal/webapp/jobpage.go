@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -18,6 +17,8 @@ type stepView struct {
 	Minutes                                 int
 	TechNames, BayName                      string
 	Planned, Actual, Projected              string
+	Unplaced                                string // why the plan cannot place it
+	WaitsFor, WaitsForLabel                 string // the unplaced step it waits for
 	MayAssign, MayStart, MayComplete        bool
 	Form                                    form
 	Techs, Bays                             []option
@@ -146,21 +147,22 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 	p.Actions = orForm(fs.actions, map[string]string{"reasonTags": "", "updatedAt": versionOf(j.UpdatedAt)})
 	p.Actions.Values["updatedAt"] = versionOf(j.UpdatedAt)
 
-	var detail *oapi.JobDetail
-	if a.jobDetail != nil {
-		dt, history, err := a.jobDetail(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, j.ID)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		detail = &dt
-		p.Detail = d.detailViewOf(dt)
-		for i := len(history) - 1; i >= 0; i-- { // newest first
-			p.History = append(p.History, timeRow{When: d.when(history[i].At.Time()), What: statusLabel(history[i].Status)})
-		}
+	detail, err := a.plans.JobDetail(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, j.ID, a.now())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	p.Detail = d.detailViewOf(detail)
+	history := detail.History
+	for i := len(history) - 1; i >= 0; i-- { // newest first
+		p.History = append(p.History, timeRow{When: d.when(history[i].At.Time()), What: statusLabel(history[i].Status)})
+	}
+	labels := map[string]string{} // the steps' labels as the detail read them, for "waits for"
+	for _, st := range detail.Job.Steps {
+		labels[st.ID] = st.Label
 	}
 	for _, st := range j.Steps {
-		sv := stepView{ID: st.ID, Label: st.Label, Status: st.Status, StatusLabel: stepStatusLabel(st.Status), Version: versionOf(st.UpdatedAt),
+		sv := stepView{ID: st.ID, Label: st.Label, Status: st.Status, StatusLabel: statusLabel(st.Status), Version: versionOf(st.UpdatedAt),
 			Minutes: st.EstimatedDuration, MayAssign: p.MayWrite && st.Status != workshop.StepCompleted,
 			MayStart:    !j.Terminal() && st.Status == workshop.StepPending && mayWorkStep(d.si, st),
 			MayComplete: !j.Terminal() && st.Status == workshop.StepInProgress && mayWorkStep(d.si, st)}
@@ -172,12 +174,14 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		if st.BayID != nil {
 			sv.BayName = bayName[*st.BayID]
 		}
-		if detail != nil {
-			for _, sd := range detail.Steps {
-				if sd.Id == st.ID {
-					sv.Planned = d.span(sd.PlannedStart, sd.PlannedEnd)
-					sv.Actual = d.spanOf(sd.ActualStart, sd.ActualEnd)
-					sv.Projected = d.when(sd.ProjectedEnd)
+		for i, ds := range detail.Job.Steps {
+			if ds.ID == st.ID {
+				sd := detail.Steps[i]
+				sv.Planned, sv.Actual, sv.Projected = d.spanOf(sd.PlannedStart, sd.PlannedEnd), d.spanOf(sd.ActualStart, sd.ActualEnd), d.whenOf(sd.ProjectedEnd)
+				if u := sd.Unplaced; u != nil && u.Reason == workshop.UnplacedAfter {
+					sv.WaitsFor, sv.WaitsForLabel = u.BlockedBy, labels[u.BlockedBy]
+				} else if u != nil {
+					sv.Unplaced = unplacedReasons[u.Reason]
 				}
 			}
 		}
@@ -218,56 +222,51 @@ func orForm(f *form, values map[string]string) form {
 	return *newForm(values)
 }
 
-var stepStatusLabels = map[string]string{workshop.StepPending: "Pending", workshop.StepInProgress: "In progress", workshop.StepCompleted: "Completed"}
-
-func stepStatusLabel(s string) string {
-	if l, ok := stepStatusLabels[s]; ok {
-		return l
-	}
-	return s
-}
-
-func (d *desk) span(from, to time.Time) string { return d.when(from) + " – " + d.when(to) }
-
-func (d *desk) spanOf(from, to interface {
-	Get() (time.Time, error)
-}) string {
-	s, err := from.Get()
-	if err != nil {
+// spanOf is from – to, "from – now" while it lasts; "" without a start.
+func (d *desk) spanOf(from, to *time.Time) string {
+	if from == nil {
 		return ""
 	}
-	out := d.when(s) + " – "
-	if e, err := to.Get(); err == nil {
-		out += d.when(e)
-	} else {
-		out += "now"
+	if to == nil {
+		return d.when(*from) + " – now"
 	}
-	return out
+	return d.when(*from) + " – " + d.when(*to)
 }
 
-func (d *desk) detailViewOf(dt oapi.JobDetail) *detailView {
-	v := &detailView{Planned: d.span(dt.PlannedStart, dt.PlannedEnd), Actual: d.spanOf(dt.ActualStart, dt.ActualEnd),
-		Projected: d.when(dt.Promise.ProjectedCompletion), AtRisk: dt.Promise.AtRisk}
-	if t, err := dt.Promise.PromiseTime.Get(); err == nil {
-		v.Promise = d.when(t)
+// whenOf is when, "" for none.
+func (d *desk) whenOf(t *time.Time) string {
+	if t == nil {
+		return ""
 	}
-	if n, err := dt.Promise.SlackMinutes.Get(); err == nil {
-		v.Slack = strconv.Itoa(n) + " min"
+	return d.when(*t)
+}
+
+func (d *desk) detailViewOf(dt workshop.JobDetail) *detailView {
+	v := &detailView{Actual: d.spanOf(dt.ActualStart, dt.ActualEnd), Projected: d.whenOf(dt.Promise.ProjectedCompletion),
+		Promise: d.whenOf(dt.Promise.PromiseTime), AtRisk: dt.Promise.AtRisk}
+	switch {
+	case dt.PlannedStart != nil && dt.PlannedEnd != nil:
+		v.Planned = d.spanOf(dt.PlannedStart, dt.PlannedEnd)
+	case dt.PlannedStart != nil:
+		v.Planned = "from " + d.when(*dt.PlannedStart) + "; a step cannot be placed"
+	}
+	if dt.Promise.SlackMinutes != nil {
+		v.Slack = strconv.Itoa(*dt.Promise.SlackMinutes) + " min"
 	}
 	for _, h := range dt.Holds {
 		end := "still waiting"
-		if e, err := h.End.Get(); err == nil {
-			end = "until " + d.when(e)
+		if h.End != nil {
+			end = "until " + d.when(*h.End)
 		}
 		v.Holds = append(v.Holds, timeRow{When: d.when(h.Start), What: "Waiting, " + end})
 	}
 	for _, dl := range dt.Delays {
-		what := strconv.Itoa(dl.Minutes) + " min late (planned end " + d.when(dl.PlannedEnd) + ")"
+		what := strconv.Itoa(dl.Minutes) + " min over its estimate (due " + d.when(dl.PlannedEnd) + ")"
 		if dl.Ongoing {
 			what += ", still running"
 		}
-		for _, st := range dt.Steps {
-			if st.Id == dl.StepId {
+		for _, st := range dt.Job.Steps {
+			if st.ID == dl.StepID {
 				what = st.Label + ": " + what
 			}
 		}

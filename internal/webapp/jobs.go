@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -9,15 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
-
-// JobDetailFunc computes a job's detail (plan, promise, holds, delays) as
-// the API's GET /v1/scheduler/jobs/{id}/detail does, with the status
-// history it was made from: httpapi's (*Server).JobDetail.
-type JobDetailFunc func(ctx context.Context, v store.Visibility, id string) (oapi.JobDetail, []store.StatusChange, error)
 
 const (
 	scopeJobsRead  = workshop.Scope("jobs:read")
@@ -164,16 +157,22 @@ type jobRow struct {
 	ID, Number, Plate, Vehicle, Status, StatusLabel, Promise string
 }
 
-var statusLabels = map[string]string{
-	workshop.JobBooked: "Booked", workshop.JobArrived: "Arrived", workshop.JobInProgress: "In progress",
-	workshop.JobWaiting: "Waiting", workshop.JobReady: "Ready", workshop.JobDelivered: "Delivered",
-	workshop.JobCancelled: "Cancelled",
-	workshop.StepPending:  "Pending", workshop.StepCompleted: "Completed",
+// statusLabels are the words of every job and step status (a step's
+// in_progress is a job's) and of the board's two other counts, in the
+// order a job goes through: the one table of the lists, the board, the
+// job page and a technician's work.
+var statusLabels = []struct{ status, label string }{
+	{workshop.JobBooked, "Booked"}, {workshop.JobArrived, "Arrived"}, {workshop.JobInProgress, "In progress"},
+	{workshop.JobWaiting, "Waiting"}, {workshop.JobReady, "Ready"}, {workshop.JobDelivered, "Delivered"},
+	{workshop.JobCancelled, "Cancelled"}, {workshop.StepPending, "Pending"}, {workshop.StepCompleted, "Completed"},
+	{"late", "Late"}, {"total", "All jobs"},
 }
 
 func statusLabel(s string) string {
-	if l, ok := statusLabels[s]; ok {
-		return l
+	for _, l := range statusLabels {
+		if l.status == s {
+			return l.label
+		}
 	}
 	return s
 }

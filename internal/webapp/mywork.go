@@ -52,7 +52,7 @@ func (a *App) myWork(w http.ResponseWriter, r *http.Request, si *store.SignedIn)
 	for _, as := range steps {
 		st := as.Step
 		v := assignedView{JobID: st.JobID, JobNumber: as.JobNumber, Plate: deref(as.VehiclePlate), ID: st.ID, Label: st.Label,
-			Version: versionOf(st.UpdatedAt), Status: st.Status, StatusLabel: stepStatusLabel(st.Status),
+			Version: versionOf(st.UpdatedAt), Status: st.Status, StatusLabel: statusLabel(st.Status),
 			MayStart:    st.Status == workshop.StepPending && !d.closing && mayWorkStep(si, st),
 			MayComplete: st.Status == workshop.StepInProgress && !d.closing && mayWorkStep(si, st)}
 		if st.StartedAt != nil {

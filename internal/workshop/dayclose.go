@@ -55,7 +55,7 @@ func (k CloseItemKind) Valid() bool { return slices.Contains(CloseItemKinds, k) 
 // promise, or a missed booking when it never arrived; anything else ("")
 // needs no decision. A job without a promise has no day to miss.
 func JobCloseItem(j Job, dayEnd time.Time) CloseItemKind {
-	if j.Terminal() || j.Status == JobReady || j.PromiseTime == nil || !j.PromiseTime.Before(dayEnd) {
+	if !Late(j.Status, j.PromiseTime, dayEnd) {
 		return ""
 	}
 	if j.Status == JobBooked {

@@ -37,3 +37,14 @@ func (o JobOutlook) ProjectedCompletionText() *string {
 	s := o.ProjectedCompletion.Format(time.RFC3339Nano)
 	return &s
 }
+
+// Late is "late" wherever it is shown: the job has a promise that has
+// passed at at, and it is not ready (nor delivered or cancelled). It is
+// the board's count and marks (store/board.go keeps its count in SQL: the
+// late_tally of migration 00010 and the query beside it count this rule,
+// by promise day), the day close's missed promises, and the job detail's
+// at risk for a job outside the plan. "At risk" is the plan's rule
+// (JobOutlook.AtRisk): late, or projected after the promise, or unplaced.
+func Late(status string, promise *OffsetTime, at time.Time) bool {
+	return promise != nil && promise.Before(at) && status != JobReady && status != JobDelivered && status != JobCancelled
+}

@@ -45,6 +45,9 @@ func aloneEnds(in workshop.DispatchInput) []time.Time {
 				end = later(cal.AddWork(*s.StartedAt, s.Duration), start)
 			default:
 				release := earliest
+				if s.NotBefore != nil {
+					release = later(release, *s.NotBefore)
+				}
 				for k, q := range j.Steps[:i] {
 					if q.Phase < s.Phase || (s.Mode != "parallel" && q.Mode != "parallel" && q.Phase == s.Phase) {
 						release = later(release, ends[j.Steps[k].ID])
