@@ -242,16 +242,12 @@ func TestPromiseWatchTellsEachTurnOnce(t *testing.T) {
 		e.createStep(t, job.ID, "Oil")
 		e.events(t)
 		now := e.clk.Now()
-		due, err := e.st.WatchDue(t.Context(), now, 1)
-		if err != nil || !slices.Contains(due, e.loc.ID) {
-			t.Fatalf("WatchDue = %v, %v; want the new location due", due, err)
+		claimed, err := e.st.ClaimDue(t.Context(), "one", now, now.Add(10*time.Second), 10)
+		if err != nil || !slices.Contains(claimed, store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
+			t.Fatalf("first claim = %v, %v; want the changed location taken", claimed, err)
 		}
-		ok, err := e.st.ClaimWatch(t.Context(), e.loc.ID, "one", now, now.Add(10*time.Second))
-		if err != nil || !ok {
-			t.Fatalf("first claim = %v, %v; want it taken", ok, err)
-		}
-		if ok, err := second.ClaimWatch(t.Context(), e.loc.ID, "two", now, now.Add(10*time.Second)); err != nil || ok {
-			t.Fatalf("second claim while held = %v, %v; want refused", ok, err)
+		if claimed, err := second.ClaimDue(t.Context(), "two", now, now.Add(10*time.Second), 10); err != nil || len(claimed) != 0 {
+			t.Fatalf("second claim while held = %v, %v; want nothing", claimed, err)
 		}
 		late := 90
 		promise := now.Add(-time.Hour)
@@ -271,8 +267,10 @@ func TestPromiseWatchTellsEachTurnOnce(t *testing.T) {
 		}
 		// The other process, its lease come, plans the same: nothing to tell.
 		later := now.Add(2 * time.Second)
-		if ok, err := second.ClaimWatch(t.Context(), e.loc.ID, "two", later, later.Add(10*time.Second)); err != nil || !ok {
-			t.Fatalf("second claim after the rest = %v, %v; want it taken", ok, err)
+		e.exec(t, `UPDATE plan_versions SET version = version + 1 WHERE location_id = ?`, e.loc.ID) // a change
+		if claimed, err := second.ClaimDue(t.Context(), "two", later, later.Add(10*time.Second), 10); err != nil ||
+			!slices.Contains(claimed, store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
+			t.Fatalf("second claim after the rest = %v, %v; want it taken", claimed, err)
 		}
 		check.Owner, check.Now = "two", later
 		if turns, err := second.RecordPromises(t.Context(), check); err != nil || len(turns) != 0 {
