@@ -178,4 +178,3 @@ func TestWatchLooksOnlyWhereSomethingCanChange(t *testing.T) {
 		}
 	})
 }
-
