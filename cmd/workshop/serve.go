@@ -131,6 +131,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 		buildInfoGauge(build), newPoolCollector(st.PoolStats))
 	guard := &webhooks.Guard{AllowInsecure: c.webhookAllowInsecure}
 	plans := planning.New(st)
+	watchMetrics := planning.RegisterMetrics(reg, plans, st)
 	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg,
 		WebhookGuard: guard, Plans: plans})
 	if err != nil {
@@ -172,8 +173,11 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 	// out through the dispatcher, which stops after it).
 	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	watchDone := make(chan struct{})
-	go func() { defer close(watchDone); planning.NewWatch(plans, st, log).Run(wctx) }()
-	defer func() { stopWatch(); <-watchDone }()
+	watch := planning.NewWatch(plans, st, log)
+	watch.Metrics = watchMetrics
+	stopWake := st.OnEventsCommitted(watch.Wake) // this process's writes are looked at without waiting for the tick
+	go func() { defer close(watchDone); watch.Run(wctx) }()
+	defer func() { stopWatch(); <-watchDone; stopWake() }()
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	srv.RegisterOnShutdown(stopLive)

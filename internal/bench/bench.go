@@ -48,6 +48,11 @@ type Config struct {
 	// LoadPool bounds the requests recorded for it per run.
 	LoadCommand []string
 	LoadPool    int
+	// Locations and ServeCommand are the promise watch scenario's: how
+	// many locations, and the `workshop` binary it starts as serve
+	// processes (another build's, to compare).
+	Locations    int
+	ServeCommand []string
 	// Profile, when set, is called as each measured run of a scenario's
 	// target starts (run names it, e.g. "create_job.2") and returns what
 	// ends the profile: seeding and the control stay out of it.

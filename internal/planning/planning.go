@@ -58,6 +58,11 @@ type Service struct {
 	mu       sync.Mutex
 	plans    map[planKey]*Plan
 	inflight map[planKey]*call
+	bytes    int // the kept plans' estimated size (Plan.size)
+	maxBytes int
+	// hits and misses count the plans asked for: kept (or computed by
+	// another request meanwhile) or computed.
+	hits, misses int64
 }
 
 type planKey struct {
@@ -73,13 +78,18 @@ type call struct {
 	err  error
 }
 
-// maxPlans bounds the plans kept: past it the oldest minute's are dropped
-// (a plan of an earlier minute is never asked for again).
-const maxPlans = 1024
+// DefaultCacheBytes bounds the plans kept by their estimated memory, not
+// their number (issue 30: a count of 1,024 turned over every minute past
+// 1,000 locations): past it the oldest minute's are dropped (a plan of an
+// earlier minute is never asked for again). 64 MiB holds about 1,500 plans
+// of 20 jobs of 3 steps, or 300 of 80 jobs of 4 (Plan.size); the plans of
+// one minute are the ones asked for again, and the promise watch plans a
+// location at rest only every few minutes.
+const DefaultCacheBytes = 64 << 20
 
-// New is a planning service over st.
+// New is a planning service over st keeping DefaultCacheBytes of plans.
 func New(st Store) *Service {
-	return &Service{store: st, plans: map[planKey]*Plan{}, inflight: map[planKey]*call{}}
+	return &Service{store: st, plans: map[planKey]*Plan{}, inflight: map[planKey]*call{}, maxBytes: DefaultCacheBytes}
 }
 
 // Plan is the location's plan for date (YYYY-MM-DD in its zone; "" for
@@ -94,6 +104,7 @@ func (s *Service) Plan(ctx context.Context, locationID, date string, now time.Ti
 	for {
 		s.mu.Lock()
 		if p, ok := s.plans[key]; ok && p.Version >= version {
+			s.hits++
 			s.mu.Unlock()
 			return p, nil
 		}
@@ -105,12 +116,16 @@ func (s *Service) Plan(ctx context.Context, locationID, date string, now time.Ti
 				return nil, ctx.Err()
 			}
 			if c.err == nil && c.plan.Version >= version {
+				s.mu.Lock()
+				s.hits++
+				s.mu.Unlock()
 				return c.plan, nil
 			}
 			continue // it failed, or read older data than this request must see
 		}
 		c := &call{done: make(chan struct{})}
 		s.inflight[key] = c
+		s.misses++
 		s.mu.Unlock()
 		c.plan, c.err = s.compute(ctx, locationID, date, now)
 		s.mu.Lock()
@@ -124,20 +139,46 @@ func (s *Service) Plan(ctx context.Context, locationID, date string, now time.Ti
 	}
 }
 
-// keep remembers a plan, dropping the oldest minutes' when full. s.mu is held.
+// keep remembers a plan and, while the kept plans' size passes maxBytes,
+// drops the oldest minute's (of this minute's, as many as it takes). s.mu
+// is held.
 func (s *Service) keep(key planKey, p *Plan) {
-	if len(s.plans) >= maxPlans {
-		oldest := key.minute
-		for k := range s.plans {
-			oldest = min(oldest, k.minute)
-		}
-		for k := range s.plans {
-			if k.minute == oldest {
-				delete(s.plans, k)
-			}
-		}
+	if old, ok := s.plans[key]; ok {
+		s.bytes -= old.size()
 	}
 	s.plans[key] = p
+	s.bytes += p.size()
+	for s.bytes > s.maxBytes && len(s.plans) > 1 {
+		oldest := key.minute
+		for k := range s.plans {
+			if k != key {
+				oldest = min(oldest, k.minute)
+			}
+		}
+		for k, kept := range s.plans {
+			if k == key || k.minute != oldest {
+				continue
+			}
+			if oldest == key.minute && s.bytes <= s.maxBytes {
+				break
+			}
+			s.bytes -= kept.size()
+			delete(s.plans, k)
+		}
+	}
+}
+
+// CacheStats is the plan cache at a moment.
+type CacheStats struct {
+	Hits, Misses int64
+	Plans, Bytes int
+}
+
+// CacheStats reads the plan cache's counters.
+func (s *Service) CacheStats() CacheStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return CacheStats{Hits: s.hits, Misses: s.misses, Plans: len(s.plans), Bytes: s.bytes}
 }
 
 // compute reads the location's data and plans it.

@@ -3,32 +3,64 @@ package store
 import (
 	"context"
 	"errors"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// The promise watch's state (migration 00009): per location the plan
-// version and minute last checked and a lease, so that one process at a
-// time checks a location and at most once a second; and the jobs last seen
-// at risk.
+// The promise watch's state (migrations 00009, 00022): per location the
+// plan version last checked, a lease (one process at a time looks at a
+// location, at most once a second), whether a change waits (changed_at,
+// set by a trigger with the plan version) and when time alone next needs a
+// look (due_at); and the jobs last seen at risk.
 
 // ErrLeaseLost is RecordPromises' answer when another process holds the
 // location's watch now (this one's lease ran out): it records nothing.
 var ErrLeaseLost = errors.New("promise watch: lease lost")
 
-// WatchDue lists the locations whose promises need a look at now: the
-// plan version moved since the last look, or a new minute began (time
-// alone makes a job late) and the location has open jobs; and nobody holds
-// the location's watch. minute is the plan's start minute at now.
-func (s *Store) WatchDue(ctx context.Context, now time.Time, minute int64) ([]string, error) {
-	rows, err := s.read().query(ctx, `SELECT p.location_id FROM plan_versions p
-		LEFT JOIN promise_watch w ON w.location_id = p.location_id
-		WHERE (w.location_id IS NULL OR w.lease_until <= ?)
-		AND (w.location_id IS NULL OR w.checked_version <> p.version
-			OR (w.checked_minute < ? AND EXISTS (SELECT 1 FROM jobs j WHERE j.location_id = p.location_id
-				AND j.status IN (`+placeholders(len(openStatuses))+`))))
-		ORDER BY p.location_id`, append([]any{now.UnixMicro(), minute}, openStatuses...)...)
+// WatchClaim is a location the watch took to look at.
+type WatchClaim struct {
+	LocationID string
+	Changed    bool // a change waits (else time alone made it due)
+}
+
+// ClaimDue takes, for owner until until, up to limit locations due at now
+// that nobody holds: the changed ones first (oldest change first), then
+// those whose due_at has come. It reads through the two indexes, never the
+// jobs. On PostgreSQL the rows are claimed with SKIP LOCKED, so processes
+// claiming together split the due locations instead of waiting on each
+// other; on SQLite writes are serial anyway.
+func (s *Store) ClaimDue(ctx context.Context, owner string, now, until time.Time, limit int) ([]WatchClaim, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	return write(ctx, s, func(c conn) ([]WatchClaim, error) {
+		changed, err := s.claimWhere(ctx, c, owner, until, `changed_at IS NOT NULL AND lease_until <= ? ORDER BY changed_at`, now, limit)
+		if err != nil || len(changed) == limit {
+			return claims(changed, true), err
+		}
+		timed, err := s.claimWhere(ctx, c, owner, until, `due_at <= ? AND changed_at IS NULL AND lease_until <= ? ORDER BY due_at`,
+			now, limit-len(changed))
+		return append(claims(changed, true), claims(timed, false)...), err
+	})
+}
+
+// claimWhere leases the first limit rows matching where (its ?s are all
+// now) and returns their locations.
+func (s *Store) claimWhere(ctx context.Context, c conn, owner string, until time.Time, where string, now time.Time, limit int) ([]string, error) {
+	args := []any{owner, until.UnixMicro()}
+	for range strings.Count(where, "?") {
+		args = append(args, now.UnixMicro())
+	}
+	lock := ""
+	if s.dialect == postgresDialect {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	rows, err := c.query(ctx, `UPDATE promise_watch SET lease_owner = ?, lease_until = ?
+		WHERE location_id IN (SELECT location_id FROM promise_watch WHERE `+where+` LIMIT ?`+lock+`)
+		RETURNING location_id`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
@@ -38,21 +70,49 @@ func (s *Store) WatchDue(ctx context.Context, now time.Time, minute int64) ([]st
 	})
 }
 
-// ClaimWatch takes the location's watch for owner until until, unless
-// another holds it; it tells whether owner has it.
-func (s *Store) ClaimWatch(ctx context.Context, locationID, owner string, now, until time.Time) (bool, error) {
-	return write(ctx, s, func(c conn) (bool, error) {
-		res, err := c.exec(ctx, `INSERT INTO promise_watch (location_id, checked_version, checked_minute, lease_owner, lease_until)
-			VALUES (?, 0, 0, ?, ?)
-			ON CONFLICT (location_id) DO UPDATE SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until
-			WHERE promise_watch.lease_until <= ?`,
-			locationID, owner, until.UnixMicro(), now.UnixMicro())
-		if err != nil {
-			return false, err
+func claims(ids []string, changed bool) []WatchClaim {
+	out := make([]WatchClaim, len(ids))
+	for i, id := range ids {
+		out[i] = WatchClaim{LocationID: id, Changed: changed}
+	}
+	return out
+}
+
+// WatchBehind counts the locations whose watch has not yet looked at
+// their current plan version (the bench waits for none after a start;
+// it reads every location).
+func (s *Store) WatchBehind(ctx context.Context) (int, error) {
+	var n int
+	err := s.read().queryRow(ctx, `SELECT COUNT(*) FROM plan_versions p
+		LEFT JOIN promise_watch w ON w.location_id = p.location_id
+		WHERE w.location_id IS NULL OR w.checked_version < p.version`).Scan(&n)
+	return n, err
+}
+
+// WatchQueue is the promise watch's backlog at a moment.
+type WatchQueue struct {
+	Due       int           // locations changed or due by time
+	OldestDue time.Duration // how long the longest-waiting one has waited (0: none)
+}
+
+// WatchQueueAt reads the backlog at now through the watch's indexes.
+func (s *Store) WatchQueueAt(ctx context.Context, now time.Time) (WatchQueue, error) {
+	var q WatchQueue
+	var changed, timed int
+	var oldestChange, oldestDue *int64
+	err := s.read().queryRow(ctx, `SELECT
+		(SELECT COUNT(*) FROM promise_watch WHERE changed_at IS NOT NULL),
+		(SELECT MIN(changed_at) FROM promise_watch WHERE changed_at IS NOT NULL),
+		(SELECT COUNT(*) FROM promise_watch WHERE due_at <= ? AND changed_at IS NULL),
+		(SELECT MIN(due_at) FROM promise_watch WHERE due_at <= ? AND changed_at IS NULL)`,
+		now.UnixMicro(), now.UnixMicro()).Scan(&changed, &oldestChange, &timed, &oldestDue)
+	q.Due = changed + timed
+	for _, at := range []*int64{oldestChange, oldestDue} {
+		if at != nil {
+			q.OldestDue = max(q.OldestDue, now.Sub(time.UnixMicro(*at)))
 		}
-		n, err := res.RowsAffected()
-		return n == 1, err
-	})
+	}
+	return q, err
 }
 
 // PromiseCheck is one look at a location's promises.
@@ -65,19 +125,32 @@ type PromiseCheck struct {
 	// Rest is how long the location is left alone after this look: the
 	// watch looks at a location at most once a second.
 	Rest time.Duration
+	// Next is when time alone next needs a look (zero: never, until a
+	// change).
+	Next time.Time
 }
 
 // RecordPromises records a look at a location's promises in one write:
 // each job whose plan turned at risk, or back on track, since the last look
 // gets its job.at_risk or job.on_track event (data: the job's row with
 // projected_completion and late_minutes), the jobs at risk are kept for the
-// next look, and the look's version and minute. The location's watch row
+// next look, and the look's version, minute and next time. The waiting
+// change is cleared only when the plan version is still the one planned: a
+// change that came meanwhile leaves the location due. The location's watch row
 // is locked first and must still be owner's lease, so two processes never
 // both tell a turn. It returns the turns told.
 func (s *Store) RecordPromises(ctx context.Context, pc PromiseCheck) ([]workshop.PromiseTurn, error) {
 	return write(ctx, s, func(c conn) ([]workshop.PromiseTurn, error) {
+		// The version first: holding it waits for the writes in flight,
+		// whose triggers may have found the change mark still set and left
+		// it, so that a mark cleared below covers every write before it
+		// (migration 00028). The same order as the writers take.
+		current, err := s.lockPlanVersion(ctx, c, pc.LocationID)
+		if err != nil {
+			return nil, err
+		}
 		var owner string
-		err := c.queryRow(ctx, `SELECT lease_owner FROM promise_watch WHERE location_id = ?`+s.forUpdate(), pc.LocationID).Scan(&owner)
+		err = c.queryRow(ctx, `SELECT lease_owner FROM promise_watch WHERE location_id = ?`+s.forUpdate(), pc.LocationID).Scan(&owner)
 		if err != nil {
 			return nil, notFoundOr(err, "promise watch")
 		}
@@ -95,8 +168,14 @@ func (s *Store) RecordPromises(ctx context.Context, pc PromiseCheck) ([]workshop
 		if err := forgetLeftJobs(ctx, c, pc, was); err != nil {
 			return nil, err
 		}
-		_, err = c.exec(ctx, `UPDATE promise_watch SET checked_version = ?, checked_minute = ?, lease_until = ? WHERE location_id = ?`,
-			pc.Version, pc.Minute, pc.Now.Add(pc.Rest).UnixMicro(), pc.LocationID)
+		next := int64(math.MaxInt64)
+		if !pc.Next.IsZero() {
+			next = pc.Next.UnixMicro()
+		}
+		_, err = c.exec(ctx, `UPDATE promise_watch SET checked_version = ?, checked_minute = ?, lease_until = ?, due_at = ?,
+			changed_at = CASE WHEN ? THEN NULL ELSE changed_at END
+			WHERE location_id = ?`,
+			pc.Version, pc.Minute, pc.Now.Add(pc.Rest).UnixMicro(), next, current == pc.Version, pc.LocationID)
 		return turns, err
 	})
 }

@@ -28,8 +28,8 @@ type DispatchInput struct {
 	Bays      []DispatchBay
 	Jobs      []DispatchJob // the open jobs, in any order
 	// Budget is the search's effort in steps placed (a whole plan places
-	// every open step once); 0 is the default (DefaultDispatchBudget),
-	// negative plans the first-come-first-served order only.
+	// every open step once); 0 is the default (DefaultDispatchBudget
+	// scaled to the plan's size), negative plans the first-come-first-served order only.
 	Budget int
 }
 
@@ -129,9 +129,10 @@ type DispatchTotals struct{ LateJobs, WeightedLateMinutes, PlacedSteps, Unplaced
 // DispatchHorizon is how far past its start a plan places work.
 const DispatchHorizon = 14 * 24 * time.Hour
 
-// DefaultDispatchBudget is the steps the search places by default: enough
-// to improve a day of 80 jobs markedly, few enough to plan it in well
-// under 200 ms on two cores (docs/benchmarks.md).
+// DefaultDispatchBudget is the steps the search places by default for 80
+// jobs of 4 steps (smaller plans get a share in proportion, sizedBudget):
+// enough to improve a day of 80 jobs markedly, few enough to plan it in
+// well under 200 ms on two cores (docs/benchmarks.md).
 const DefaultDispatchBudget = 15000
 
 // PriorityWeight is a priority's weight in weighted lateness.

@@ -2,13 +2,15 @@ package workshop
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 )
 
 // search decodes the starting orders and improves the best by moving late
-// jobs forward, until the steps it has placed reach budget (0: the default;
-// negative: first come first served alone). A move re-decodes only from
+// jobs forward, until the steps it has placed reach budget (0: the default
+// for the problem's size, sizedBudget; negative: first come first served
+// alone). A move re-decodes only from
 // the position the job moved to: the jobs before it are placed as they
 // were. Everything follows from the input in a fixed order: the same input
 // gives the same plan.
@@ -17,7 +19,7 @@ func (p *problem) search(budget int) decoded {
 		return p.decode(p.firstComeFirstServed())
 	}
 	if budget == 0 {
-		budget = DefaultDispatchBudget
+		budget = p.sizedBudget()
 	}
 	var best decoded
 	for i, order := range [][]int{p.earliestDueDate(), p.firstComeFirstServed(), p.leastSlack(), p.priorityFirst()} {
@@ -47,6 +49,25 @@ func (p *problem) search(budget int) decoded {
 		}
 	}
 	return best
+}
+
+// budgetSteps is the size DefaultDispatchBudget is set for: the contract's
+// 80 jobs of 4 steps.
+const budgetSteps = 80 * 4
+
+// sizedBudget is DefaultDispatchBudget scaled to the steps to place, by
+// the square root of their share of 80 x 4: a location of 20 jobs does not
+// pay the search of 80 (issue 30: the promise watch plans every location),
+// while a small plan, whose decodes are cheap, still gets more of them than
+// a large one and keeps its quality (docs/benchmarks.md). Past 80 x 4 the
+// budget stays at the default, which keeps the contract's time.
+func (p *problem) sizedBudget() int {
+	steps := 0
+	for i := range p.jobs {
+		steps += len(p.jobs[i].steps)
+	}
+	share := min(1, float64(steps)/budgetSteps)
+	return max(1, int(DefaultDispatchBudget*math.Sqrt(share)))
 }
 
 // forward are the positions a job at pos is tried at: halfway, a quarter

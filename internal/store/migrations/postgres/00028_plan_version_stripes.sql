@@ -8,7 +8,8 @@
 -- moves with every committed change, which is all the plan cache and the
 -- promise watch need: a plan is reused only while the sum it was computed at
 -- is the sum. plan_versions becomes a view of the sums, so its readers keep
--- their queries; the plan apply locks the stripes themselves (store/planapply.go).
+-- their queries; the plan apply and the promise watch's look lock the stripes
+-- themselves (store/planapply.go, store/promisewatch.go).
 -- SQLite serialises writers anyway and keeps the single row.
 CREATE TABLE plan_version_stripes (
     location_id  TEXT NOT NULL REFERENCES locations(id),
@@ -61,6 +62,32 @@ END
 $$;
 -- +goose StatementEnd
 
+-- The promise watch's change mark (migration 00022) was set by a trigger
+-- on the plan_versions row with an upsert, which locked the location's
+-- watch row in every write. It now follows the stripes and updates the
+-- mark only while none is set, so a write takes no lock there once a
+-- change waits. A look that clears the mark locks the stripes first
+-- (store/promisewatch.go): a write still in flight holds its stripe, so the
+-- look waits for it and sees its version, and a write after the look finds
+-- the mark cleared and sets it.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION plan_version_watch() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO promise_watch (location_id, checked_version, checked_minute, lease_owner, lease_until, changed_at)
+        VALUES (NEW.location_id, 0, 0, '', 0, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)
+        ON CONFLICT (location_id) DO NOTHING;
+    ELSE
+        UPDATE promise_watch SET changed_at = (extract(epoch FROM clock_timestamp()) * 1000000)::bigint
+        WHERE location_id = NEW.location_id AND changed_at IS NULL;
+    END IF;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER plan_version_stripes_watch AFTER INSERT OR UPDATE OF version ON plan_version_stripes
+    FOR EACH ROW EXECUTE FUNCTION plan_version_watch();
+
 -- +goose Down
 DROP VIEW plan_versions;
 CREATE TABLE plan_versions (
@@ -70,6 +97,18 @@ CREATE TABLE plan_versions (
 INSERT INTO plan_versions (location_id, version)
     SELECT location_id, SUM(version) FROM plan_version_stripes GROUP BY location_id;
 DROP TABLE plan_version_stripes;
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION plan_version_watch() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO promise_watch (location_id, checked_version, checked_minute, lease_owner, lease_until, changed_at)
+    VALUES (NEW.location_id, 0, 0, '', 0, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)
+    ON CONFLICT (location_id) DO UPDATE SET changed_at = COALESCE(promise_watch.changed_at, excluded.changed_at);
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER plan_versions_watch AFTER INSERT OR UPDATE OF version ON plan_versions
+    FOR EACH ROW EXECUTE FUNCTION plan_version_watch();
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION plan_version_location_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
