@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -354,4 +355,70 @@ func TestPromiseWatchDueRules(t *testing.T) {
 			t.Errorf("queue after every look = %+v, %v; want none due", q, err)
 		}
 	})
+}
+
+// TestPromiseWatchLookWaitsForWritesInFlight: on PostgreSQL a write sets the
+// watch's change mark only while none is set (migration 00028), so a look
+// that clears the mark must not miss a write still in flight that found it
+// set: the look waits for that write and keeps the mark.
+func TestPromiseWatchLookWaitsForWritesInFlight(t *testing.T) {
+	t.Parallel()
+	db := storetest.Database{Name: "postgres", URL: storetest.PostgresURL(t)}
+	e := newJobEnv(t, db)
+	job := e.createJob(t, e.loc.ID)
+	e.createStep(t, job.ID, "Oil")
+	now := e.clk.Now()
+	look := func(at time.Time, version int64) error {
+		claimed, err := e.st.ClaimDue(t.Context(), "one", at, at.Add(10*time.Second), 10)
+		if err != nil || len(claimed) != 1 {
+			return fmt.Errorf("claim at %s = %v, %v; want the location", at, claimed, err)
+		}
+		_, err = e.st.RecordPromises(t.Context(), store.PromiseCheck{LocationID: e.loc.ID, Owner: "one", Version: version,
+			Minute: 1, Now: at, Rest: time.Second})
+		return err
+	}
+	if err := look(now, e.planVersion(t, e.loc.ID)); err != nil {
+		t.Fatal(err)
+	}
+	e.exec(t, `UPDATE locations SET name = name WHERE id = ?`, e.loc.ID) // sets the mark
+	planned := e.planVersion(t, e.loc.ID)
+
+	// A second write, in flight: its trigger finds the mark set.
+	raw := storetest.RawDB(t, db.URL)
+	tx, err := raw.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(t.Context(), `UPDATE locations SET name = name WHERE id = $1`, e.loc.ID); err != nil {
+		t.Fatal(err)
+	}
+	looked := make(chan error, 1)
+	go func() { looked <- look(now.Add(2*time.Second), planned) }()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		err := raw.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+		if err == nil && n > 0 {
+			break // the look waits for the write's lock
+		}
+		select {
+		case err := <-looked:
+			t.Fatalf("the look ended (%v) while a write was in flight; want it to wait for the write", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the look did not wait for the write in flight within 30 s")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-looked; err != nil {
+		t.Fatal(err)
+	}
+	later := now.Add(4 * time.Second)
+	claimed, err := e.st.ClaimDue(t.Context(), "one", later, later.Add(10*time.Second), 10)
+	if err != nil || !slices.Contains(claimed, store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
+		t.Errorf("claim after the look = %v, %v; want the location still changed (the write in flight)", claimed, err)
+	}
 }
