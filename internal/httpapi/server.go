@@ -199,6 +199,13 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			s.idempotent(w, r, op, key, body, next)
 			return
 		}
+		if _, creates := createdAddress[op.id]; creates {
+			bw := &bufferedWriter{header: http.Header{}}
+			next.ServeHTTP(bw, r)
+			setCreatedHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
+			bw.flush(w)
+			return
+		}
 		next.ServeHTTP(ifNoneMatch(w, r), r)
 	})
 }
