@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -237,6 +238,9 @@ func (s *Server) parameterProblem(r *http.Request, err error) *workshop.Error {
 			for _, p := range op.route.Operation.Parameters {
 				if p.Value != nil && p.Value.Name == format.ParamName && p.Value.Schema != nil && p.Value.Schema.Value != nil {
 					must = "must be " + expected(p.Value.Schema.Value)
+					if s := p.Value.Schema.Value; (s.Min != nil || s.Max != nil) && wholeNumberRe.MatchString(r.URL.Query().Get(format.ParamName)) {
+						must = "must be " + rangeOf(s) // a whole number too large to read is out of range
+					}
 				}
 			}
 		}
@@ -248,6 +252,8 @@ func (s *Server) parameterProblem(r *http.Request, err error) *workshop.Error {
 	}
 	return workshop.Errorf(workshop.CodeInvalidParameter, "A parameter of this request could not be read.")
 }
+
+var wholeNumberRe = regexp.MustCompile(`^[-+]?[0-9]+$`)
 
 // decodeError answers a body that passed the document's checks but does
 // not decode into the operation's request (rare: the two disagree), naming

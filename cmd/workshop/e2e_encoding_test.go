@@ -1,0 +1,62 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
+	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// Bodies are UTF-8 JSON: another charset is 415, bytes that are not UTF-8
+// are invalid_json, and invalid_json says where the body went wrong; a
+// limit out of range says the range, however large it is.
+func TestEncodingsAndRanges(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		a := w.org("Alpha Motors", workshop.PlanPro, 1)
+		srv := startServer(t, db.URL)
+		loc := a.Locations[0].ID
+		for _, tc := range []struct {
+			name        string
+			req         apitest.Request
+			status      int
+			code, field string
+			detailHas   string
+		}{
+			{"a body that is not UTF-8", apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs",
+				Body: []byte("{\"locationId\":\"" + loc + "\",\"vehiclePlate\":\"B-\xff\xfe 1\"}")}, 400, "invalid_json", "", "UTF-8"},
+			{"charset latin1", apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs", ContentType: "application/json; charset=iso-8859-1",
+				Body: `{"locationId":"` + loc + `"}`}, 415, "unsupported_media_type", "", "utf-8"},
+			{"charset utf-8 is taken", apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs", ContentType: "application/json; charset=UTF-8",
+				Body: `{"locationId":"` + loc + `","vehiclePlate":"B-CS 1"}`}, 201, "", "", ""},
+			{"a syntax error says where", apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs",
+				Body: "{\n  \"locationId\": \"" + loc + "\",\n  \"vehiclePlate\": oops\n}"}, 400, "invalid_json", "", "line 3, column 19"},
+			{"a body cut short says where", apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs",
+				Body: `{"locationId":"` + loc + `"`}, 400, "invalid_json", "", "ends early"},
+			{"a huge limit", apitest.Request{Method: "GET", Path: "/v1/scheduler/jobs?limit=999999999999"}, 400, "invalid_parameter", "limit", "limit must be between 1 and 200"},
+			{"a limit beyond any integer", apitest.Request{Method: "GET", Path: "/v1/scheduler/jobs?limit=99999999999999999999999"}, 400, "invalid_parameter", "limit", "limit must be between 1 and 200"},
+			{"a limit of zero", apitest.Request{Method: "GET", Path: "/v1/scheduler/jobs?limit=0"}, 400, "invalid_parameter", "limit", "limit must be between 1 and 200"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				tc.req.Key = a.Key.Key
+				got, err := apitest.Unchecked(srv.URL, tc.req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.code == "" {
+					if got.Status != tc.status {
+						t.Fatalf("got %d: %s, want %d", got.Status, got.Body, tc.status)
+					}
+					return
+				}
+				p := wantProblem(t, got, tc.status, tc.code, tc.field)
+				if !strings.Contains(p.Detail, tc.detailHas) {
+					t.Errorf("detail: got %q, want it to say %q", p.Detail, tc.detailHas)
+				}
+			})
+		}
+	})
+}
