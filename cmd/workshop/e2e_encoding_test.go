@@ -60,3 +60,42 @@ func TestEncodingsAndRanges(t *testing.T) {
 		}
 	})
 }
+
+// Every answer says its Content-Type is to be believed (nosniff); answers
+// that carry a signing secret are kept by no cache.
+func TestResponseHeadersOfSecrets(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		a := w.org("Alpha Motors", workshop.PlanPro, 1)
+		srv := startServer(t, db.URL)
+		created := apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/v1/platform/webhooks", Key: a.Key.Key,
+			Body: `{"url":"http://127.0.0.1:9/hook","events":["job.created"]}`})
+		var hook struct{ Id, UpdatedAt string }
+		created.Decode(t, &hook)
+		rotated := apitest.Call(t, srv.URL, apitest.Request{Method: "PATCH", Path: "/v1/platform/webhooks/" + hook.Id, Key: a.Key.Key,
+			Body: `{"rotateSecret":true}`})
+		read := apitest.Call(t, srv.URL, apitest.Request{Method: "GET", Path: "/v1/platform/webhooks/" + hook.Id, Key: a.Key.Key})
+		unknown, err := apitest.Unchecked(srv.URL, apitest.Request{Method: "GET", Path: "/nowhere"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name    string
+			got     *apitest.Response
+			noStore bool
+		}{
+			{"webhook created", created, true},
+			{"secret rotated", rotated, true},
+			{"webhook read", read, false},
+			{"unknown path", unknown, true},
+		} {
+			if got := tc.got.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("%s: X-Content-Type-Options got %q, want nosniff", tc.name, got)
+			}
+			if got := tc.got.Header.Get("Cache-Control") == "no-store"; got != tc.noStore {
+				t.Errorf("%s (%d): Cache-Control no-store got %v, want %v", tc.name, tc.got.Status, got, tc.noStore)
+			}
+		}
+	})
+}

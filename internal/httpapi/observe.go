@@ -67,6 +67,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		st := &reqState{id: workshop.NewID(workshop.PrefixRequest)}
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 		w.Header().Set("X-Request-Id", st.id)
+		w.Header().Set("X-Content-Type-Options", "nosniff") // a body is what its Content-Type says, never sniffed as HTML
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {

@@ -196,6 +196,9 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		}
 		r.Body.Close()
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if answersSecret[op.id] {
+			w.Header().Set("Cache-Control", "no-store") // no cache, shared or private, keeps a signing secret
+		}
 		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
 			s.idempotent(w, r, op, key, body, next)
 			return
@@ -210,6 +213,10 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		next.ServeHTTP(ifNoneMatch(w, r), r)
 	})
 }
+
+// answersSecret are the operations whose answer can carry a credential
+// (a webhook's signingSecret, on create and on rotation).
+var answersSecret = map[string]bool{"createWebhook": true, "patchWebhook": true}
 
 // parameterError answers a parameter the generated router could not read
 // (limit=ten): it runs before gate, so the caller is authorised here first,
