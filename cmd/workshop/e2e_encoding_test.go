@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
@@ -96,6 +102,39 @@ func TestResponseHeadersOfSecrets(t *testing.T) {
 			if got := tc.got.Header.Get("Cache-Control") == "no-store"; got != tc.noStore {
 				t.Errorf("%s (%d): Cache-Control no-store got %v, want %v", tc.name, tc.got.Status, got, tc.noStore)
 			}
+		}
+	})
+}
+
+// A body that trickles is cut once the body timeout has passed since the
+// request began; a body sent at once is not (the test's server cuts after
+// 300ms, so a stalled writer is answered quickly).
+func TestSlowBodyIsCut(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		a := w.org("Alpha Motors", workshop.PlanPro, 1)
+		srv := startServer(t, db.URL, apitest.WithBodyTimeout(300*time.Millisecond))
+		conn, err := net.Dial("tcp", srv.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		body := `{"locationId":"` + a.Locations[0].ID + `","vehiclePlate":"B-SL 1"}`
+		fmt.Fprintf(conn, "POST /v1/scheduler/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			a.Key.Key, len(body), body[:5]) // and then nothing more: the writer stalls
+		_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound on a broken server, not a timing
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("no answer to a stalled body: %v", err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		p := wantProblem(t, &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: got}, 400, "invalid_json", "")
+		if !strings.Contains(p.Detail, "did not arrive within 300ms") {
+			t.Errorf("detail: got %q, want it to say the body timeout", p.Detail)
+		}
+		if r := apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs", Key: a.Key.Key, Body: body}); r.Status != 201 {
+			t.Errorf("a body sent at once: got %d: %s, want 201", r.Status, r.Body)
 		}
 	})
 }

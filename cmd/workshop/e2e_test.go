@@ -34,6 +34,7 @@ func serveForTest(ctx context.Context, c apitest.Config) error {
 		onListen:             c.OnListen,
 		rateLimitPerMinute:   c.RateLimitPerMinute,
 		shutdownGrace:        c.ShutdownGrace,
+		bodyTimeout:          c.BodyTimeout,
 		retryDelays:          []time.Duration{time.Second},
 		webhookTimeout:       time.Second,
 		webhookAllowInsecure: true,

@@ -36,6 +36,7 @@ type serveConfig struct {
 	rateLimitPerMinute   int
 	demo                 bool
 	shutdownGrace        time.Duration
+	bodyTimeout          time.Duration     // how long a request's whole body may take
 	mcpAllowedOrigins    []string          // browser origins besides the server's own allowed at /mcp
 	onListen             func(addr string) // tests learn the port of --addr :0
 }
@@ -53,6 +54,7 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	rate := getenv.string(fs, "rate-limit", "WORKSHOP_RATE_LIMIT", "1200/m", "requests per key, e.g. 1200/m; 0 = off")
 	origins := getenv.string(fs, "mcp-allowed-origins", "WORKSHOP_MCP_ALLOWED_ORIGINS", "", "browser origins besides the server's own that may call /mcp, e.g. https://assistant.example")
 	grace := getenv.string(fs, "shutdown-grace", "WORKSHOP_SHUTDOWN_GRACE", "20s", "how long requests in flight may finish when the server stops")
+	bodyTimeout := getenv.string(fs, "body-timeout", "WORKSHOP_BODY_TIMEOUT", "30s", "how long a request's whole body may take to arrive; a slower one is cut (0 = no limit)")
 	fs.BoolVar(&c.demo, "demo", false, "seed the demo organisation and print its keys")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -76,6 +78,9 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	}
 	if c.shutdownGrace, err = time.ParseDuration(*grace); err != nil || c.shutdownGrace <= 0 {
 		return c, fmt.Errorf("--shutdown-grace: %q is not a positive duration", *grace)
+	}
+	if c.bodyTimeout, err = time.ParseDuration(*bodyTimeout); err != nil || c.bodyTimeout < 0 {
+		return c, fmt.Errorf("--body-timeout: %q is not a duration such as 30s", *bodyTimeout)
 	}
 	for _, o := range list(*origins) {
 		origin, err := httpapi.ParseOrigin(o)
@@ -131,7 +136,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 		buildInfoGauge(build), newPoolCollector(st.PoolStats))
 	guard := &webhooks.Guard{AllowInsecure: c.webhookAllowInsecure}
 	plans := planning.New(st)
-	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg,
+	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, BodyTimeout: c.bodyTimeout, Logger: log, Registry: reg,
 		WebhookGuard: guard, Plans: plans})
 	if err != nil {
 		return err

@@ -51,10 +51,13 @@ type Store interface {
 type Config struct {
 	RateLimitPerMinute int           // 0: no limit
 	ArrivalSkew        time.Duration // tolerated clock skew of a sent arrivalTime
-	Logger             *slog.Logger
-	Registry           *prometheus.Registry // the metrics registry served at /metrics
-	Now                func() time.Time
-	WebhookGuard       *webhooks.Guard // checks webhook URLs; nil: the strict guard
+	// BodyTimeout is how long a request's whole body may take to arrive,
+	// from the request's start (0: no limit).
+	BodyTimeout  time.Duration
+	Logger       *slog.Logger
+	Registry     *prometheus.Registry // the metrics registry served at /metrics
+	Now          func() time.Time
+	WebhookGuard *webhooks.Guard // checks webhook URLs; nil: the strict guard
 	// Plans computes the locations' plans; nil: one of the API's own. The
 	// promise watch of the same process shares it, and so its plans.
 	Plans *planning.Service
@@ -73,6 +76,7 @@ type Server struct {
 	validationOptions *openapi3filter.Options
 	mounts            map[string]http.Handler
 	arrivalSkew       time.Duration
+	bodyTimeout       time.Duration
 	webhookGuard      *webhooks.Guard
 	plans             *planning.Service
 	v1Once            sync.Once
@@ -108,7 +112,7 @@ func New(st Store, cfg Config) (*Server, error) {
 		store: st, log: cfg.Logger, now: cfg.Now, registry: cfg.Registry, metrics: newMetrics(cfg.Registry),
 		limiter: newLimiter(cfg.RateLimitPerMinute, cfg.Now), ops: operationsOf(doc), openAPIJSON: docJSON,
 		validationOptions: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, webhookGuard: cfg.WebhookGuard, plans: cfg.Plans,
+		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, bodyTimeout: cfg.BodyTimeout, webhookGuard: cfg.WebhookGuard, plans: cfg.Plans,
 	}, nil
 }
 

@@ -85,8 +85,12 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		var cut *workshop.Error // the body timeout's (deadlineBody)
+		switch {
+		case errors.As(err, &tooLarge):
 			return nil, workshop.Errorf(workshop.CodeBodyTooLarge, "The body is larger than %d bytes.", maxBody)
+		case errors.As(err, &cut):
+			return nil, cut
 		}
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be read.")
 	}
