@@ -44,6 +44,10 @@ func TestIdempotencyReplayIsAuthorisedFirst(t *testing.T) {
 		if firstStep.Status != 201 {
 			t.Fatalf("first step: got %d: %s", firstStep.Status, firstStep.Body)
 		}
+		firstDeliver := post(a.Key.Key, "deliver", "/v1/scheduler/jobs/"+string(bytes.Trim(jobID, `"`))+"/deliver", `{}`)
+		if firstDeliver.Status != 200 || firstDeliver.Header.Get("ETag") == "" {
+			t.Fatalf("first deliver: got %d, ETag %q: %s", firstDeliver.Status, firstDeliver.Header.Get("ETag"), firstDeliver.Body)
+		}
 		firstHook := post(queens, "hook", "/v1/platform/webhooks", `{"url":"http://127.0.0.1:9/hook","events":["job.created"]}`)
 		if firstHook.Status != 201 {
 			t.Fatalf("first webhook: got %d: %s", firstHook.Status, firstHook.Body)
@@ -63,6 +67,7 @@ func TestIdempotencyReplayIsAuthorisedFirst(t *testing.T) {
 			{"a key of an organisation on the free plan", free.Key.Key, "job", "/v1/scheduler/jobs", jobBody, nil, 403, "plan_upgrade_required", ""},
 			{"a step repeated by the job's location", queens, "step", stepPath, `{"label":"Brakes","estimatedDuration":30}`, firstStep, 0, "", ""},
 			{"a step repeated by a key that cannot see the job", berlin, "step", stepPath, `{"label":"Brakes","estimatedDuration":30}`, nil, 404, "not_found", ""},
+			{"a deliver repeated", a.Key.Key, "deliver", "/v1/scheduler/jobs/" + string(bytes.Trim(jobID, `"`)) + "/deliver", `{}`, firstDeliver, 0, "", ""},
 			{"a webhook repeated by its location", queens, "hook", "/v1/platform/webhooks", `{"url":"http://127.0.0.1:9/hook","events":["job.created"]}`, firstHook, 0, "", ""},
 			{"a webhook repeated by another location", berlin, "hook", "/v1/platform/webhooks", `{"url":"http://127.0.0.1:9/hook","events":["job.created"]}`, nil, 422, "idempotency_key_reused", "Idempotency-Key"},
 			{"a webhook repeated by the organisation", a.Key.Key, "hook", "/v1/platform/webhooks", `{"url":"http://127.0.0.1:9/hook","events":["job.created"]}`, nil, 422, "idempotency_key_reused", "Idempotency-Key"},

@@ -20,12 +20,15 @@ var createdAddress = map[string]func(path, id string) string{
 func underPath(path, id string) string { return path + "/" + id }
 func atPath(path, _ string) string     { return path }
 
-// setCreatedHeaders gives a 201 its ETag (the record's version, as every
-// read's) and its Location, both read from the body: a fresh answer and a
-// replayed one (whose headers are not stored) get the same.
-func setCreatedHeaders(h http.Header, op *operation, path string, status int, body []byte) {
+// setRecordHeaders gives a 201 its ETag (the record's version, as every
+// read's) and its Location, and a replayed answer the ETag its operation's
+// answer carries (deliver, cancel: the document's ETag header), all read
+// from the body: a fresh answer and a replayed one (whose headers are not
+// stored) get the same.
+func setRecordHeaders(h http.Header, op *operation, path string, status int, body []byte) {
 	address, creates := createdAddress[op.id]
-	if status != http.StatusCreated || !creates {
+	created := status == http.StatusCreated && creates
+	if !created && !documentsETag(op, status) {
 		return
 	}
 	var rec struct {
@@ -38,7 +41,14 @@ func setCreatedHeaders(h http.Header, op *operation, path string, status int, bo
 	if !rec.UpdatedAt.IsZero() {
 		h.Set("ETag", *etagOf(workshop.MicrosOf(rec.UpdatedAt)))
 	}
-	if address != nil && rec.ID != "" {
+	if created && address != nil && rec.ID != "" {
 		h.Set("Location", address(path, rec.ID))
 	}
+}
+
+// documentsETag tells whether the document gives the operation's answer
+// of status an ETag header.
+func documentsETag(op *operation, status int) bool {
+	r := op.route.Operation.Responses.Status(status)
+	return r != nil && r.Value != nil && r.Value.Headers["ETag"] != nil
 }

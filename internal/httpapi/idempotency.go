@@ -117,7 +117,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operatio
 	if !succeeded && keyStoredByWrite[op.id] && !refusal(stateOf(ctx).code) && s.replay(w, r, op, req) {
 		return // another request stored the key first: its response is the answer
 	}
-	setCreatedHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
+	setRecordHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
 	bw.flush(w)
 	if succeeded && !keyStoredByWrite[op.id] {
 		k := store.IdempotencyKey{OrgID: req.orgID, Key: req.key, Fingerprint: req.fingerprint}
@@ -159,7 +159,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, op *operation, r
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Idempotent-Replayed", "true")
-		setCreatedHeaders(w.Header(), op, r.URL.Path, rec.StatusCode, rec.Body)
+		setRecordHeaders(w.Header(), op, r.URL.Path, rec.StatusCode, rec.Body)
 		w.WriteHeader(rec.StatusCode)
 		_, _ = w.Write(rec.Body)
 	}

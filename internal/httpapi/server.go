@@ -210,7 +210,7 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		if _, creates := createdAddress[op.id]; creates {
 			bw := &bufferedWriter{header: http.Header{}}
 			next.ServeHTTP(bw, r)
-			setCreatedHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
+			setRecordHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
 			bw.flush(w)
 			return
 		}
