@@ -40,3 +40,45 @@ func TestEveryEventHasAPayloadSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryEventIsAWebhook: each event, ping included, is a webhook of the
+// document (x-webhooks, which Redoc renders and generators can read), its
+// body the event's schema, its headers the signing ones.
+func TestEveryEventIsAWebhook(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, _ := doc.Extensions["x-webhooks"].(map[string]any)
+	for _, event := range append([]string{workshop.EventPing}, workshop.EventNames...) {
+		post, _ := dig(hooks, event, "post").(map[string]any)
+		if post == nil {
+			t.Errorf("%s: no x-webhooks entry", event)
+			continue
+		}
+		ref, _ := dig(post, "requestBody", "content", "application/json", "schema", "$ref").(string)
+		if want := "#/components/schemas/" + eventSchemaName(event); ref != want {
+			t.Errorf("%s: body %q, want %s", event, ref, want)
+		}
+		params, _ := post["parameters"].([]any)
+		if len(params) != 7 {
+			t.Errorf("%s: %d header parameters, want the 7 delivery headers", event, len(params))
+		}
+	}
+	if len(hooks) != len(workshop.EventNames)+1 {
+		t.Errorf("x-webhooks has %d entries, want %d (the events and ping)", len(hooks), len(workshop.EventNames)+1)
+	}
+}
+
+// dig walks nested maps by keys; nil when a key is missing.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}

@@ -73,30 +73,6 @@ func (e BoardBayStatus) Valid() bool {
 	}
 }
 
-// Defines values for DeliveryStatus.
-const (
-	DeliveryStatusExhausted DeliveryStatus = "exhausted"
-	DeliveryStatusFailed    DeliveryStatus = "failed"
-	DeliveryStatusPending   DeliveryStatus = "pending"
-	DeliveryStatusSucceeded DeliveryStatus = "succeeded"
-)
-
-// Valid indicates whether the value is a known member of the DeliveryStatus enum.
-func (e DeliveryStatus) Valid() bool {
-	switch e {
-	case DeliveryStatusExhausted:
-		return true
-	case DeliveryStatusFailed:
-		return true
-	case DeliveryStatusPending:
-		return true
-	case DeliveryStatusSucceeded:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for DeliveryEventName.
 const (
 	DeliveryEventNameBayStatusChanged DeliveryEventName = "bay.status_changed"
@@ -145,6 +121,30 @@ func (e DeliveryEventName) Valid() bool {
 	case DeliveryEventNameTechClockedOut:
 		return true
 	case DeliveryEventNameWebhookDisabled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeliveryStatus.
+const (
+	DeliveryStatusExhausted DeliveryStatus = "exhausted"
+	DeliveryStatusFailed    DeliveryStatus = "failed"
+	DeliveryStatusPending   DeliveryStatus = "pending"
+	DeliveryStatusSucceeded DeliveryStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the DeliveryStatus enum.
+func (e DeliveryStatus) Valid() bool {
+	switch e {
+	case DeliveryStatusExhausted:
+		return true
+	case DeliveryStatusFailed:
+		return true
+	case DeliveryStatusPending:
+		return true
+	case DeliveryStatusSucceeded:
 		return true
 	default:
 		return false
@@ -956,12 +956,9 @@ type Delivery struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	NextAttemptAt nullable.Nullable[NullableAuditTimestamp] `json:"nextAttemptAt"`
 
-	// Status failed: the last attempt failed and another is scheduled.
+	// Status The state of a delivery. pending: an attempt is due; succeeded: an attempt got a 2xx; failed: the last attempt failed and another is scheduled; exhausted: every attempt failed.
 	Status DeliveryStatus `json:"status"`
 }
-
-// DeliveryStatus failed: the last attempt failed and another is scheduled.
-type DeliveryStatus string
 
 // DeliveryAttempt defines model for DeliveryAttempt.
 type DeliveryAttempt struct {
@@ -1001,6 +998,9 @@ type DeliveryList struct {
 	// NextCursor Pass as cursor for the next page; null on the last page.
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
+
+// DeliveryStatus The state of a delivery. pending: an attempt is due; succeeded: an attempt got a 2xx; failed: the last attempt failed and another is scheduled; exhausted: every attempt failed.
+type DeliveryStatus string
 
 // Event An event as a delivery's body carries it.
 type Event struct {
@@ -2119,6 +2119,12 @@ type ListWebhookDeliveriesParams struct {
 
 	// Cursor The `nextCursor` of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status Only deliveries in this state (`failed` to find what to redeliver).
+	Status *DeliveryStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Event Only deliveries of this event.
+	Event *DeliveryEventName `form:"event,omitempty" json:"event,omitempty"`
 }
 
 // RedeliverWebhookDeliveryParams defines parameters for RedeliverWebhookDelivery.
@@ -2647,7 +2653,7 @@ type ClientInterface interface {
 
 	// ListWebhookDeliveries List a webhook's deliveries
 	//
-	// The delivery history, oldest first. Needs `webhooks:read`.
+	// The delivery history, oldest first; `status` and `event` narrow it (given both, to deliveries matching both). Needs `webhooks:read`.
 	//
 	// Corresponds with GET /v1/platform/webhooks/{webhookId}/deliveries (the `ListWebhookDeliveries` operationId).
 	ListWebhookDeliveries(ctx context.Context, webhookId WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3310,7 +3316,7 @@ func (c *Client) PatchWebhook(ctx context.Context, webhookId WebhookId, params *
 
 // ListWebhookDeliveries List a webhook's deliveries
 //
-// The delivery history, oldest first. Needs `webhooks:read`.
+// The delivery history, oldest first; `status` and `event` narrow it (given both, to deliveries matching both). Needs `webhooks:read`.
 //
 // Corresponds with GET /v1/platform/webhooks/{webhookId}/deliveries (the `ListWebhookDeliveries` operationId).
 func (c *Client) ListWebhookDeliveries(ctx context.Context, webhookId WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4723,6 +4729,30 @@ func NewListWebhookDeliveriesRequest(server string, webhookId WebhookId, params 
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Event != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "event", *params.Event, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6666,7 +6696,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListWebhookDeliveriesWithResponse List a webhook's deliveries
 	//
-	// The delivery history, oldest first. Needs `webhooks:read`.
+	// The delivery history, oldest first; `status` and `event` narrow it (given both, to deliveries matching both). Needs `webhooks:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13223,7 +13253,7 @@ func (c *ClientWithResponses) PatchWebhookWithResponse(ctx context.Context, webh
 
 // ListWebhookDeliveriesWithResponse List a webhook's deliveries
 //
-// The delivery history, oldest first. Needs `webhooks:read`.
+// The delivery history, oldest first; `status` and `event` narrow it (given both, to deliveries matching both). Needs `webhooks:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

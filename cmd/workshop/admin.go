@@ -21,7 +21,12 @@ import (
 // adminCommand is one operator command: its flags, positional arguments
 // and the operation it runs. Each prints one JSON object.
 type adminCommand struct {
-	args string // positional arguments, for the help text
+	args     string // positional arguments, for the help text
+	required string // the flags the command cannot run without: a usage mistake (exit 2) when missing
+	// makesDatabase: the command may run on a SQLite path with no file and
+	// make the database there (the first command of a new install); every
+	// other command names or reads records, so a missing file is a typo.
+	makesDatabase bool
 	// define declares the command's flags and returns the operation to run
 	// with the positional arguments once they are parsed.
 	define func(fs *flag.FlagSet) func(ctx context.Context, op *operator.Operator, args []string) (any, error)
@@ -39,26 +44,26 @@ type adminInput struct {
 
 // adminCommands is every operator command by "group verb" (contract section 1).
 var adminCommands = map[string]adminCommand{
-	"org create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"org create": {required: "name", makesDatabase: true, define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		name, plan := fs.String("name", "", "organisation name"), fs.String("plan", "pro", "free|starter|pro|enterprise")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			return op.CreateOrg(ctx, *name, workshop.Plan(*plan))
 		}
 	}},
-	"org set-plan": {args: "ORG_ID", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"org set-plan": {required: "plan", args: "ORG_ID", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		plan := fs.String("plan", "", "free|starter|pro|enterprise")
 		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
 			return op.SetPlan(ctx, a[0], workshop.Plan(*plan))
 		}
 	}},
-	"location create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"location create": {required: "org name timezone", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		org, name := fs.String("org", "", "organisation id"), fs.String("name", "", "location name")
 		tz, currency := fs.String("timezone", "", "IANA time zone"), fs.String("currency", "EUR", "ISO 4217 currency code")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			return op.CreateLocation(ctx, *org, *name, *tz, *currency)
 		}
 	}},
-	"user create": {defineWithInput: func(fs *flag.FlagSet, in adminInput) func(context.Context, *operator.Operator, []string) (any, error) {
+	"user create": {required: "org email role", defineWithInput: func(fs *flag.FlagSet, in adminInput) func(context.Context, *operator.Operator, []string) (any, error) {
 		org, email, role := fs.String("org", "", "organisation id"), fs.String("email", "", "email"), fs.String("role", "", "owner|admin|advisor|technician")
 		developer := fs.Bool("developer", false, "grant developer access (keys, MCP tokens)")
 		fromStdin := fs.Bool("password-stdin", false, "read the application password from the first line of stdin")
@@ -92,7 +97,7 @@ var adminCommands = map[string]adminCommand{
 			return op.Invite(ctx, a[0], *base)
 		}
 	}},
-	"key create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"key create": {required: "user", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		user, loc := fs.String("user", "", "the creating user's id"), fs.String("location", "", "pin the key to a location")
 		scopes, expires := fs.String("scopes", "", "comma-separated scopes (default: all the role allows)"), fs.String("expires", "", "expiry, RFC 3339")
 		integ := fs.String("integration", "", "attribute the key's writes to an integration")
@@ -113,13 +118,13 @@ var adminCommands = map[string]adminCommand{
 			return op.RevokeKey(ctx, a[0])
 		}
 	}},
-	"mcp-token create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"mcp-token create": {required: "user", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		user := fs.String("user", "", "the user the token acts as")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			return op.CreateMCPToken(ctx, *user)
 		}
 	}},
-	"technician create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"technician create": {required: "location name", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
 		skills, wip := fs.String("skills", "", "comma-separated skills"), fs.Int("wip-limit", workshop.DefaultWIPLimit, "steps in progress at once")
 		user := fs.String("user", "", "the application user (role technician) who works as this technician")
@@ -132,7 +137,7 @@ var adminCommands = map[string]adminCommand{
 			return op.DeleteTechnician(ctx, a[0])
 		}
 	}},
-	"bay create": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"bay create": {required: "location name", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
 		equipment, services := fs.String("equipment", "", "comma-separated equipment"), fs.String("services", "", "comma-separated service codes")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
@@ -144,25 +149,25 @@ var adminCommands = map[string]adminCommand{
 			return op.DeleteBay(ctx, a[0])
 		}
 	}},
-	"cancel-tags set": {args: "TAG [TAG...]", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"cancel-tags set": {required: "location", args: "TAG [TAG...]", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
 		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
 			return op.SetCancelTags(ctx, *loc, a)
 		}
 	}},
-	"day-close start": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"day-close start": {required: "location", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			return op.StartDayClose(ctx, *loc)
 		}
 	}},
-	"day-close finish": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"day-close finish": {required: "location", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			return op.FinishDayClose(ctx, *loc)
 		}
 	}},
-	"settings set": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"settings set": {required: "location", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
 		hours := fs.String("hours", "", "opening hours, e.g. mon-fri=08:00-17:30,sat=09:00-13:00 (none: closed)")
 		breaks := fs.String("breaks", "", "breaks, e.g. mon-fri=12:00-12:30 (none: no breaks)")
@@ -192,19 +197,19 @@ var adminCommands = map[string]adminCommand{
 	}},
 	"key list":       credentialList(workshop.KindAPIKey),
 	"mcp-token list": credentialList(workshop.KindMCPToken),
-	"technician list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"technician list": {required: "location", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			return op.ListTechnicians(ctx, *loc)
 		}
 	}},
-	"bay list": {define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"bay list": {required: "location", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc := fs.String("location", "", "location id")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			return op.ListBays(ctx, *loc)
 		}
 	}},
-	"demo": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+	"demo": {makesDatabase: true, define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Demo(ctx) }
 	}},
 }
@@ -241,7 +246,19 @@ func admin(ctx context.Context, args []string, getenv env, stdin io.Reader, stdo
 	if want := len(strings.Fields(cmd.args)); (want == 0 && len(positional) > 0) || len(positional) < min(want, 1) {
 		return usageError{fmt.Errorf("usage: workshop admin %s [flags] %s", name, cmd.args)}
 	}
-	st, err := store.Open(ctx, *db)
+	if err := requireFlags(fs, cmd.required); err != nil {
+		return err
+	}
+	// An operator command acts on a workshop's data: a mistyped path must
+	// not make an empty database (as workshop mcp refuses one too).
+	var opts []store.Option
+	if !cmd.makesDatabase {
+		opts = append(opts, store.ExistingOnly())
+	}
+	st, err := store.Open(ctx, *db, opts...)
+	if errors.Is(err, store.ErrNoDatabase) {
+		return fmt.Errorf("%w; workshop admin acts on the database of a workshop: give its --database (workshop migrate or workshop serve makes one)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -251,6 +268,21 @@ func admin(ctx context.Context, args []string, getenv env, stdin io.Reader, stdo
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(out)
+}
+
+// requireFlags is a usage mistake naming the required flags that were not
+// given (or given empty).
+func requireFlags(fs *flag.FlagSet, required string) error {
+	var missing []string
+	for _, name := range strings.Fields(required) {
+		if fs.Lookup(name).Value.String() == "" {
+			missing = append(missing, "--"+name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return usageError{fmt.Errorf("missing required flag(s) %s (workshop admin %s -h lists the flags)", strings.Join(missing, ", "), strings.TrimPrefix(fs.Name(), "admin "))}
 }
 
 func findAdminCommand(args []string) (string, adminCommand, []string, error) {

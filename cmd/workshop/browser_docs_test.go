@@ -34,6 +34,11 @@ func TestBrowserAPIReference(t *testing.T) {
 				} `json:"properties"`
 			} `json:"schemas"`
 		} `json:"components"`
+		Webhooks map[string]struct {
+			Post struct {
+				OperationID string `json:"operationId"`
+			} `json:"post"`
+		} `json:"x-webhooks"`
 	}
 	apitest.Call(t, srv.URL, apitest.Request{Method: http.MethodGet, Path: "/v1/openapi.json"}).Decode(t, &doc)
 
@@ -46,6 +51,14 @@ func TestBrowserAPIReference(t *testing.T) {
 	for name := range doc.Components.Schemas {
 		if !slices.Contains(ids, "schema/"+name) {
 			t.Errorf("schema %s: no section schema/%s in the reference", name, name)
+		}
+	}
+	if len(doc.Webhooks) == 0 {
+		t.Error("the served document has no x-webhooks")
+	}
+	for event, hook := range doc.Webhooks {
+		if !slices.Contains(ids, "operation/"+hook.Post.OperationID) {
+			t.Errorf("webhook %s: no section operation/%s in the reference", event, hook.Post.OperationID)
 		}
 	}
 	errorsText := b.text(t, `[id="tag/Errors"]`)

@@ -131,6 +131,7 @@ func TestETags(t *testing.T) {
 					t.Errorf("after the refused PATCH: got %d, want 304 (nothing applied)", r.Status)
 				}
 				wantProblem(t, call(t, "PATCH", rec.path, "If-Match", "not-an-etag", rec.patch), 400, "invalid_parameter", "If-Match")
+				wantProblem(t, call(t, "PATCH", rec.path, "If-Match", `"garbage"`, rec.patch), 400, "invalid_parameter", "If-Match")
 			})
 		}
 

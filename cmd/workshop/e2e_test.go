@@ -28,17 +28,24 @@ import (
 // serveForTest runs the real server (serveWith) with the settings apitest
 // asks for.
 func serveForTest(ctx context.Context, c apitest.Config) error {
-	return serveWith(ctx, serveConfig{
+	return serveWith(ctx, testServeConfig(c), io.Discard, c.Log)
+}
+
+// testServeConfig is the server's configuration for the settings apitest
+// asks for; a test may change more before it serves.
+func testServeConfig(c apitest.Config) serveConfig {
+	return serveConfig{
 		database:             c.Database,
 		addr:                 c.Addr,
 		onListen:             c.OnListen,
 		rateLimitPerMinute:   c.RateLimitPerMinute,
 		shutdownGrace:        c.ShutdownGrace,
+		bodyTimeout:          c.BodyTimeout,
 		retryDelays:          []time.Duration{time.Second},
 		webhookTimeout:       time.Second,
 		webhookAllowInsecure: true,
 		arrivalSkew:          5 * time.Minute,
-	}, io.Discard, c.Log)
+	}
 }
 
 // startServer runs the real server on the database until the test ends.

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	apidoc "github.com/workshop-platform/workshop/api"
+	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/webhooks/webhookstest"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -193,5 +196,71 @@ func TestWebhookHistoryEndToEnd(t *testing.T) {
 			t.Errorf("paged %d events, want %d", len(paged), len(list))
 		}
 		wantProblem(t, api.call("GET", "/v1/platform/events?event=job.exploded", a.Key.Key, nil), 400, "invalid_parameter", "event")
+	})
+}
+
+// The delivery history narrows by status and by event, alone or together;
+// a state or an event that is none is 400 naming the parameter.
+func TestDeliveriesFilter(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		a := w.org("Filter Motors", workshop.PlanPro, 1)
+		srv := startServer(t, db.URL)
+		rcv, err := webhookstest.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rcv.Close)
+		rcv.Set("/ok", func(*webhookstest.Hit) webhookstest.Answer { return webhookstest.Answer{Status: 200, Body: "ok"} })
+		call := func(path string) *apitest.Response {
+			return apitest.Call(t, srv.URL, apitest.Request{Method: "GET", Path: path, Key: a.Key.Key})
+		}
+		var hook struct{ ID string }
+		apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/v1/platform/webhooks", Key: a.Key.Key,
+			Body: map[string]any{"url": rcv.URL + "/ok", "events": []string{"job.created", "step.created"}}}).Decode(t, &hook)
+		var job struct{ ID string }
+		apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs", Key: a.Key.Key,
+			Body: map[string]any{"locationId": a.Locations[0].ID}}).Decode(t, &job)
+		apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/v1/scheduler/jobs/" + job.ID + "/steps", Key: a.Key.Key,
+			Body: map[string]any{"label": "Brakes", "estimatedDuration": 30}})
+		base := "/v1/platform/webhooks/" + hook.ID + "/deliveries"
+		events := func(query string) []string {
+			var page struct {
+				Data []struct{ Event, Status string }
+			}
+			call(base+query).Decode(t, &page)
+			var out []string
+			for _, d := range page.Data {
+				out = append(out, d.Event+":"+d.Status)
+			}
+			return out
+		}
+		for deadline := time.Now().Add(30 * time.Second); len(events("?status=succeeded")) < 2 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond) // polling a condition: the dispatcher delivers
+		}
+		for _, tc := range []struct {
+			query string
+			want  []string
+		}{
+			{"", []string{"job.created:succeeded", "step.created:succeeded"}},
+			{"?status=succeeded", []string{"job.created:succeeded", "step.created:succeeded"}},
+			{"?event=step.created", []string{"step.created:succeeded"}},
+			{"?status=succeeded&event=job.created", []string{"job.created:succeeded"}},
+			{"?status=failed", nil},
+			{"?status=pending&event=job.created", nil},
+		} {
+			if got := events(tc.query); !slices.Equal(got, tc.want) {
+				t.Errorf("%s: got %v, want %v", tc.query, got, tc.want)
+			}
+		}
+		for _, param := range []string{"status=broken", "event=job.exploded"} {
+			r, err := apitest.Unchecked(srv.URL, apitest.Request{Method: "GET", Path: base + "?" + param, Key: a.Key.Key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			name, _, _ := strings.Cut(param, "=")
+			wantProblem(t, r, 400, "invalid_parameter", name)
+		}
 	})
 }

@@ -51,6 +51,8 @@ commands:
   serve     run the API, the application, the webhook dispatcher and the MCP endpoint (--demo: seed demo data, print keys and users)
   mcp       serve the read-only MCP tools over stdio for a desktop assistant (--token wsm_...)
   migrate   apply the database schema and exit
+  backup    copy a SQLite database to a file while it is in use (--to FILE), checked
+  restore   put a backup in place of a SQLite database no process has open (--from FILE)
   admin     operator commands (workshop admin help)
   bench     measure the API against a fixed-response control (workshop bench -h)
   simulate  run seeded workshop days through the planner: promises kept per dispatch policy (workshop simulate -h)
@@ -71,6 +73,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = mcpCmd(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout)
+	case "backup":
+		err = backupCmd(ctx, args[1:], getenv, stdout)
+	case "restore":
+		err = restoreCmd(ctx, args[1:], getenv, stdout)
 	case "admin":
 		err = admin(ctx, args[1:], getenv, stdin, stdout)
 	case "bench":

@@ -89,7 +89,6 @@ func TestAdminLists(t *testing.T) {
 
 		for _, args := range [][]string{
 			{"key", "list", "--org", orgA, "--user", devA},
-			{"technician", "list"},
 			{"bay", "list", "--location", "loc_nope"},
 			{"location", "list", "--org", "org_nope"},
 			{"mcp-token", "list", "--user", "usr_nope"},

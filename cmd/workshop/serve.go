@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/workshop-platform/workshop/internal/apidocs"
+	"github.com/workshop-platform/workshop/internal/backup"
 	"github.com/workshop-platform/workshop/internal/httpapi"
 	"github.com/workshop-platform/workshop/internal/mcpserver"
 	"github.com/workshop-platform/workshop/internal/operator"
@@ -36,6 +37,8 @@ type serveConfig struct {
 	rateLimitPerMinute   int
 	demo                 bool
 	shutdownGrace        time.Duration
+	bodyTimeout          time.Duration     // how long a request's whole body may take
+	backups              backup.Schedule   // Dir "": no scheduled backups
 	mcpAllowedOrigins    []string          // browser origins besides the server's own allowed at /mcp
 	onListen             func(addr string) // tests learn the port of --addr :0
 }
@@ -53,6 +56,10 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	rate := getenv.string(fs, "rate-limit", "WORKSHOP_RATE_LIMIT", "1200/m", "requests per key, e.g. 1200/m; 0 = off")
 	origins := getenv.string(fs, "mcp-allowed-origins", "WORKSHOP_MCP_ALLOWED_ORIGINS", "", "browser origins besides the server's own that may call /mcp, e.g. https://assistant.example")
 	grace := getenv.string(fs, "shutdown-grace", "WORKSHOP_SHUTDOWN_GRACE", "20s", "how long requests in flight may finish when the server stops")
+	bodyTimeout := getenv.string(fs, "body-timeout", "WORKSHOP_BODY_TIMEOUT", "30s", "how long a request's whole body may take to arrive; a slower one is cut (0 = no limit)")
+	fs.StringVar(&c.backups.Dir, "backup-dir", getenv("WORKSHOP_BACKUP_DIR"), "take scheduled backups of the SQLite database into this directory (env WORKSHOP_BACKUP_DIR)")
+	every := getenv.string(fs, "backup-every", "WORKSHOP_BACKUP_EVERY", "24h", "how often to take a scheduled backup")
+	fs.IntVar(&c.backups.Keep, "backup-keep", 7, "how many scheduled backups to keep, the newest (0 = all)")
 	fs.BoolVar(&c.demo, "demo", false, "seed the demo organisation and print its keys")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -76,6 +83,15 @@ func parseServe(args []string, getenv env) (serveConfig, error) {
 	}
 	if c.shutdownGrace, err = time.ParseDuration(*grace); err != nil || c.shutdownGrace <= 0 {
 		return c, fmt.Errorf("--shutdown-grace: %q is not a positive duration", *grace)
+	}
+	if c.bodyTimeout, err = time.ParseDuration(*bodyTimeout); err != nil || c.bodyTimeout < 0 {
+		return c, fmt.Errorf("--body-timeout: %q is not a duration such as 30s", *bodyTimeout)
+	}
+	if c.backups.Every, err = time.ParseDuration(*every); err != nil || c.backups.Every <= 0 {
+		return c, fmt.Errorf("--backup-every: %q is not a positive duration such as 24h", *every)
+	}
+	if c.backups.Keep < 0 {
+		return c, fmt.Errorf("--backup-keep: %d is negative", c.backups.Keep)
 	}
 	for _, o := range list(*origins) {
 		origin, err := httpapi.ParseOrigin(o)
@@ -132,7 +148,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 	guard := &webhooks.Guard{AllowInsecure: c.webhookAllowInsecure}
 	plans := planning.New(st)
 	watchMetrics := planning.RegisterMetrics(reg, plans, st)
-	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, Logger: log, Registry: reg,
+	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, BodyTimeout: c.bodyTimeout, Logger: log, Registry: reg,
 		WebhookGuard: guard, Plans: plans})
 	if err != nil {
 		return err
@@ -191,6 +207,15 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 		c.onListen(ln.Addr().String())
 	}
 	go purgeIdempotencyKeys(ctx, st, log)
+	if c.backups.Dir != "" {
+		if st.Dialect() != "sqlite" {
+			return errors.New("--backup-dir: scheduled backups are for SQLite; back PostgreSQL up with pg_dump")
+		}
+		bctx, stopBackups := context.WithCancel(ctx)
+		backupsDone := make(chan struct{})
+		go func() { defer close(backupsDone); backup.New(st, c.backups, reg, log).Run(bctx) }()
+		defer func() { stopBackups(); <-backupsDone }()
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

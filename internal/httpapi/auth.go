@@ -25,15 +25,19 @@ type Credentials interface {
 // missing_key, invalid_key, key_expired or key_revoked otherwise. It is
 // shared by the REST API (API keys) and the MCP endpoint (MCP tokens).
 func Authenticate(ctx context.Context, creds Credentials, header string, want workshop.CredentialKind, now workshop.Micros) (*workshop.Principal, error) {
+	name, placeholder := "key", "<key>"
+	if want == workshop.KindMCPToken {
+		name, placeholder = "MCP token (wsm_...)", "<wsm_...>"
+	}
 	if header == "" {
-		return nil, workshop.Errorf(workshop.CodeMissingKey, "Send your key as Authorization: Bearer <key>.")
+		return nil, workshop.Errorf(workshop.CodeMissingKey, "Send your %s as Authorization: Bearer %s.", name, placeholder)
 	}
 	scheme, secret, _ := strings.Cut(header, " ")
 	secret = strings.TrimSpace(secret)
 	if !strings.EqualFold(scheme, "Bearer") || secret == "" {
-		return nil, workshop.Errorf(workshop.CodeInvalidKey, "Authorization must use the Bearer scheme: Authorization: Bearer <key>.")
+		return nil, workshop.Errorf(workshop.CodeInvalidKey, "Authorization must use the Bearer scheme: Authorization: Bearer %s.", placeholder)
 	}
-	invalid := workshop.Errorf(workshop.CodeInvalidKey, "The key is not valid.")
+	invalid := workshop.Errorf(workshop.CodeInvalidKey, "The %s is not valid.", name)
 	if kind, ok := workshop.KindOfSecret(secret); !ok {
 		return nil, invalid
 	} else if kind != want {
@@ -47,10 +51,10 @@ func Authenticate(ctx context.Context, creds Credentials, header string, want wo
 		return nil, err
 	}
 	if g.RevokedAt != nil {
-		return nil, workshop.Errorf(workshop.CodeKeyRevoked, "The key was revoked at %s.", g.RevokedAt)
+		return nil, workshop.Errorf(workshop.CodeKeyRevoked, "The %s was revoked at %s.", name, g.RevokedAt)
 	}
 	if g.ExpiresAt != nil && *g.ExpiresAt <= now {
-		return nil, workshop.Errorf(workshop.CodeKeyExpired, "The key expired at %s.", g.ExpiresAt)
+		return nil, workshop.Errorf(workshop.CodeKeyExpired, "The %s expired at %s.", name, g.ExpiresAt)
 	}
 	creds.NoteCredentialUse(g.ID, now.Time())
 	scopes := make([]workshop.Scope, 0, len(g.Scopes))

@@ -13,7 +13,8 @@ type reqState struct {
 	id        string
 	principal *workshop.Principal
 	operation string
-	cause     error // the internal error behind a 500, for the log only
+	cause     error         // the internal error behind a 500, for the log only
+	code      workshop.Code // the code of the problem answered, if any
 }
 
 type stateKey struct{}

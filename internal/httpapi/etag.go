@@ -18,15 +18,25 @@ func etagOf(m workshop.Micros) *string {
 	return &s
 }
 
-// versionOfETag reads an ETag of etagOf back (weak or strong alike).
-func versionOfETag(tag string) (workshop.Micros, bool) {
+// versionOfETag reads an ETag of etagOf back (weak or strong alike); ok is
+// false for anything etagOf cannot have made, a quoted word that happens
+// to read as a number included: no record is older than earliestVersion.
+func versionOfETag(tag string) (_ workshop.Micros, ok bool) {
 	tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
 	if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(tag[1:len(tag)-1], 36, 64)
-	return workshop.Micros(n), err == nil
+	digits := tag[1 : len(tag)-1]
+	n, err := strconv.ParseInt(digits, 36, 64)
+	if err != nil || strconv.FormatInt(n, 36) != digits || workshop.Micros(n) < earliestVersion {
+		return 0, false
+	}
+	return workshop.Micros(n), true
 }
+
+// earliestVersion is before any record's updatedAt: 2020-01-01, years
+// before the service existed.
+var earliestVersion = workshop.MicrosOf(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
 
 // version is the updatedAt a write was made against, and whether If-Match
 // named it: a mismatch is then the failed HTTP precondition (412), else the
@@ -67,7 +77,7 @@ func ifMatchVersion(ifMatch *string) (_ version, sent bool, _ error) {
 	at, ok := versionOfETag(*ifMatch)
 	if !ok {
 		return version{}, true, &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "If-Match",
-			Detail: "If-Match is not an ETag this API returned: send the ETag header of your last read as it was."}
+			Detail: "If-Match is not an ETag this API returned: send the one ETag header of your last read as it was (not a list, not *)."}
 	}
 	return version{at: at, ifMatch: true}, true, nil
 }

@@ -33,6 +33,7 @@ func TestExpectedVersion(t *testing.T) {
 	at := time.Date(2026, 11, 25, 10, 0, 0, 123456000, time.UTC)
 	tag, other := *etagOf(workshop.MicrosOf(at)), *etagOf(workshop.MicrosOf(at) + 1)
 	bad := "not-an-etag"
+	ptr := func(s string) *string { return &s }
 	for _, tc := range []struct {
 		name      string
 		updatedAt *time.Time
@@ -46,6 +47,10 @@ func TestExpectedVersion(t *testing.T) {
 		{"both different", &at, &other, false, workshop.CodePreconditionFailed},
 		{"neither", nil, nil, false, workshop.CodeValidationFailed},
 		{"not an ETag", &at, &bad, false, workshop.CodeInvalidParameter},
+		{"a quoted word", &at, ptr(`"garbage"`), false, workshop.CodeInvalidParameter},
+		{"leading zeros", &at, ptr(`"0` + tag[1:]), false, workshop.CodeInvalidParameter},
+		{"any", &at, ptr("*"), false, workshop.CodeInvalidParameter},
+		{"a list", &at, ptr(tag + ", " + other), false, workshop.CodeInvalidParameter},
 	} {
 		v, err := expectedVersion(tc.updatedAt, tc.ifMatch)
 		if got := workshop.ErrorCode(err); err != nil && got != tc.code || err == nil && tc.code != "" {

@@ -12,16 +12,43 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// fingerprint identifies "the same request": method, path and the body as
+// fingerprint identifies "the same request": method, path, the body as
 // parsed, so that member order and whitespace do not tell two requests
 // apart (encoding/json writes a map's members sorted; numbers keep their
-// text). The gate has decoded the body already: one that is not JSON
+// text), and the location it acts on when neither path nor body names it
+// (actsOn). The gate has decoded the body already: one that is not JSON
 // never gets here, and is hashed as sent all the same.
-func fingerprint(method, path string, body []byte) string {
+func fingerprint(method, path string, body []byte, location string) string {
 	h := sha256.New()
-	h.Write([]byte(method + " " + path + "\n"))
+	h.Write([]byte(method + " " + path + "\n" + location + "\n"))
 	h.Write(canonicalJSON(body))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// locationFromKey are the operations that act on the key's location when
+// the body names none (contract section 2: a repeat acts on the same
+// location as the first). The others name their location in the path or
+// the body, or by a record they name (a job, a technician, a delivery).
+var locationFromKey = map[string]bool{"createJob": true, "applyPlan": true, "createWebhook": true}
+
+// bodyLocation is the locationId member of a JSON object body, "" when it
+// has none.
+func bodyLocation(body []byte) string {
+	var peek struct {
+		LocationID any `json:"locationId"`
+	}
+	_ = json.Unmarshal(body, &peek)
+	s, _ := peek.LocationID.(string)
+	return s
+}
+
+// actsOn is the location a request acts on without naming it: its key's,
+// for an operation of locationFromKey whose body names none.
+func actsOn(op *operation, p *workshop.Principal, named string) string {
+	if locationFromKey[op.id] && named == "" {
+		return p.LocationID
+	}
+	return ""
 }
 
 // canonicalJSON is a JSON body re-encoded from its parsed value; a body
@@ -51,32 +78,46 @@ type idempotencyRequest struct {
 
 type idempotencyRequestKey struct{}
 
-// idempotent runs a POST under its Idempotency-Key. A stored response is
-// replayed (Idempotent-Replayed: true) for the same request and refused
-// (idempotency_key_reused) for another. Otherwise the request runs: the
-// operations of keyStoredByWrite store the key with their response in
-// their own transaction (see storeResponseInTx), so the operation and its
-// record commit together; the others' successful responses are stored
-// after them. A concurrent request with the same key finds the key taken
-// when it tries, fails, and answers with the first one's response.
-// Refusals and failures store nothing, so the request can be retried with
-// the same key.
+// idempotent runs a POST under its Idempotency-Key. The request is
+// authorised first, as if it carried no key (contract section 2): a caller
+// that could not make it itself gets that refusal, never the stored
+// response. A stored response is replayed (Idempotent-Replayed: true) for
+// the same request and refused (idempotency_key_reused) for another.
+// Otherwise the request runs: the operations of keyStoredByWrite store the
+// key with their response in their own transaction (see
+// storeResponseInTx), so the operation and its record commit together; the
+// others' successful responses are stored after them. A concurrent request
+// with the same key finds the key taken when it tries, fails, and answers
+// with the first one's response. Refusals and failures store nothing, so
+// the request can be retried with the same key.
 //
-// The stored response is looked up before the request runs, except for
-// the operations of keyInWrite: for them the same lookup after they failed
-// finds what it would have found before, and a first request pays none.
+// Scope and plan are checked before the gate gets here, a location the
+// body names just below. The operations of keyStoredByWrite run before the
+// key is looked up, so that their own checks (the job, technician or
+// webhook they name is visible to the key) refuse first: run again under a
+// stored key, such an operation either writes, and then finds the key
+// taken and is undone, or writes nothing (it failed, or found nothing to
+// change): either way it fails, and unless it was refused, the key is
+// looked up and the stored response wins.
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operation, key string, body []byte, next http.Handler) {
 	ctx := r.Context()
-	req := idempotencyRequest{orgID: principalOf(ctx).OrgID, key: key, fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-	if !keyInWrite[op.id] && s.replay(w, r, req) {
+	p := principalOf(ctx)
+	named := bodyLocation(body)
+	if _, err := p.ResolveLocation(named, false); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	req := idempotencyRequest{orgID: p.OrgID, key: key, fingerprint: fingerprint(r.Method, r.URL.Path, body, actsOn(op, p, named))}
+	if !keyStoredByWrite[op.id] && s.replay(w, r, op, req) {
 		return
 	}
 	bw := &bufferedWriter{header: http.Header{}}
 	next.ServeHTTP(bw, r.WithContext(context.WithValue(ctx, idempotencyRequestKey{}, req)))
 	succeeded := bw.status >= 200 && bw.status < 300
-	if !succeeded && keyStoredByWrite[op.id] && s.replay(w, r, req) {
+	if !succeeded && keyStoredByWrite[op.id] && !refusal(stateOf(ctx).code) && s.replay(w, r, op, req) {
 		return // another request stored the key first: its response is the answer
 	}
+	setRecordHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
 	bw.flush(w)
 	if succeeded && !keyStoredByWrite[op.id] {
 		k := store.IdempotencyKey{OrgID: req.orgID, Key: req.key, Fingerprint: req.fingerprint}
@@ -86,21 +127,24 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operatio
 	}
 }
 
+// refusal tells whether an error code refuses the caller (what it may see
+// or do), which a stored response must not override.
+func refusal(c workshop.Code) bool {
+	switch c {
+	case workshop.CodeInsufficientScope, workshop.CodePlanUpgradeRequired, workshop.CodeLocationForbidden, workshop.CodeNotFound:
+		return true
+	}
+	return false
+}
+
 // keyStoredByWrite are the operations that pass their Idempotency-Key to
 // the store, which stores it with the response in the operation's own
 // transaction (storeResponseInTx): a success has stored it.
 var keyStoredByWrite = map[string]bool{"createJob": true, "createStep": true, "deliverJob": true, "cancelJob": true,
 	"clockIn": true, "clockOut": true, "createWebhook": true, "redeliverWebhookDelivery": true, "createIntegration": true}
 
-// keyInWrite are the operations of keyStoredByWrite that run before the
-// key is looked up. Run again under a stored key, such an operation either
-// writes, and then finds the key taken and is undone, or writes nothing
-// (it failed, or found nothing to change): either way it fails, the key is
-// looked up, and the stored response wins.
-var keyInWrite = map[string]bool{"createJob": true, "createStep": true, "deliverJob": true, "cancelJob": true}
-
 // replay answers from the key's stored response, if there is one.
-func (s *Server) replay(w http.ResponseWriter, r *http.Request, req idempotencyRequest) bool {
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, op *operation, req idempotencyRequest) bool {
 	rec, found, err := s.store.IdempotencyRecord(r.Context(), req.orgID, req.key)
 	switch {
 	case err != nil:
@@ -115,6 +159,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req idempotencyR
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Idempotent-Replayed", "true")
+		setRecordHeaders(w.Header(), op, r.URL.Path, rec.StatusCode, rec.Body)
 		w.WriteHeader(rec.StatusCode)
 		_, _ = w.Write(rec.Body)
 	}

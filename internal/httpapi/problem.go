@@ -70,6 +70,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
+	stateOf(r.Context()).code = e.Code
 	rid := requestIDOf(r.Context())
 	p := problem{Type: problemTypeBase + string(e.Code), Title: titleOf(e.Code), Status: status, Code: e.Code,
 		Detail: e.Detail, Field: e.Field, Errors: e.Fields, RequestID: rid, CurrentUpdatedAt: e.CurrentUpdatedAt}

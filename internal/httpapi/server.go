@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -49,10 +50,13 @@ type Store interface {
 type Config struct {
 	RateLimitPerMinute int           // 0: no limit
 	ArrivalSkew        time.Duration // tolerated clock skew of a sent arrivalTime
-	Logger             *slog.Logger
-	Registry           *prometheus.Registry // the metrics registry served at /metrics
-	Now                func() time.Time
-	WebhookGuard       *webhooks.Guard // checks webhook URLs; nil: the strict guard
+	// BodyTimeout is how long a request's whole body may take to arrive,
+	// from the request's start (0: no limit).
+	BodyTimeout  time.Duration
+	Logger       *slog.Logger
+	Registry     *prometheus.Registry // the metrics registry served at /metrics
+	Now          func() time.Time
+	WebhookGuard *webhooks.Guard // checks webhook URLs; nil: the strict guard
 	// Plans computes the locations' plans; nil: one of the API's own. The
 	// promise watch of the same process shares it, and so its plans.
 	Plans *planning.Service
@@ -71,6 +75,7 @@ type Server struct {
 	validationOptions *openapi3filter.Options
 	mounts            map[string]http.Handler
 	arrivalSkew       time.Duration
+	bodyTimeout       time.Duration
 	webhookGuard      *webhooks.Guard
 	plans             *planning.Service
 	v1Once            sync.Once
@@ -106,7 +111,7 @@ func New(st Store, cfg Config) (*Server, error) {
 		store: st, log: cfg.Logger, now: cfg.Now, registry: cfg.Registry, metrics: newMetrics(cfg.Registry),
 		limiter: newLimiter(cfg.RateLimitPerMinute, cfg.Now), ops: operationsOf(doc), openAPIJSON: docJSON,
 		validationOptions: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, webhookGuard: cfg.WebhookGuard, plans: cfg.Plans,
+		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, bodyTimeout: cfg.BodyTimeout, webhookGuard: cfg.WebhookGuard, plans: cfg.Plans,
 	}, nil
 }
 
@@ -194,13 +199,27 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		}
 		r.Body.Close()
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if answersSecret[op.id] {
+			w.Header().Set("Cache-Control", "no-store") // no cache, shared or private, keeps a signing secret
+		}
 		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
 			s.idempotent(w, r, op, key, body, next)
+			return
+		}
+		if _, creates := createdAddress[op.id]; creates {
+			bw := &bufferedWriter{header: http.Header{}}
+			next.ServeHTTP(bw, r)
+			setRecordHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
+			bw.flush(w)
 			return
 		}
 		next.ServeHTTP(ifNoneMatch(w, r), r)
 	})
 }
+
+// answersSecret are the operations whose answer can carry a credential
+// (a webhook's signingSecret, on create and on rotation).
+var answersSecret = map[string]bool{"createWebhook": true, "patchWebhook": true}
 
 // parameterError answers a parameter the generated router could not read
 // (limit=ten): it runs before gate, so the caller is authorised here first,
@@ -229,6 +248,9 @@ func (s *Server) parameterProblem(r *http.Request, err error) *workshop.Error {
 			for _, p := range op.route.Operation.Parameters {
 				if p.Value != nil && p.Value.Name == format.ParamName && p.Value.Schema != nil && p.Value.Schema.Value != nil {
 					must = "must be " + expected(p.Value.Schema.Value)
+					if s := p.Value.Schema.Value; (s.Min != nil || s.Max != nil) && wholeNumberRe.MatchString(r.URL.Query().Get(format.ParamName)) {
+						must = "must be " + rangeOf(s) // a whole number too large to read is out of range
+					}
 				}
 			}
 		}
@@ -240,6 +262,8 @@ func (s *Server) parameterProblem(r *http.Request, err error) *workshop.Error {
 	}
 	return workshop.Errorf(workshop.CodeInvalidParameter, "A parameter of this request could not be read.")
 }
+
+var wholeNumberRe = regexp.MustCompile(`^[-+]?[0-9]+$`)
 
 // decodeError answers a body that passed the document's checks but does
 // not decode into the operation's request (rare: the two disagree), naming

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -84,8 +85,12 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		var cut *workshop.Error // the body timeout's (deadlineBody)
+		switch {
+		case errors.As(err, &tooLarge):
 			return nil, workshop.Errorf(workshop.CodeBodyTooLarge, "The body is larger than %d bytes.", maxBody)
+		case errors.As(err, &cut):
+			return nil, cut
 		}
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body could not be read.")
 	}
@@ -94,15 +99,19 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 		return nil, nil // an operation that takes no body ignores one
 	}
 	if ct := r.Header.Get("Content-Type"); len(data) > 0 || ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		mt, params, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return nil, workshop.Errorf(workshop.CodeUnsupportedMediaType, "Send the body as application/json.")
+		}
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+			return nil, workshop.Errorf(workshop.CodeUnsupportedMediaType, "Send the body in UTF-8 (charset=utf-8), not %s.", cs)
 		}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "This operation takes a JSON body, and none was sent.")
 	}
-	if !json.Valid(data) {
-		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON.")
+	if err := checkJSON(data); err != nil {
+		return nil, err
 	}
 	if bytes.Contains(data, []byte(`\u0000`)) {
 		var v any
@@ -111,6 +120,48 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 		}
 	}
 	return data, nil
+}
+
+// checkJSON is invalid_json for a body that is not UTF-8 JSON, saying
+// where it goes wrong: Go's decoder takes bytes that are not UTF-8 as
+// U+FFFD, which would store a character the client never sent.
+func checkJSON(data []byte) error {
+	if !utf8.Valid(data) {
+		return workshop.Errorf(workshop.CodeInvalidJSON, "The body is not UTF-8: %s.", positionOf(data, invalidUTF8At(data)))
+	}
+	var v any
+	err := json.Unmarshal(data, &v)
+	var syntax *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &syntax) && int(syntax.Offset) >= len(data):
+		return workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON: it ends early, at %s.", positionOf(data, len(data)))
+	case errors.As(err, &syntax):
+		return workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON at %s: %s.", positionOf(data, int(syntax.Offset)-1), syntax.Error())
+	}
+	return workshop.Errorf(workshop.CodeInvalidJSON, "The body is not valid JSON.")
+}
+
+// invalidUTF8At is the offset of the first byte that is not UTF-8.
+func invalidUTF8At(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
+
+// positionOf says where byte offset i of data is, for people and programs:
+// "line 3, column 19 (byte 42)", lines and columns counted from 1 in bytes.
+func positionOf(data []byte, i int) string {
+	i = max(0, min(i, len(data)))
+	line := 1 + bytes.Count(data[:i], []byte("\n"))
+	col := i + 1 - (bytes.LastIndexByte(data[:i], '\n') + 1)
+	return fmt.Sprintf("line %d, column %d (byte %d)", line, col, i)
 }
 
 // hasNUL tells whether a decoded JSON value has a NUL in a string: no

@@ -16,7 +16,7 @@ type WebhookStore interface {
 	Webhooks(ctx context.Context, v store.Visibility, p workshop.PageRequest) (workshop.Page[workshop.Webhook], error)
 	PatchWebhook(ctx context.Context, v store.Visibility, id string, p store.WebhookPatch, now workshop.Micros) (workshop.Webhook, error)
 	DeleteWebhook(ctx context.Context, v store.Visibility, id string) error
-	Deliveries(ctx context.Context, v store.Visibility, webhookID string, p workshop.PageRequest) (workshop.Page[workshop.Delivery], error)
+	DeliveriesWhere(ctx context.Context, v store.Visibility, webhookID string, f store.DeliveryFilter, p workshop.PageRequest) (workshop.Page[workshop.Delivery], error)
 	Redeliver(ctx context.Context, v store.Visibility, webhookID, id string, now workshop.Micros, opts ...store.WriteOption) (workshop.Delivery, error)
 	DeliveryAttempts(ctx context.Context, v store.Visibility, webhookID, deliveryID string) ([]store.DeliveryAttempt, error)
 	RecentEvents(ctx context.Context, v store.Visibility, f store.EventFilter, p workshop.PageRequest) (workshop.Page[store.Event], error)
@@ -153,7 +153,14 @@ func (h *handlers) ListWebhookDeliveries(ctx context.Context, req oapi.ListWebho
 	if err != nil {
 		return nil, err
 	}
-	list, err := h.store.Deliveries(ctx, visibility(principalOf(ctx)), req.WebhookId, page)
+	var f store.DeliveryFilter
+	if req.Params.Status != nil {
+		f.Status = string(*req.Params.Status)
+	}
+	if req.Params.Event != nil {
+		f.Event = string(*req.Params.Event)
+	}
+	list, err := h.store.DeliveriesWhere(ctx, visibility(principalOf(ctx)), req.WebhookId, f, page)
 	if err != nil {
 		return nil, err
 	}

@@ -173,6 +173,17 @@ func scanDelivery(sc scanner) (workshop.Delivery, error) {
 
 // Deliveries lists a registration's deliveries, oldest first.
 func (s *Store) Deliveries(ctx context.Context, v Visibility, webhookID string, p workshop.PageRequest) (workshop.Page[workshop.Delivery], error) {
+	return s.DeliveriesWhere(ctx, v, webhookID, DeliveryFilter{}, p)
+}
+
+// DeliveryFilter narrows a delivery history; an empty member does not.
+type DeliveryFilter struct {
+	Status string // pending, succeeded, failed or exhausted
+	Event  string
+}
+
+// DeliveriesWhere is Deliveries narrowed by f.
+func (s *Store) DeliveriesWhere(ctx context.Context, v Visibility, webhookID string, f DeliveryFilter, p workshop.PageRequest) (workshop.Page[workshop.Delivery], error) {
 	if _, err := s.Webhook(ctx, v, webhookID); err != nil {
 		return workshop.Page[workshop.Delivery]{}, err
 	}
@@ -180,9 +191,15 @@ func (s *Store) Deliveries(ctx context.Context, v Visibility, webhookID string, 
 	if after == nil {
 		after = &workshop.Cursor{CreatedAt: -1}
 	}
-	return queryPage(ctx, s, `SELECT `+deliveryColumns+` FROM deliveries
-		WHERE webhook_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id`,
-		[]any{webhookID, after.CreatedAt, after.ID}, p, scanDelivery, func(d workshop.Delivery) workshop.Cursor {
+	where, args := `webhook_id = ? AND (created_at, id) > (?, ?)`, []any{webhookID, after.CreatedAt, after.ID}
+	if f.Status != "" {
+		where, args = where+` AND status = ?`, append(args, f.Status)
+	}
+	if f.Event != "" {
+		where, args = where+` AND event = ?`, append(args, f.Event)
+	}
+	return queryPage(ctx, s, `SELECT `+deliveryColumns+` FROM deliveries WHERE `+where+` ORDER BY created_at, id`,
+		args, p, scanDelivery, func(d workshop.Delivery) workshop.Cursor {
 			return workshop.Cursor{CreatedAt: d.CreatedAt, ID: d.ID}
 		})
 }

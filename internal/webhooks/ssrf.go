@@ -148,7 +148,7 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	}
 	addrs, err := g.resolve(ctx, host)
 	if err != nil {
-		return &URLError{fmt.Sprintf("url's host %s could not be resolved: %v.", host, err)}
+		return &URLError{fmt.Sprintf("url's host %s %s.", host, lookupFailure(err))}
 	}
 	for _, a := range addrs {
 		if err := CheckAddr(a); err != nil {
@@ -177,10 +177,29 @@ func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 		return nil, err
 	}
 	if len(addrs) == 0 {
-		return nil, errors.New("no address")
+		return nil, errNoAddress
 	}
 	return addrs, nil
 }
+
+// lookupFailure says why a host could not be resolved, in words that name
+// no address of this side: Go's resolver errors quote the DNS server
+// ("lookup x on 10.255.255.53:53: no such host"), which a registration's
+// answer or a delivery's lastError must not show.
+func lookupFailure(err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return "does not exist (no DNS record)"
+	case errors.As(err, &dns) && dns.IsTimeout, errors.Is(err, context.DeadlineExceeded):
+		return "could not be resolved in time"
+	case errors.Is(err, errNoAddress):
+		return "has no address"
+	}
+	return "could not be resolved"
+}
+
+var errNoAddress = errors.New("no address")
 
 // parseIPLiteral reads host as an IP address literal, IPv4 in the forms of
 // inet_aton too (1 to 4 parts, each decimal, octal with a leading 0 or
@@ -255,7 +274,7 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 	}
 	addrs, err := g.resolve(ctx, host)
 	if err != nil {
-		return nil, &net.DNSError{Err: err.Error(), Name: host}
+		return nil, &net.DNSError{Err: lookupFailure(err), Name: host}
 	}
 	var first error
 	for _, a := range addrs {

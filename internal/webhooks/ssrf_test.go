@@ -196,3 +196,35 @@ func TestDialRefusesBlockedAddresses(t *testing.T) {
 		t.Error("BlockedError does not say why")
 	}
 }
+
+// serverQuotingResolver fails as Go's resolver does, naming its DNS server.
+type serverQuotingResolver struct{ err *net.DNSError }
+
+func (r serverQuotingResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return nil, r.err
+}
+
+// A host that does not resolve is refused in words that name no address
+// of the service's side (its DNS server), at registration and on a dial.
+func TestLookupFailuresNameNoResolver(t *testing.T) {
+	t.Parallel()
+	const server = "10.255.255.53:53"
+	for _, tc := range []struct {
+		name string
+		err  *net.DNSError
+		want string
+	}{
+		{"no such host", &net.DNSError{Err: "no such host", Name: "nowhere.example.com", Server: server, IsNotFound: true}, "does not exist"},
+		{"timeout", &net.DNSError{Err: "i/o timeout", Name: "slow.example.com", Server: server, IsTimeout: true}, "in time"},
+		{"server failure", &net.DNSError{Err: "server misbehaving", Name: "odd.example.com", Server: server}, "could not be resolved"},
+	} {
+		g := &webhooks.Guard{Resolver: serverQuotingResolver{tc.err}}
+		reg := g.CheckURL(t.Context(), "https://"+tc.err.Name+"/hook")
+		_, dial := g.DialContext(t.Context(), "tcp", tc.err.Name+":443")
+		for what, err := range map[string]error{"registration": reg, "dial": dial} {
+			if err == nil || strings.Contains(err.Error(), "10.255.255.53") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s, %s: got %v, want it to say %q and not name the resolver", tc.name, what, err, tc.want)
+			}
+		}
+	}
+}

@@ -32,6 +32,7 @@ type Config struct {
 	OnListen           func(addr string)
 	RateLimitPerMinute int           // requests per key a minute; 0 turns the limit off
 	ShutdownGrace      time.Duration // how long in-flight requests may finish once ctx is cancelled
+	BodyTimeout        time.Duration // how long a request's whole body may take; 0: no limit
 	Log                io.Writer     // the server's log (its stderr)
 }
 
@@ -44,6 +45,9 @@ type Option func(*Config)
 
 // WithRateLimit turns the per-key rate limit on.
 func WithRateLimit(perMinute int) Option { return func(c *Config) { c.RateLimitPerMinute = perMinute } }
+
+// WithBodyTimeout cuts request bodies slower than d.
+func WithBodyTimeout(d time.Duration) Option { return func(c *Config) { c.BodyTimeout = d } }
 
 // WithShutdownGrace sets how long in-flight requests may finish on Stop.
 func WithShutdownGrace(d time.Duration) Option { return func(c *Config) { c.ShutdownGrace = d } }

@@ -74,30 +74,6 @@ func (e BoardBayStatus) Valid() bool {
 	}
 }
 
-// Defines values for DeliveryStatus.
-const (
-	DeliveryStatusExhausted DeliveryStatus = "exhausted"
-	DeliveryStatusFailed    DeliveryStatus = "failed"
-	DeliveryStatusPending   DeliveryStatus = "pending"
-	DeliveryStatusSucceeded DeliveryStatus = "succeeded"
-)
-
-// Valid indicates whether the value is a known member of the DeliveryStatus enum.
-func (e DeliveryStatus) Valid() bool {
-	switch e {
-	case DeliveryStatusExhausted:
-		return true
-	case DeliveryStatusFailed:
-		return true
-	case DeliveryStatusPending:
-		return true
-	case DeliveryStatusSucceeded:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for DeliveryEventName.
 const (
 	DeliveryEventNameBayStatusChanged DeliveryEventName = "bay.status_changed"
@@ -146,6 +122,30 @@ func (e DeliveryEventName) Valid() bool {
 	case DeliveryEventNameTechClockedOut:
 		return true
 	case DeliveryEventNameWebhookDisabled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeliveryStatus.
+const (
+	DeliveryStatusExhausted DeliveryStatus = "exhausted"
+	DeliveryStatusFailed    DeliveryStatus = "failed"
+	DeliveryStatusPending   DeliveryStatus = "pending"
+	DeliveryStatusSucceeded DeliveryStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the DeliveryStatus enum.
+func (e DeliveryStatus) Valid() bool {
+	switch e {
+	case DeliveryStatusExhausted:
+		return true
+	case DeliveryStatusFailed:
+		return true
+	case DeliveryStatusPending:
+		return true
+	case DeliveryStatusSucceeded:
 		return true
 	default:
 		return false
@@ -957,12 +957,9 @@ type Delivery struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	NextAttemptAt nullable.Nullable[NullableAuditTimestamp] `json:"nextAttemptAt"`
 
-	// Status failed: the last attempt failed and another is scheduled.
+	// Status The state of a delivery. pending: an attempt is due; succeeded: an attempt got a 2xx; failed: the last attempt failed and another is scheduled; exhausted: every attempt failed.
 	Status DeliveryStatus `json:"status"`
 }
-
-// DeliveryStatus failed: the last attempt failed and another is scheduled.
-type DeliveryStatus string
 
 // DeliveryAttempt defines model for DeliveryAttempt.
 type DeliveryAttempt struct {
@@ -1002,6 +999,9 @@ type DeliveryList struct {
 	// NextCursor Pass as cursor for the next page; null on the last page.
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
+
+// DeliveryStatus The state of a delivery. pending: an attempt is due; succeeded: an attempt got a 2xx; failed: the last attempt failed and another is scheduled; exhausted: every attempt failed.
+type DeliveryStatus string
 
 // Event An event as a delivery's body carries it.
 type Event struct {
@@ -2120,6 +2120,12 @@ type ListWebhookDeliveriesParams struct {
 
 	// Cursor The `nextCursor` of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status Only deliveries in this state (`failed` to find what to redeliver).
+	Status *DeliveryStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Event Only deliveries of this event.
+	Event *DeliveryEventName `form:"event,omitempty" json:"event,omitempty"`
 }
 
 // RedeliverWebhookDeliveryParams defines parameters for RedeliverWebhookDelivery.
@@ -3049,6 +3055,32 @@ func (siw *ServerInterfaceWrapper) ListWebhookDeliveries(w http.ResponseWriter, 
 			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "cursor"})
 		} else {
 			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "cursor", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", r.URL.Query(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "status"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "status", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "event" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "event", r.URL.Query(), &params.Event, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "event"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "event", Err: err})
 		}
 		return
 	}

@@ -1,0 +1,54 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// createdAddress are the operations that create a record (201), and where
+// the new record is read: under the request's path by its id, at the
+// request's path itself (a PUT), or nowhere of its own (nil: an attendance
+// is read in the attendance list).
+var createdAddress = map[string]func(path, id string) string{
+	"createJob": underPath, "createStep": underPath, "createWebhook": underPath, "createIntegration": underPath,
+	"putCatalogItem": atPath, "clockIn": nil,
+}
+
+func underPath(path, id string) string { return path + "/" + id }
+func atPath(path, _ string) string     { return path }
+
+// setRecordHeaders gives a 201 its ETag (the record's version, as every
+// read's) and its Location, and a replayed answer the ETag its operation's
+// answer carries (deliver, cancel: the document's ETag header), all read
+// from the body: a fresh answer and a replayed one (whose headers are not
+// stored) get the same.
+func setRecordHeaders(h http.Header, op *operation, path string, status int, body []byte) {
+	address, creates := createdAddress[op.id]
+	created := status == http.StatusCreated && creates
+	if !created && !documentsETag(op, status) {
+		return
+	}
+	var rec struct {
+		ID        string    `json:"id"`
+		UpdatedAt time.Time `json:"updatedAt"`
+	}
+	if json.Unmarshal(body, &rec) != nil {
+		return
+	}
+	if !rec.UpdatedAt.IsZero() {
+		h.Set("ETag", *etagOf(workshop.MicrosOf(rec.UpdatedAt)))
+	}
+	if created && address != nil && rec.ID != "" {
+		h.Set("Location", address(path, rec.ID))
+	}
+}
+
+// documentsETag tells whether the document gives the operation's answer
+// of status an ETag header.
+func documentsETag(op *operation, status int) bool {
+	r := op.route.Operation.Responses.Status(status)
+	return r != nil && r.Value != nil && r.Value.Headers["ETag"] != nil
+}
