@@ -98,8 +98,11 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 		}
 	}
 	if p.NotBefore != nil {
-		if st.Status != StepPending || p.Status != nil && *p.Status != StepPending {
+		switch {
+		case st.Status != StepPending:
 			v.Add("notBefore", "notBefore may be set on a pending step only; step %s is %s.", st.ID, st.Status)
+		case p.Status != nil && *p.Status != StepPending:
+			v.Add("notBefore", "notBefore may be set on a pending step only, not in the change that moves it to %s.", *p.Status)
 		}
 		next.NotBefore = *p.NotBefore
 	}
@@ -250,7 +253,7 @@ func stepsEqual(a, b Step) bool {
 // sameOffsetTime: both none, or the same instant with the same offset (a
 // notBefore sent again with another offset is a change: it comes back so).
 func sameOffsetTime(a, b *OffsetTime) bool {
-	return a == nil && b == nil || a != nil && b != nil && a.Equal(b.Time) && a.String() == b.String()
+	return a == nil && b == nil || a != nil && b != nil && a.String() == b.String()
 }
 
 // CheckVersion is stale_updated_at unless the caller's version of a record
