@@ -1730,6 +1730,12 @@ type StepDetail struct {
 
 // StepPatch defines model for StepPatch.
 type StepPatch struct {
+	// ActualEnd When the step really ended, written down afterwards: with a move to completed, or to correct a step that stays completed. The same bounds as actualStart, and not before the step's start. Without it a move to completed stamps the server's time. It is the step's completedAt.
+	ActualEnd *time.Time `json:"actualEnd,omitempty"`
+
+	// ActualStart When the step really started, written down afterwards: with a move to in_progress, or to correct a step that stays in_progress or completed. Not in the future (beyond the arrival clock skew), not before the job's arrivalTime (its createdAt when it has none). Without it a move to in_progress stamps the server's time. It is the step's startedAt.
+	ActualStart *time.Time `json:"actualStart,omitempty"`
+
 	// BayId null unassigns the bay.
 	BayId             nullable.Nullable[string] `json:"bayId,omitempty"`
 	EstimatedDuration *int                      `json:"estimatedDuration,omitempty"`
