@@ -33,6 +33,7 @@ func TestAppRecordsLate(t *testing.T) {
 		}
 		jobID := res.Job.ID
 		st := w.step(org.ID, jobID)
+		w.catalogItem(org.ID, loc.ID, "OIL", "Oil change", 45)
 		srv := startServer(t, dbURL)
 		b := newBrowser(t, srv.URL)
 		b.login("advisor@example.com", testPassword, "").want(t, "advisor signs in", http.StatusSeeOther, "/")
@@ -57,5 +58,9 @@ func TestAppRecordsLate(t *testing.T) {
 		if st.Status != workshop.StepCompleted || st.CompletedAt == nil || !st.CompletedAt.Time().Equal(finished) {
 			t.Errorf("completed step = %s at %v, want completed at %v", st.Status, st.CompletedAt, finished)
 		}
+
+		// The catalog shows what history says beside the estimate.
+		b.get("/locations/"+loc.ID+"/catalog").want(t, "the catalog", http.StatusOK, "", "45 min", "not enough history yet (0 done in 90 days, 5 needed)")
+		b.get("/locations/"+loc.ID+"/catalog/OIL").want(t, "a catalog item", http.StatusOK, "", "<dt>Actually</dt>")
 	})
 }

@@ -5,11 +5,17 @@ package main
 // from them, and the plan that uses them.
 
 import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
+	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // stepTimes is what the tests read of a step.
@@ -123,4 +129,125 @@ func TestRecordingLate(t *testing.T) {
 			t.Errorf("detail steps = %+v, want actual %v-%v", d.Steps, fixedStart, fixedEnd)
 		}
 	})
+}
+
+// TestLearnedDurations: catalog items' durationStats after a known
+// history, and the plan's and the availability quote's step lengths as
+// planningDurations switches, on both databases.
+func TestLearnedDurations(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		p := newPlanWorld(t, db)
+		ctx := context.Background()
+		settings, err := p.w.st.Settings(ctx, p.loc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cal := workshop.NewCalendar(mustZone(t, p.loc.Timezone), settings)
+		now := time.Now().Truncate(time.Minute)
+		worked := func(codes string, durations ...int) []int {
+			var got []int
+			for i, d := range durations {
+				start := now.Add(-7*time.Hour + time.Duration(i)*10*time.Minute)
+				jobID, steps := p.arrivedJob(now.Add(-8*time.Hour), codes)
+				p.record(jobID, steps[0], start, start.Add(time.Duration(d)*time.Minute))
+				got = append(got, workshop.StepWorkMinutes(cal, start, start.Add(time.Duration(d)*time.Minute)))
+			}
+			return got
+		}
+		oil := workshop.DurationStatsOf(worked("OIL", 95, 50, 80, 60, 75))
+		worked("BRAKES", 30, 40, 50, 60)
+
+		var catalog struct {
+			Data []struct {
+				ServiceCode       string
+				EstimatedDuration int
+				DurationStats     struct {
+					Samples  int
+					P50, P80 *int
+				}
+			}
+		}
+		r := p.call("GET", "/v1/scheduler/catalog?locationId="+p.loc.ID, nil, 200)
+		r.Decode(t, &catalog)
+		stats := map[string]string{}
+		for _, it := range catalog.Data {
+			stats[it.ServiceCode] = fmt.Sprintf("%d %v %v", it.DurationStats.Samples, ptrValue(it.DurationStats.P50), ptrValue(it.DurationStats.P80))
+		}
+		want := map[string]string{"OIL": fmt.Sprintf("5 %d %d", *oil.P50, *oil.P80), "BRAKES": "4 <nil> <nil>",
+			"BATTERY": "0 <nil> <nil>", "GEARBOX": "0 <nil> <nil>"}
+		if !reflect.DeepEqual(stats, want) {
+			t.Errorf("catalog durationStats = %v, want %v", stats, want)
+		}
+		if !strings.Contains(string(r.Body), `"durationStats":{"p50":null,"p80":null,"samples":0}`) &&
+			!strings.Contains(string(r.Body), `"durationStats":{"samples":0,"p50":null,"p80":null}`) {
+			t.Errorf("an item without history: want its nulls written out, body %s", r.Body)
+		}
+
+		// The open work: an OIL step as the catalog made it, one with a
+		// person's own estimate, and a BRAKES step (too few samples).
+		_, steps := p.job(now.Add(48*time.Hour), "normal", "OIL", "BRAKES")
+		var own struct{ ID string }
+		p.call("POST", "/v1/scheduler/jobs/"+p.jobOf(steps[0])+"/steps", map[string]any{"serviceCode": "OIL", "estimatedDuration": 45}, 201).Decode(t, &own)
+		lengths := func() map[string]int {
+			out := map[string]int{}
+			for _, s := range p.plan().Steps {
+				out[s.StepID] = int(cal.WorkBetween(s.PlannedStart, s.PlannedEnd) / time.Minute)
+			}
+			return out
+		}
+		quoted := func() int {
+			var q struct {
+				Steps []struct{ PlannedStart, PlannedEnd time.Time }
+			}
+			p.call("GET", "/v1/scheduler/availability?locationId="+p.loc.ID+"&serviceCodes=OIL", nil, 200).Decode(t, &q)
+			if len(q.Steps) != 1 {
+				t.Fatalf("quote steps = %+v, want one", q.Steps)
+			}
+			return int(cal.WorkBetween(q.Steps[0].PlannedStart, q.Steps[0].PlannedEnd) / time.Minute)
+		}
+		for _, tc := range []struct {
+			mode          string
+			oil, brakes   int
+			own, quoteOil int
+		}{
+			{"estimate", 60, 60, 45, 60},
+			{"p80", *oil.P80, 60, 45, *oil.P80},
+			{"p50", *oil.P50, 60, 45, *oil.P50},
+		} {
+			if _, err := p.w.op.SetSettings(ctx, p.loc.ID, "", "", nil, operator.PlanningDurations(tc.mode)); err != nil {
+				t.Fatalf("set planningDurations %s: %v", tc.mode, err)
+			}
+			var ws struct {
+				Data []struct{ PlanningDurations string }
+			}
+			p.call("GET", "/v1/scheduler/workshop", nil, 200).Decode(t, &ws)
+			if len(ws.Data) != 1 || ws.Data[0].PlanningDurations != tc.mode {
+				t.Errorf("GET /v1/scheduler/workshop = %+v, want planningDurations %s", ws.Data, tc.mode)
+			}
+			got := lengths()
+			if got[steps[0]] != tc.oil || got[steps[1]] != tc.brakes || got[own.ID] != tc.own {
+				t.Errorf("%s: planned minutes OIL %d, BRAKES %d, own estimate %d; want %d, %d, %d", tc.mode,
+					got[steps[0]], got[steps[1]], got[own.ID], tc.oil, tc.brakes, tc.own)
+			}
+			if q := quoted(); q != tc.quoteOil {
+				t.Errorf("%s: quoted OIL minutes %d, want %d", tc.mode, q, tc.quoteOil)
+			}
+		}
+		if _, err := p.w.op.SetSettings(ctx, p.loc.ID, "", "", nil, operator.PlanningDurations("p99")); workshop.ErrorCode(err) != workshop.CodeValidationFailed {
+			t.Errorf("planningDurations p99 = %v, want validation_failed", err)
+		}
+	})
+}
+
+// jobOf is the job of a step, read through the API.
+func (p *planWorld) jobOf(stepID string) string {
+	p.t.Helper()
+	for _, s := range p.plan().Steps {
+		if s.StepID == stepID {
+			return s.JobID
+		}
+	}
+	p.t.Fatalf("step %s is not in the plan", stepID)
+	return ""
 }

@@ -75,6 +75,10 @@ func (h *handlers) GetAvailability(ctx context.Context, req oapi.GetAvailability
 	if q.From != nil {
 		from = *q.From
 	}
+	for i, s := range steps { // planned as the plan plans work: with the learned durations it uses
+		minutes := int(s.Duration / time.Minute)
+		steps[i].Duration = time.Duration(plan.PlanningMinutes(s.ServiceCode, minutes, minutes)) * time.Minute
+	}
 	quote := workshop.QuoteAvailability(plan.FreshInput(), plan.Dispatch, from, steps)
 	out := oapi.Availability{LocationId: loc, From: from.In(plan.Zone).Truncate(time.Microsecond),
 		EarliestCompletion: nullableOf(quote.EarliestCompletion), Reason: nullOf[oapi.UnplacedReason](),

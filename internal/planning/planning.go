@@ -24,6 +24,7 @@ import (
 type Store interface {
 	PlanVersion(ctx context.Context, locationID string) (int64, error)
 	PlanData(ctx context.Context, locationID string) (store.PlanData, error)
+	DurationStats(ctx context.Context, locationID string, version int64, now time.Time) (map[string]workshop.DurationStats, error)
 	AssignSteps(ctx context.Context, v store.Visibility, locationID string, version int64, as []store.StepAssignment,
 		now workshop.Micros) ([]workshop.Step, error)
 }
@@ -40,6 +41,16 @@ type Plan struct {
 	// calendar belongs to one goroutine.
 	Input    workshop.DispatchInput
 	Dispatch workshop.Dispatch
+	// Durations are the location's learned durations by service code as
+	// the plan used them (contract section 9).
+	Durations map[string]workshop.DurationStats
+}
+
+// PlanningMinutes is the duration the plan gives a step of catalog item
+// code that is not completed (workshop.PlanningMinutes), so that an
+// availability quote plans new work as the plan does.
+func (p *Plan) PlanningMinutes(code string, stepEstimate, itemEstimate int) int {
+	return workshop.PlanningMinutes(p.Settings.PlanningDurations, stepEstimate, itemEstimate, p.Durations[code])
 }
 
 // Outlook is the plan's view of one job, and whether the job is in it.
@@ -164,7 +175,10 @@ func (s *Service) compute(ctx context.Context, locationID, date string, now time
 		return nil, err
 	}
 	p := &Plan{LocationID: locationID, Date: day.Format(time.DateOnly), Version: d.Version, Zone: zone, Settings: d.Settings}
-	p.Input = inputOf(d, zone, day, now)
+	if p.Durations, err = s.store.DurationStats(ctx, locationID, d.DurationVersion, now); err != nil {
+		return nil, err
+	}
+	p.Input = inputOf(d, p, zone, day, now)
 	p.Dispatch = workshop.PlanDispatch(p.Input)
 	return p, nil
 }
@@ -192,8 +206,9 @@ func planDate(date string, now time.Time, zone *time.Location) (time.Time, error
 	return t, nil
 }
 
-// inputOf is the planner's input from the store's data.
-func inputOf(d store.PlanData, zone *time.Location, day, now time.Time) workshop.DispatchInput {
+// inputOf is the planner's input from the store's data, with the steps'
+// durations as the plan p gives them.
+func inputOf(d store.PlanData, p *Plan, zone *time.Location, day, now time.Time) workshop.DispatchInput {
 	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(zone, d.Settings), Now: now, Date: day,
 		BayBuffer: d.Settings.BayBuffer()}
 	for _, t := range d.Techs {
@@ -213,7 +228,11 @@ func inputOf(d store.PlanData, zone *time.Location, day, now time.Time) workshop
 			dj.ArrivalTime = &t
 		}
 		for _, st := range j.Steps {
-			dj.Steps = append(dj.Steps, stepOf(st, d.Skills))
+			ds := stepOf(st, d.Skills)
+			if estimate, ok := d.Estimates[ds.ServiceCode]; ok && st.Status != workshop.StepCompleted {
+				ds.Duration = time.Duration(p.PlanningMinutes(ds.ServiceCode, st.EstimatedDuration, estimate)) * time.Minute
+			}
+			dj.Steps = append(dj.Steps, ds)
 		}
 		in.Jobs = append(in.Jobs, dj)
 	}
