@@ -15,7 +15,10 @@ type StepPatch struct {
 	EstimatedDuration *int
 	TechIDs           *[]string
 	BayID             **string // set to a nil *string to unassign
-	Status            *string
+	// NotBefore schedules a pending step (a nil *OffsetTime returns its
+	// time to the planner); refused on a step that is not pending.
+	NotBefore **OffsetTime
+	Status    *string
 	// ActualStart and ActualEnd are what happened, written down
 	// afterwards (contract section 9): the start with a move to
 	// in_progress, the end with a move to completed (a day close records a
@@ -100,6 +103,12 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 		if next.BayID != nil && (st.BayID == nil || *st.BayID != *next.BayID) {
 			_ = v.Check(checkBay(f.Bays, st.LocationID, *next.BayID)) // only validation errors
 		}
+	}
+	if p.NotBefore != nil {
+		if st.Status != StepPending || p.Status != nil && *p.Status != StepPending {
+			v.Add("notBefore", "notBefore may be set on a pending step only; step %s is %s.", st.ID, st.Status)
+		}
+		next.NotBefore = *p.NotBefore
 	}
 	if err := v.Err(); err != nil {
 		return st, err // the status is judged on a valid step
@@ -283,11 +292,17 @@ func stepsEqual(a, b Step) bool {
 	return a.Label == b.Label && a.Phase == b.Phase && a.SchedulingMode == b.SchedulingMode &&
 		a.EstimatedDuration == b.EstimatedDuration && slices.Equal(a.TechIDs, b.TechIDs) &&
 		((a.BayID == nil) == (b.BayID == nil)) && (a.BayID == nil || *a.BayID == *b.BayID) && a.Status == b.Status &&
-		samePtr(a.StartedAt, b.StartedAt) && samePtr(a.CompletedAt, b.CompletedAt)
+		samePtr(a.StartedAt, b.StartedAt) && samePtr(a.CompletedAt, b.CompletedAt) && sameOffsetTime(a.NotBefore, b.NotBefore)
 }
 
 func samePtr[T comparable](a, b *T) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// sameOffsetTime: both none, or the same instant with the same offset (a
+// notBefore sent again with another offset is a change: it comes back so).
+func sameOffsetTime(a, b *OffsetTime) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Equal(b.Time) && a.String() == b.String()
 }
 
 // CheckVersion is stale_updated_at unless the caller's version of a record
