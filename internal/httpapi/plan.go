@@ -36,6 +36,9 @@ func (h *handlers) GetPlan(ctx context.Context, req oapi.GetPlanRequestObject) (
 	if err != nil {
 		return nil, err
 	}
+	if err := h.plans.Anchor(ctx, p, now); err != nil { // the plan a reader saw, which later plans stay near
+		return nil, err
+	}
 	return oapi.GetPlan200JSONResponse(planOf(p, now)), nil
 }
 

@@ -14,6 +14,7 @@ package planning
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
@@ -25,6 +26,8 @@ type Store interface {
 	PlanVersion(ctx context.Context, locationID string) (int64, error)
 	PlanData(ctx context.Context, locationID string) (store.PlanData, error)
 	DurationStats(ctx context.Context, locationID string, version int64, now time.Time) (map[string]workshop.DurationStats, error)
+	PlanAnchors(ctx context.Context, locationID string) (current, previous *store.PlanAnchor, err error)
+	SavePlanAnchor(ctx context.Context, locationID string, a store.PlanAnchor) error
 	AssignSteps(ctx context.Context, v store.Visibility, locationID string, version int64, as []store.StepAssignment,
 		now workshop.Micros) ([]workshop.Step, error)
 }
@@ -44,6 +47,13 @@ type Plan struct {
 	// Durations are the location's learned durations by service code as
 	// the plan used them (contract section 9).
 	Durations map[string]workshop.DurationStats
+	// Minute is the minute it was computed in (Unix minutes of its start
+	// rounded up): with Version, what orders it among anchors (anchor.go).
+	Minute int64
+	// stepVersions are the updatedAt of the steps it planned, for the
+	// anchor it may become; anchored is set once it is stored as one.
+	stepVersions map[string]workshop.Micros
+	anchored     atomic.Bool
 }
 
 // PlanningMinutes is the duration the plan gives a step of catalog item
@@ -174,11 +184,17 @@ func (s *Service) compute(ctx context.Context, locationID, date string, now time
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{LocationID: locationID, Date: day.Format(time.DateOnly), Version: d.Version, Zone: zone, Settings: d.Settings}
+	p := &Plan{LocationID: locationID, Date: day.Format(time.DateOnly), Version: d.Version, Zone: zone, Settings: d.Settings,
+		Minute: startMinute(now), stepVersions: stepVersionsOf(d)}
 	if p.Durations, err = s.store.DurationStats(ctx, locationID, d.DurationVersion, now); err != nil {
 		return nil, err
 	}
 	p.Input = inputOf(d, p, zone, day, now)
+	if p.Date == today(now, zone) {
+		if p.Input.Anchor, err = s.anchorFor(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	p.Dispatch = workshop.PlanDispatch(p.Input)
 	return p, nil
 }
