@@ -89,7 +89,8 @@ func (p *problem) anchorSteps() {
 // placeKept fixes the anchor's placements near now that stay feasible, by
 // their anchored start: the technicians and bay still qualified, usable
 // and assigned as they were, every step it waits for fixed, and a free
-// start within the tolerance of the anchored one (or at the plan's start).
+// start within the tolerance of the anchored one (or at the plan's start),
+// the anchored one itself when it is free.
 func (p *problem) placeKept() {
 	a := p.in.Anchor
 	if a == nil {
@@ -126,7 +127,12 @@ func (p *problem) placeKept() {
 		if lo > hi {
 			continue
 		}
-		start := p.fit(lo, s.dur, s.anchor.techs, s.anchor.bay, pj.job.ID, p.fixedTech, p.fixedBay)
+		// Where it was if it is free there, else the nearest free start
+		// before it within the tolerance.
+		start := p.fit(max(lo, s.anchor.start), s.dur, s.anchor.techs, s.anchor.bay, pj.job.ID, p.fixedTech, p.fixedBay)
+		if start > hi {
+			start = p.fit(lo, s.dur, s.anchor.techs, s.anchor.bay, pj.job.ID, p.fixedTech, p.fixedBay)
+		}
 		end := p.clock.addWork(start, s.dur)
 		if start > hi || end > p.horizon {
 			continue

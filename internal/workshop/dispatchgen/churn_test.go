@@ -146,3 +146,39 @@ func TestReplansMoveLittleNearNow(t *testing.T) {
 		t.Logf("re-plan after %v: the window costs %+d weighted late minutes (%+.1f %%)", delay, with.weightedLate-without.weightedLate, cost)
 	}
 }
+
+// TestAnchoredPlanTimeReport prints the plan time of the contract's size
+// re-planned from an anchor (the kept placements and the tie-break on the
+// path) after its busiest technician went home, against the same plan
+// without the anchor (WORKSHOP_PLAN_REPORT=1). It asserts nothing of time.
+func TestAnchoredPlanTimeReport(t *testing.T) {
+	if os.Getenv("WORKSHOP_PLAN_REPORT") == "" {
+		t.Skip("a report, not a test: set WORKSHOP_PLAN_REPORT=1 to print it")
+	}
+	const instances = 40
+	var with, without []time.Duration
+	for seed := range uint64(instances) {
+		in := dispatchgen.Generate(1000+seed, dispatchgen.Contract80x4)
+		first := workshop.PlanDispatch(in)
+		a := workshop.AnchorOf(in, first)
+		later := in
+		later.Now = in.Now.Add(time.Minute)
+		later.Techs = slices.Clone(in.Techs)
+		later.Techs[0].Unavailable = true
+		began := time.Now()
+		workshop.PlanDispatch(later)
+		without = append(without, time.Since(began))
+		later.Anchor = &a
+		began = time.Now()
+		planAndCheck(t, "anchored", later)
+		with = append(with, time.Since(began))
+	}
+	for _, r := range []struct {
+		name  string
+		times []time.Duration
+	}{{"without the anchor", without}, {"with the anchor", with}} {
+		slices.Sort(r.times)
+		t.Logf("80x4 re-plan %s: p50 %v, p99 %v, max %v", r.name, r.times[len(r.times)/2].Round(time.Millisecond),
+			r.times[len(r.times)*99/100].Round(time.Millisecond), r.times[len(r.times)-1].Round(time.Millisecond))
+	}
+}
