@@ -1,7 +1,6 @@
 package dispatchgen_test
 
 import (
-	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -139,8 +138,8 @@ func TestReplansMoveLittleNearNow(t *testing.T) {
 			name string
 			c    churn
 		}{{"without the anchor", without}, {"with the anchor", with}} {
-			t.Log(fmt.Sprintf("re-plan after %v, %s, %d instances: unaffected steps moved %d of %d; in the first hour %d of %d; weighted late minutes %d",
-				delay, r.name, instances, r.c.moved, r.c.unaffected, r.c.movedInWindow, r.c.inWindow, r.c.weightedLate))
+			t.Logf("re-plan after %v, %s, %d instances: unaffected steps moved %d of %d; in the first hour %d of %d; weighted late minutes %d",
+				delay, r.name, instances, r.c.moved, r.c.unaffected, r.c.movedInWindow, r.c.inWindow, r.c.weightedLate)
 		}
 		cost := float64(with.weightedLate-without.weightedLate) / float64(max(without.weightedLate, 1)) * 100
 		t.Logf("re-plan after %v: the window costs %+d weighted late minutes (%+.1f %%)", delay, with.weightedLate-without.weightedLate, cost)
