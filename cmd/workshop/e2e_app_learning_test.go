@@ -64,3 +64,37 @@ func TestAppRecordsLate(t *testing.T) {
 		b.get("/locations/"+loc.ID+"/catalog/OIL").want(t, "a catalog item", http.StatusOK, "", "<dt>Actually</dt>")
 	})
 }
+
+// TestAppPlanningDurationsSetting: the settings page chooses which
+// durations the plan uses (contract section 9).
+func TestAppPlanningDurationsSetting(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		o := w.org("Learning Motors", "pro", 1)
+		loc := o.Locations[0]
+		appUser(t, w, o.ID, "boss@learning.example", workshop.RoleOwner, testPassword)
+		srv := startServer(t, db.URL)
+		path := "/locations/" + loc.ID + "/settings"
+		current := func() workshop.Settings {
+			t.Helper()
+			st, err := w.st.Settings(context.Background(), loc.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}
+		b := newBrowser(t, srv.URL)
+		b.login("boss@learning.example", testPassword, "").want(t, "owner signs in", http.StatusSeeOther, "/")
+		b.get(path).want(t, "the settings", http.StatusOK, "", `<select id="planningDurations" name="planningDurations"`,
+			`<option value="estimate" selected>`)
+		b.post(path, settingsFormOf(current().UpdatedAt, func(f url.Values) { f.Set("planningDurations", "p99") })).
+			want(t, "an unknown choice", http.StatusUnprocessableEntity, "", `id="planningDurations-error"`)
+		b.post(path, settingsFormOf(current().UpdatedAt, func(f url.Values) { f.Set("planningDurations", "p80") })).
+			want(t, "learned durations", http.StatusSeeOther, "")
+		if got := current().PlanningDurations; got != workshop.PlanWithP80 {
+			t.Errorf("planningDurations = %q, want p80", got)
+		}
+		b.get(path).want(t, "the settings again", http.StatusOK, "", `<option value="p80" selected>`)
+	})
+}
