@@ -652,6 +652,27 @@ func (e Weekday) Valid() bool {
 	}
 }
 
+// Defines values for WorkshopSettingsPlanningDurations.
+const (
+	Estimate WorkshopSettingsPlanningDurations = "estimate"
+	P50      WorkshopSettingsPlanningDurations = "p50"
+	P80      WorkshopSettingsPlanningDurations = "p80"
+)
+
+// Valid indicates whether the value is a known member of the WorkshopSettingsPlanningDurations enum.
+func (e WorkshopSettingsPlanningDurations) Valid() bool {
+	switch e {
+	case Estimate:
+		return true
+	case P50:
+		return true
+	case P80:
+		return true
+	default:
+		return false
+	}
+}
+
 // Attendance defines model for Attendance.
 type Attendance struct {
 	// ClockIn With the location's UTC offset at that instant.
@@ -862,6 +883,9 @@ type CatalogItem struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
+	// DurationStats How long the service really takes at the location: over the steps of this serviceCode whose actual end lies in the last 90 days, the working time between actual start and end in whole minutes (rounded up; the wall-clock time for a step that ran entirely outside working hours), and its 50th and 80th percentiles by nearest rank, null below 5 samples. Read-only.
+	DurationStats DurationStats `json:"durationStats"`
+
 	// EstimatedDuration Minutes.
 	EstimatedDuration int `json:"estimatedDuration"`
 
@@ -1001,6 +1025,16 @@ type DeliveryList struct {
 
 // DeliveryStatus The state of a delivery. pending: an attempt is due; succeeded: an attempt got a 2xx; failed: the last attempt failed and another is scheduled; exhausted: every attempt failed.
 type DeliveryStatus string
+
+// DurationStats How long the service really takes at the location: over the steps of this serviceCode whose actual end lies in the last 90 days, the working time between actual start and end in whole minutes (rounded up; the wall-clock time for a step that ran entirely outside working hours), and its 50th and 80th percentiles by nearest rank, null below 5 samples. Read-only.
+type DurationStats struct {
+	// P50 Minutes.
+	P50 nullable.Nullable[int] `json:"p50"`
+
+	// P80 Minutes.
+	P80     nullable.Nullable[int] `json:"p80"`
+	Samples int                    `json:"samples"`
+}
 
 // Event An event as a delivery's body carries it.
 type Event struct {
@@ -1750,6 +1784,12 @@ type StepDetail struct {
 
 // StepPatch defines model for StepPatch.
 type StepPatch struct {
+	// ActualEnd When the step really ended, written down afterwards: with a move to completed, or to correct a step that stays completed. The same bounds as actualStart, and not before the step's start. Without it a move to completed stamps the server's time. It is the step's completedAt.
+	ActualEnd *time.Time `json:"actualEnd,omitempty"`
+
+	// ActualStart When the step really started, written down afterwards: with a move to in_progress, or to correct a step that stays in_progress or completed. Not in the future (beyond the arrival clock skew), not before the job's arrivalTime (its createdAt when it has none). Without it a move to in_progress stamps the server's time. It is the step's startedAt.
+	ActualStart *time.Time `json:"actualStart,omitempty"`
+
 	// BayId null unassigns the bay.
 	BayId             nullable.Nullable[string] `json:"bayId,omitempty"`
 	EstimatedDuration *int                      `json:"estimatedDuration,omitempty"`
@@ -1984,9 +2024,15 @@ type WorkshopSettings struct {
 	LocationId       string         `json:"locationId"`
 	OperatingHours   []OpeningHours `json:"operatingHours"`
 
+	// PlanningDurations The duration the plan and the availability quote give a step that is not completed: estimate (its estimatedDuration), or with p50 or p80 that percentile of its catalog item's durationStats when the step's estimatedDuration is still the item's and the item has at least 5 samples.
+	PlanningDurations WorkshopSettingsPlanningDurations `json:"planningDurations"`
+
 	// Timezone Example: Europe/Berlin
 	Timezone string `json:"timezone"`
 }
+
+// WorkshopSettingsPlanningDurations The duration the plan and the availability quote give a step that is not completed: estimate (its estimatedDuration), or with p50 or p80 that percentile of its catalog item's durationStats when the step's estimatedDuration is still the item's and the item has at least 5 samples.
+type WorkshopSettingsPlanningDurations string
 
 // WorkshopSettingsList defines model for WorkshopSettingsList.
 type WorkshopSettingsList struct {

@@ -1140,6 +1140,11 @@ export interface components {
             bayId: string | null;
             /** @description The catalog item the step was made from; its required skills are the step's. null for a free-text step. */
             serviceCode: string | null;
+            /**
+             * Format: date-time
+             * @description The earliest the dispatch plan may start the step, with the offset it was sent with; null leaves its time to the planner. A pending step with its technicians, its bay (when the location has bays) and a notBefore is scheduled: the plan places it before the other pending steps and, when its technicians and bay are free, starts it exactly then (contract section 8).
+             */
+            notBefore: string | null;
             status: components["schemas"]["StepStatus"];
             startedAt: components["schemas"]["NullableAuditTimestamp"];
             completedAt: components["schemas"]["NullableAuditTimestamp"];
@@ -1160,8 +1165,13 @@ export interface components {
             schedulingMode?: components["schemas"]["SchedulingMode"];
             /** @description Minutes, 1 to 10080 (a week). */
             estimatedDuration?: number;
-            /** @description An active catalog item of the job's location (422 on `serviceCode` otherwise). The step needs the item's required skills. */
-            serviceCode?: string;
+            /** @description An active catalog item of the job's location (422 on `serviceCode` otherwise). The step needs the item's required skills. null or omitted: a free-text step. */
+            serviceCode?: string | null;
+            /**
+             * Format: date-time
+             * @description The earliest the plan may start the step (a past value is allowed); null or omitted: the planner chooses.
+             */
+            notBefore?: string | null;
         };
         StepPatch: {
             /**
@@ -1176,7 +1186,22 @@ export interface components {
             techIds?: string[];
             /** @description null unassigns the bay. */
             bayId?: string | null;
+            /**
+             * Format: date-time
+             * @description Pending steps only (422 on `notBefore` otherwise, also when the patch moves the step out of pending). A value schedules the step at that time; null returns its time to the planner (technicians and bay stay). Moving work on the dispatch timeline is one PATCH of techIds, bayId and notBefore.
+             */
+            notBefore?: string | null;
             status?: components["schemas"]["StepStatus"];
+            /**
+             * Format: date-time
+             * @description When the step really started, written down afterwards: with a move to in_progress, or to correct a step that stays in_progress or completed. Not in the future (beyond the arrival clock skew), not before the job's arrivalTime (its createdAt when it has none). Without it a move to in_progress stamps the server's time. It is the step's startedAt.
+             */
+            actualStart?: string;
+            /**
+             * Format: date-time
+             * @description When the step really ended, written down afterwards: with a move to completed, or to correct a step that stays completed. The same bounds as actualStart, and not before the step's start. Without it a move to completed stamps the server's time. It is the step's completedAt.
+             */
+            actualEnd?: string;
         };
         CancelRequest: {
             reasonTags: string[];
@@ -1332,6 +1357,11 @@ export interface components {
             plannedEnd: string;
             /** @description The step was in progress or already assigned: it keeps its technicians and bay. false: the planner chose them. */
             pinned: boolean;
+            /**
+             * Format: date-time
+             * @description The step's notBefore, with the location's offset; null when it has none.
+             */
+            notBefore: string | null;
         };
         UnplacedStep: {
             stepId: string;
@@ -1807,6 +1837,15 @@ export interface components {
             isActive: boolean;
             createdAt: components["schemas"]["AuditTimestamp"];
             updatedAt: components["schemas"]["AuditTimestamp"];
+            durationStats: components["schemas"]["DurationStats"];
+        };
+        /** @description How long the service really takes at the location: over the steps of this serviceCode whose actual end lies in the last 90 days, the working time between actual start and end in whole minutes (rounded up; the wall-clock time for a step that ran entirely outside working hours), and its 50th and 80th percentiles by nearest rank, null below 5 samples. Read-only. */
+        DurationStats: {
+            samples: number;
+            /** @description Minutes. */
+            p50: number | null;
+            /** @description Minutes. */
+            p80: number | null;
         };
         CatalogItemPut: {
             /** @description Required with an organisation key. */
@@ -1830,6 +1869,11 @@ export interface components {
             breaks: components["schemas"]["Break"][];
             /** @description Turnaround kept free in a bay between two jobs. */
             bayBufferMinutes: number;
+            /**
+             * @description The duration the plan and the availability quote give a step that is not completed: estimate (its estimatedDuration), or with p50 or p80 that percentile of its catalog item's durationStats when the step's estimatedDuration is still the item's and the item has at least 5 samples.
+             * @enum {string}
+             */
+            planningDurations: "estimate" | "p50" | "p80";
         };
         /** @enum {string} */
         Weekday: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";

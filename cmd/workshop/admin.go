@@ -172,12 +172,13 @@ var adminCommands = map[string]adminCommand{
 		hours := fs.String("hours", "", "opening hours, e.g. mon-fri=08:00-17:30,sat=09:00-13:00 (none: closed)")
 		breaks := fs.String("breaks", "", "breaks, e.g. mon-fri=12:00-12:30 (none: no breaks)")
 		buffer := fs.Int("bay-buffer", -1, "minutes kept free in a bay between two jobs")
+		planning := fs.String("planning-durations", "", "the durations the plan uses: estimate, p50 or p80 (learned from history)")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			var b *int
 			if *buffer >= 0 {
 				b = buffer
 			}
-			return op.SetSettings(ctx, *loc, *hours, *breaks, b)
+			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning))
 		}
 	}},
 	"org list": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {

@@ -99,6 +99,15 @@ func nullableMicros(m *workshop.Micros) nullable.Nullable[oapi.NullableAuditTime
 	return nullableOf(m)
 }
 
+// microsPtr is a sent instant as the store keeps it, nil when omitted.
+func microsPtr(t *time.Time) *workshop.Micros {
+	if t == nil {
+		return nil
+	}
+	m := workshop.MicrosOf(*t)
+	return &m
+}
+
 func nonNilList(l []string) []string {
 	if l == nil {
 		return []string{}
@@ -351,7 +360,8 @@ func (h *handlers) PatchStep(ctx context.Context, req oapi.PatchStepRequestObjec
 	}
 	patch := store.StepPatch{UpdatedAt: version.at, Label: b.Label, Phase: b.Phase, EstimatedDuration: b.EstimatedDuration,
 		TechIDs: b.TechIds, BayID: optionalNullable(b.BayId), NotBefore: optionalOffset(b.NotBefore),
-		SchedulingMode: (*string)(b.SchedulingMode), Status: (*string)(b.Status)}
+		SchedulingMode: (*string)(b.SchedulingMode), Status: (*string)(b.Status),
+		ActualStart: microsPtr(b.ActualStart), ActualEnd: microsPtr(b.ActualEnd), Skew: h.arrivalSkew}
 	st, err := h.store.PatchStep(ctx, visibility(principalOf(ctx)), req.JobId, req.StepId, patch, workshop.MicrosOf(h.now()))
 	if err != nil {
 		return nil, version.failed(err)

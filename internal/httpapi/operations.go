@@ -20,6 +20,7 @@ type OperationsStore interface {
 	AttendanceRecords(ctx context.Context, f store.AttendanceFilter, p workshop.PageRequest) (workshop.Page[workshop.Attendance], error)
 	CatalogItems(ctx context.Context, v store.Visibility, p workshop.PageRequest) (workshop.Page[workshop.CatalogItem], error)
 	PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (store.CatalogPut, error)
+	WithDurationStats(ctx context.Context, items []workshop.CatalogItem, now time.Time) error
 	LocationsSettings(ctx context.Context, v store.Visibility) ([]store.LocationSettings, error)
 }
 
@@ -91,7 +92,8 @@ func (h *handlers) ListAttendance(ctx context.Context, req oapi.ListAttendanceRe
 func catalogItemOf(it workshop.CatalogItem) oapi.CatalogItem {
 	return oapi.CatalogItem{Id: it.ID, LocationId: it.LocationID, ServiceCode: it.ServiceCode, Name: it.Name,
 		EstimatedDuration: it.EstimatedDuration, RequiredSkills: nonNilList(it.RequiredSkills), IsActive: it.IsActive,
-		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, DurationStats: oapi.DurationStats{Samples: it.DurationStats.Samples,
+			P50: nullableOf(it.DurationStats.P50), P80: nullableOf(it.DurationStats.P80)}}
 }
 
 func (h *handlers) ListCatalog(ctx context.Context, req oapi.ListCatalogRequestObject) (oapi.ListCatalogResponseObject, error) {
@@ -101,6 +103,9 @@ func (h *handlers) ListCatalog(ctx context.Context, req oapi.ListCatalogRequestO
 	}
 	list, err := h.store.CatalogItems(ctx, v, page)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.store.WithDurationStats(ctx, list.Data, h.now()); err != nil {
 		return nil, err
 	}
 	return oapi.ListCatalog200JSONResponse{Data: mapList(list.Data, catalogItemOf), NextCursor: cursorOf(list.NextCursor)}, nil
@@ -132,6 +137,11 @@ func (h *handlers) PutCatalogItem(ctx context.Context, req oapi.PutCatalogItemRe
 	if err != nil {
 		return nil, err
 	}
+	items := []workshop.CatalogItem{res.Item}
+	if err := h.store.WithDurationStats(ctx, items, h.now()); err != nil {
+		return nil, err
+	}
+	res.Item = items[0]
 	if res.Created {
 		return oapi.PutCatalogItem201JSONResponse(catalogItemOf(res.Item)), nil
 	}
@@ -145,7 +155,8 @@ func settingsOf(ls store.LocationSettings) oapi.WorkshopSettings {
 		}),
 		Breaks: mapList(ls.Breaks, func(b workshop.Break) oapi.Break {
 			return oapi.Break{Day: oapi.Weekday(b.Day), Start: b.Start, End: b.End}
-		})}
+		}),
+		PlanningDurations: oapi.WorkshopSettingsPlanningDurations(ls.PlanningDurations)}
 }
 
 func (h *handlers) GetWorkshopSettings(ctx context.Context, _ oapi.GetWorkshopSettingsRequestObject) (oapi.GetWorkshopSettingsResponseObject, error) {

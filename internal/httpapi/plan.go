@@ -36,6 +36,9 @@ func (h *handlers) GetPlan(ctx context.Context, req oapi.GetPlanRequestObject) (
 	if err != nil {
 		return nil, err
 	}
+	if err := h.plans.Anchor(ctx, p, now); err != nil { // the plan a reader saw, which later plans stay near
+		return nil, err
+	}
 	return oapi.GetPlan200JSONResponse(planOf(p, now)), nil
 }
 
@@ -74,6 +77,10 @@ func (h *handlers) GetAvailability(ctx context.Context, req oapi.GetAvailability
 	from := now
 	if q.From != nil {
 		from = *q.From
+	}
+	for i, s := range steps { // planned as the plan plans work: with the learned durations it uses
+		minutes := int(s.Duration / time.Minute)
+		steps[i].Duration = time.Duration(plan.PlanningMinutes(s.ServiceCode, minutes, minutes)) * time.Minute
 	}
 	quote := workshop.QuoteAvailability(plan.FreshInput(), plan.Dispatch, from, steps)
 	out := oapi.Availability{LocationId: loc, From: from.In(plan.Zone).Truncate(time.Microsecond),

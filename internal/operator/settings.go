@@ -16,10 +16,23 @@ type SettingsOut struct {
 	workshop.Settings
 }
 
+// SettingsOption changes a setting besides hours, breaks and bay buffer.
+type SettingsOption func(*workshop.Settings)
+
+// PlanningDurations sets planningDurations (estimate, p50 or p80); ""
+// keeps it.
+func PlanningDurations(v string) SettingsOption {
+	return func(s *workshop.Settings) {
+		if v != "" {
+			s.PlanningDurations = v
+		}
+	}
+}
+
 // SetSettings replaces a location's workshop settings. hours and breaks
 // are comma-separated DAYS=HH:MM-HH:MM entries, DAYS a weekday (mon) or a
 // range (mon-fri); "" keeps the current value, "none" empties it.
-func (o *Operator) SetSettings(ctx context.Context, locationID, hours, breaks string, bayBuffer *int) (SettingsOut, error) {
+func (o *Operator) SetSettings(ctx context.Context, locationID, hours, breaks string, bayBuffer *int, opts ...SettingsOption) (SettingsOut, error) {
 	if _, err := o.Store.LocationByID(ctx, locationID); err != nil {
 		return SettingsOut{}, err
 	}
@@ -49,6 +62,9 @@ func (o *Operator) SetSettings(ctx context.Context, locationID, hours, breaks st
 	}
 	if bayBuffer != nil {
 		cur.BayBufferMinutes = *bayBuffer
+	}
+	for _, o := range opts {
+		o(&cur)
 	}
 	if cur.OperatingHours == nil {
 		cur.OperatingHours = []workshop.OpeningHours{}

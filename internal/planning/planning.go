@@ -14,6 +14,7 @@ package planning
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
@@ -25,6 +26,9 @@ type Store interface {
 	PlanVersion(ctx context.Context, locationID string) (int64, error)
 	PlanData(ctx context.Context, locationID string) (store.PlanData, error)
 	JobDetail(ctx context.Context, v store.Visibility, id string) (store.JobDetailInput, error)
+	DurationStats(ctx context.Context, locationID string, version int64, now time.Time) (map[string]workshop.DurationStats, error)
+	PlanAnchors(ctx context.Context, locationID string) (current, previous *store.PlanAnchor, err error)
+	SavePlanAnchor(ctx context.Context, locationID string, a store.PlanAnchor) error
 	AssignSteps(ctx context.Context, v store.Visibility, locationID string, version int64, as []store.StepAssignment,
 		now workshop.Micros) ([]workshop.Step, error)
 }
@@ -41,6 +45,23 @@ type Plan struct {
 	// calendar belongs to one goroutine.
 	Input    workshop.DispatchInput
 	Dispatch workshop.Dispatch
+	// Durations are the location's learned durations by service code as
+	// the plan used them (contract section 9).
+	Durations map[string]workshop.DurationStats
+	// Minute is the minute it was computed in (Unix minutes of its start
+	// rounded up): with Version, what orders it among anchors (anchor.go).
+	Minute int64
+	// stepVersions are the updatedAt of the steps it planned, for the
+	// anchor it may become; anchored is set once it is stored as one.
+	stepVersions map[string]workshop.Micros
+	anchored     atomic.Bool
+}
+
+// PlanningMinutes is the duration the plan gives a step of catalog item
+// code that is not completed (workshop.PlanningMinutes), so that an
+// availability quote plans new work as the plan does.
+func (p *Plan) PlanningMinutes(code string, stepEstimate, itemEstimate int) int {
+	return workshop.PlanningMinutes(p.Settings.PlanningDurations, stepEstimate, itemEstimate, p.Durations[code])
 }
 
 // FreshInput is the plan's input with a calendar of its own, for one
@@ -195,8 +216,17 @@ func (s *Service) compute(ctx context.Context, locationID, date string, now time
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{LocationID: locationID, Date: day.Format(time.DateOnly), Version: d.Version, Zone: zone, Settings: d.Settings}
-	p.Input = inputOf(d, zone, day, now)
+	p := &Plan{LocationID: locationID, Date: day.Format(time.DateOnly), Version: d.Version, Zone: zone, Settings: d.Settings,
+		Minute: startMinute(now), stepVersions: stepVersionsOf(d)}
+	if p.Durations, err = s.store.DurationStats(ctx, locationID, d.DurationVersion, now); err != nil {
+		return nil, err
+	}
+	p.Input = inputOf(d, p, zone, day, now)
+	if p.Date == today(now, zone) {
+		if p.Input.Anchor, err = s.anchorFor(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	p.Dispatch = workshop.PlanDispatch(p.Input)
 	return p, nil
 }
@@ -224,8 +254,9 @@ func planDate(date string, now time.Time, zone *time.Location) (time.Time, error
 	return t, nil
 }
 
-// inputOf is the planner's input from the store's data.
-func inputOf(d store.PlanData, zone *time.Location, day, now time.Time) workshop.DispatchInput {
+// inputOf is the planner's input from the store's data, with the steps'
+// durations as the plan p gives them.
+func inputOf(d store.PlanData, p *Plan, zone *time.Location, day, now time.Time) workshop.DispatchInput {
 	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(zone, d.Settings), Now: now, Date: day,
 		BayBuffer: d.Settings.BayBuffer()}
 	for _, t := range d.Techs {
@@ -245,7 +276,11 @@ func inputOf(d store.PlanData, zone *time.Location, day, now time.Time) workshop
 			dj.ArrivalTime = &t
 		}
 		for _, st := range j.Steps {
-			dj.Steps = append(dj.Steps, stepOf(st, d.Skills))
+			ds := stepOf(st, d.Skills)
+			if estimate, ok := d.Estimates[ds.ServiceCode]; ok && st.Status != workshop.StepCompleted {
+				ds.Duration = time.Duration(p.PlanningMinutes(ds.ServiceCode, st.EstimatedDuration, estimate)) * time.Minute
+			}
+			dj.Steps = append(dj.Steps, ds)
 		}
 		in.Jobs = append(in.Jobs, dj)
 	}

@@ -91,22 +91,22 @@ type LocationSettings struct {
 
 // Settings reads one location's workshop settings.
 func (s *Store) Settings(ctx context.Context, locationID string) (workshop.Settings, error) {
-	var hours, breaks string
+	var hours, breaks, planning string
 	var buffer int
 	var updated workshop.Micros
-	err := s.read().queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes, updated_at FROM workshop_settings WHERE location_id = ?`,
-		locationID).Scan(&hours, &breaks, &buffer, &updated)
+	err := s.read().queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes, planning_durations, updated_at
+		FROM workshop_settings WHERE location_id = ?`, locationID).Scan(&hours, &breaks, &buffer, &planning, &updated)
 	if err != nil {
 		return workshop.Settings{}, notFoundOr(err, "location")
 	}
 	st, err := s.settings.parse(hours, breaks, buffer)
-	st.UpdatedAt = updated
+	st.PlanningDurations, st.UpdatedAt = planning, updated
 	return st, err
 }
 
 // LocationsSettings reads the workshop settings of the locations the caller sees.
 func (s *Store) LocationsSettings(ctx context.Context, v Visibility) ([]LocationSettings, error) {
-	rows, err := s.read().query(ctx, `SELECT l.id, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes
+	rows, err := s.read().query(ctx, `SELECT l.id, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes, w.planning_durations
 		FROM locations l JOIN workshop_settings w ON w.location_id = l.id
 		WHERE l.org_id = ? AND (? = '' OR l.id = ?) ORDER BY l.created_at, l.id`, v.OrgID, v.LocationID, v.LocationID)
 	if err != nil {
@@ -114,13 +114,14 @@ func (s *Store) LocationsSettings(ctx context.Context, v Visibility) ([]Location
 	}
 	return collect(rows, func(sc scanner) (LocationSettings, error) {
 		var ls LocationSettings
-		var hours, breaks string
+		var hours, breaks, planning string
 		var buffer int
-		if err := sc.Scan(&ls.LocationID, &ls.Timezone, &hours, &breaks, &buffer); err != nil {
+		if err := sc.Scan(&ls.LocationID, &ls.Timezone, &hours, &breaks, &buffer, &planning); err != nil {
 			return ls, err
 		}
 		var err error
 		ls.Settings, err = s.settings.parse(hours, breaks, buffer)
+		ls.PlanningDurations = planning
 		return ls, err
 	})
 }

@@ -80,11 +80,11 @@ func TestDayCloseWorkflow(t *testing.T) {
 		earlier := e.now() - workshop.Micros(time.Hour/time.Microsecond)
 		e.clk.Advance(time.Minute)
 		if _, err := e.st.PatchStep(ctx, closing, working.ID, step.ID, store.StepPatch{UpdatedAt: step.UpdatedAt,
-			Status: refOf(workshop.StepCompleted), CompletedAt: &earlier}, e.now()); err == nil {
+			Status: refOf(workshop.StepCompleted), ActualEnd: &earlier}, e.now()); err == nil {
 			t.Error("completed before it started: no error")
 		}
 		completed, err := e.st.PatchStep(ctx, closing, working.ID, step.ID, store.StepPatch{UpdatedAt: step.UpdatedAt,
-			Status: refOf(workshop.StepCompleted), CompletedAt: refOf(e.now() - 1)}, e.now())
+			Status: refOf(workshop.StepCompleted), ActualEnd: refOf(e.now() - 1)}, e.now())
 		if err != nil || *completed.CompletedAt != e.now()-1 {
 			t.Fatalf("complete at a time: %+v, %v", completed.CompletedAt, err)
 		}

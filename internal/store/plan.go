@@ -26,6 +26,13 @@ type PlanData struct {
 	// service code (inactive items too: a step made from an item keeps
 	// needing its skills after the item is retired).
 	Skills map[string][]string
+	// Estimates are the items' estimatedDuration by service code: a step
+	// whose estimate is still its item's plans with the learned duration
+	// (contract section 9).
+	Estimates map[string]int
+	// DurationVersion is the location's duration version, for
+	// Store.DurationStats (durations.go).
+	DurationVersion int64
 }
 
 // PlanVersion reads a location's plan version, the cheap check of whether a
@@ -42,24 +49,27 @@ func (s *Store) PlanVersion(ctx context.Context, locationID string) (int64, erro
 func (s *Store) PlanData(ctx context.Context, locationID string) (PlanData, error) {
 	var d PlanData
 	err := s.readTx(ctx, func(c conn) error {
-		var hours, breaks string
+		var hours, breaks, planning string
 		var buffer int
-		if err := c.queryRow(ctx, `SELECT p.version, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes
+		if err := c.queryRow(ctx, `SELECT p.version, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes, w.planning_durations,
+			d.version
 			FROM plan_versions p JOIN locations l ON l.id = p.location_id JOIN workshop_settings w ON w.location_id = l.id
-			WHERE p.location_id = ?`, locationID).Scan(&d.Version, &d.Timezone, &hours, &breaks, &buffer); err != nil {
+			JOIN duration_versions d ON d.location_id = l.id
+			WHERE p.location_id = ?`, locationID).Scan(&d.Version, &d.Timezone, &hours, &breaks, &buffer, &planning, &d.DurationVersion); err != nil {
 			return notFoundOr(err, "location")
 		}
 		var err error
 		if d.Settings, err = s.settings.parse(hours, breaks, buffer); err != nil {
 			return err
 		}
+		d.Settings.PlanningDurations = planning
 		if d.Techs, err = planTechnicians(ctx, c, locationID); err != nil {
 			return err
 		}
 		if d.Bays, err = planBays(ctx, c, locationID); err != nil {
 			return err
 		}
-		if d.Skills, err = planSkills(ctx, c, locationID); err != nil {
+		if d.Skills, d.Estimates, err = planCatalog(ctx, c, locationID); err != nil {
 			return err
 		}
 		d.Jobs, err = openJobs(ctx, c, locationID)
@@ -92,22 +102,23 @@ func planBays(ctx context.Context, c conn, locationID string) ([]workshop.Bay, e
 	})
 }
 
-func planSkills(ctx context.Context, c conn, locationID string) (map[string][]string, error) {
-	rows, err := c.query(ctx, `SELECT service_code, required_skills FROM catalog_items WHERE location_id = ?`, locationID)
+func planCatalog(ctx context.Context, c conn, locationID string) (map[string][]string, map[string]int, error) {
+	rows, err := c.query(ctx, `SELECT service_code, required_skills, estimated_duration FROM catalog_items WHERE location_id = ?`, locationID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
-	out := map[string][]string{}
+	skills, estimates := map[string][]string{}, map[string]int{}
 	for rows.Next() {
 		var code string
-		var skills []string
-		if err := rows.Scan(&code, jsonList[[]string]{&skills}); err != nil {
-			return nil, err
+		var required []string
+		var estimate int
+		if err := rows.Scan(&code, jsonList[[]string]{&required}, &estimate); err != nil {
+			return nil, nil, err
 		}
-		out[code] = skills
+		skills[code], estimates[code] = required, estimate
 	}
-	return out, rows.Err()
+	return skills, estimates, rows.Err()
 }
 
 // openStatuses are the statuses of a job that may still have work to plan

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -151,9 +152,11 @@ func (s *Store) cancelTags(ctx context.Context, locationID, only string) ([]work
 }
 
 func putSettings(ctx context.Context, c conn, locationID string, st workshop.Settings) error {
-	_, err := c.exec(ctx, `INSERT INTO workshop_settings (location_id, operating_hours, breaks, bay_buffer_minutes, updated_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (location_id) DO UPDATE SET operating_hours = excluded.operating_hours,
-		breaks = excluded.breaks, bay_buffer_minutes = excluded.bay_buffer_minutes, updated_at = excluded.updated_at`,
-		locationID, jsonText(st.OperatingHours), jsonText(st.Breaks), st.BayBufferMinutes, workshop.MicrosOf(c.s.now()))
+	_, err := c.exec(ctx, `INSERT INTO workshop_settings (location_id, operating_hours, breaks, bay_buffer_minutes, planning_durations, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (location_id) DO UPDATE SET operating_hours = excluded.operating_hours,
+		breaks = excluded.breaks, bay_buffer_minutes = excluded.bay_buffer_minutes, planning_durations = excluded.planning_durations,
+		updated_at = excluded.updated_at`,
+		locationID, jsonText(st.OperatingHours), jsonText(st.Breaks), st.BayBufferMinutes, cmp.Or(st.PlanningDurations, workshop.PlanWithEstimate),
+		workshop.MicrosOf(c.s.now()))
 	return err
 }

@@ -51,11 +51,12 @@ type Store struct {
 
 	eventHooks eventHooks // called after commits that recorded events (webhooks_dispatch.go)
 
-	steps    *stepCache                // jobs' steps by steps version (stepcache.go)
-	settings *settingsCache            // parsed workshop settings by their text (settingscache.go)
-	grants   *memo[string, epochGrant] // credentials by secret hash, with the auth epoch read at (credentials.go)
-	epochs   epochReads                // reads of the auth epoch, one for all waiting (authepoch.go)
-	uses     *memo[string, time.Time]  // when this process last recorded each credential's use (credentials_list.go)
+	steps     *stepCache                // jobs' steps by steps version (stepcache.go)
+	settings  *settingsCache            // parsed workshop settings by their text (settingscache.go)
+	durations *durationCache            // learned durations by location and duration version (durations.go)
+	grants    *memo[string, epochGrant] // credentials by secret hash, with the auth epoch read at (credentials.go)
+	epochs    epochReads                // reads of the auth epoch, one for all waiting (authepoch.go)
+	uses      *memo[string, time.Time]  // when this process last recorded each credential's use (credentials_list.go)
 }
 
 // Option adjusts a Store.
@@ -81,7 +82,7 @@ var ErrNoDatabase = errors.New("no such database")
 // Open connects to the database named by a URL (sqlite://PATH or
 // postgres://...) and migrates its schema.
 func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, groupWrites: true, steps: newStepCache(), settings: newSettingsCache(), grants: newMemo[string, epochGrant](grantCacheSize),
+	s := &Store{now: time.Now, groupWrites: true, steps: newStepCache(), settings: newSettingsCache(), durations: newDurationCache(), grants: newMemo[string, epochGrant](grantCacheSize),
 		uses: newMemo[string, time.Time](grantCacheSize)}
 	for _, o := range opts {
 		o(s)

@@ -96,7 +96,11 @@ type dispatchView struct {
 
 func (a *App) renderDispatch(w http.ResponseWriter, r *http.Request, d *desk, date string, status int, problem string) {
 	ctx := r.Context()
-	plan, err := a.plans.Plan(ctx, d.loc.ID, date, a.now())
+	now := a.now()
+	plan, err := a.plans.Plan(ctx, d.loc.ID, date, now)
+	if err == nil {
+		err = a.plans.Anchor(ctx, plan, now) // the plan a person saw, which later plans stay near
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return

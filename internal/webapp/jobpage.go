@@ -390,9 +390,9 @@ func stepOf(j workshop.Job, id string) (workshop.Step, bool) {
 }
 
 // patchStep writes a step change made on the job page: assign, start or
-// complete.
+// complete. patch fills the change from the form, or refuses the form.
 func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed func(*store.SignedIn, workshop.Step) bool,
-	patch func(f form, p *store.StepPatch)) {
+	patch func(d *desk, f form, p *store.StepPatch) error) {
 	stepID := r.PathValue("stepID")
 	d, j, ok := a.jobWrite(w, r, si, func(j workshop.Job) bool {
 		st, found := stepOf(j, stepID)
@@ -405,11 +405,13 @@ func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.Signed
 		a.notFound(w, r)
 		return
 	}
-	f := formOf(r, "techIds", "bayId", "updatedAt")
+	f := formOf(r, "techIds", "bayId", "updatedAt", "actualStart", "actualEnd")
 	f.Values["techIds"] = strings.Join(r.PostForm["techIds"], " ")
 	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"])}
-	patch(f, &p)
-	_, err := a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
+	err := patch(d, f, &p)
+	if err == nil {
+		_, err = a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
+	}
 	fs := jobForms{stepID: stepID, step: &f}
 	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
 		// the step as it is now: the choices from the record, not the form
@@ -436,28 +438,51 @@ func (a *App) afterStale(w http.ResponseWriter, r *http.Request, d *desk, jobID 
 }
 
 func (a *App) assignStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, func(si *store.SignedIn, _ workshop.Step) bool { return mayWrite(si) }, func(f form, p *store.StepPatch) {
+	a.patchStep(w, r, si, func(si *store.SignedIn, _ workshop.Step) bool { return mayWrite(si) }, func(_ *desk, f form, p *store.StepPatch) error {
 		techs := strings.Fields(f.Values["techIds"])
 		if techs == nil {
 			techs = []string{}
 		}
 		bay := optionalText(f.Values["bayId"])
 		p.TechIDs, p.BayID = &techs, &bay
+		return nil
 	})
 }
 
+// startStep starts a step now or, for a person writing down what happened,
+// at the "started at" time of the form (contract section 9).
 func (a *App) startStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, mayWorkStep, func(_ form, p *store.StepPatch) {
+	a.patchStep(w, r, si, mayWorkStep, func(d *desk, f form, p *store.StepPatch) (err error) {
 		s := workshop.StepInProgress
 		p.Status = &s
+		p.ActualStart, err = d.actualTime(f, "actualStart")
+		return err
 	})
 }
 
+// completeStep completes a step now or at the form's "finished at" time.
 func (a *App) completeStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, mayWorkStep, func(_ form, p *store.StepPatch) {
+	a.patchStep(w, r, si, mayWorkStep, func(d *desk, f form, p *store.StepPatch) (err error) {
 		s := workshop.StepCompleted
 		p.Status = &s
+		p.ActualEnd, err = d.actualTime(f, "actualEnd")
+		return err
 	})
+}
+
+// actualTime reads an optional "started at" or "finished at" of a step
+// form, a datetime-local of the location: nil when blank (the server's
+// time).
+func (d *desk) actualTime(f form, field string) (*workshop.Micros, error) {
+	t, ok := d.parseLocalTime(f.Values[field])
+	if !ok {
+		return nil, workshop.Invalid(field, "Enter the time as a date and time, or leave it blank for now.")
+	}
+	if t == nil {
+		return nil, nil
+	}
+	m := workshop.MicrosOf(t.Time)
+	return &m, nil
 }
 
 // finishJob delivers or cancels a job. The store's deliver and cancel take

@@ -1,6 +1,7 @@
 package webapp
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -24,11 +25,22 @@ type catalogRow struct {
 	Code, Path, Name, Skills string
 	Minutes                  int
 	Active                   bool
+	Learned                  string // what history says it takes, beside the estimate
 }
 
 func catalogRowOf(it workshop.CatalogItem) catalogRow {
 	return catalogRow{Code: it.ServiceCode, Path: catalogItemPath(it.LocationID, it.ServiceCode), Name: it.Name,
-		Skills: listText(it.RequiredSkills), Minutes: it.EstimatedDuration, Active: it.IsActive}
+		Skills: listText(it.RequiredSkills), Minutes: it.EstimatedDuration, Active: it.IsActive, Learned: learnedText(it.DurationStats)}
+}
+
+// learnedText is an item's durationStats as a person reads them next to
+// the estimate: "usually 75 min, long 90 min (12 done in 90 days)".
+func learnedText(st workshop.DurationStats) string {
+	done := fmt.Sprintf("%d done in 90 days", st.Samples)
+	if st.P50 == nil || st.P80 == nil {
+		return fmt.Sprintf("not enough history yet (%s, %d needed)", done, workshop.MinDurationSamples)
+	}
+	return fmt.Sprintf("usually %d min, long %d min (%s)", *st.P50, *st.P80, done)
 }
 
 // checked is a checkbox's form value.
@@ -60,6 +72,9 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 // (failed: as a refused create left it).
 func (a *App) renderCatalog(w http.ResponseWriter, r *http.Request, d *desk, status int, failed *form) {
 	list, err := a.store.CatalogItems(r.Context(), d.visibility(), workshop.PageRequest{Limit: listedLimit})
+	if err == nil {
+		err = a.store.WithDurationStats(r.Context(), list.Data, a.now())
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -114,6 +129,12 @@ func (a *App) renderCatalogItem(w http.ResponseWriter, r *http.Request, d *desk,
 		a.readFailed(w, r, err)
 		return
 	}
+	items := []workshop.CatalogItem{it}
+	if err := a.store.WithDurationStats(r.Context(), items, a.now()); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	it = items[0]
 	a.render(w, r, status, "catalogitem", view{Header: d.header, Data: map[string]any{
 		"Location": d.loc, "Item": catalogRowOf(it), "MayWrite": allows(d.si, catalogScopes.write),
 		"Edit": formOr(fs.edit, map[string]string{"name": it.Name, "estimatedDuration": strconv.Itoa(it.EstimatedDuration),

@@ -45,7 +45,7 @@ func (a *App) settingsPage(w http.ResponseWriter, r *http.Request, si *store.Sig
 
 // settingsFields are the names of the settings form's inputs.
 func settingsFields() []string {
-	fields := []string{"updatedAt", "bayBufferMinutes"}
+	fields := []string{"updatedAt", "bayBufferMinutes", "planningDurations"}
 	for _, day := range workshop.Weekdays {
 		fields = append(fields, "open-"+day, "close-"+day, "breaks-"+day)
 	}
@@ -54,8 +54,8 @@ func settingsFields() []string {
 
 // settingsForm is the form of stored settings.
 func settingsForm(st workshop.Settings) form {
-	f := form{Values: map[string]string{"updatedAt": versionOf(st.UpdatedAt), "bayBufferMinutes": strconv.Itoa(st.BayBufferMinutes)},
-		Errors: map[string]string{}}
+	f := form{Values: map[string]string{"updatedAt": versionOf(st.UpdatedAt), "bayBufferMinutes": strconv.Itoa(st.BayBufferMinutes),
+		"planningDurations": st.PlanningDurations}, Errors: map[string]string{}}
 	for _, h := range st.OperatingHours {
 		f.Values["open-"+h.Day], f.Values["close-"+h.Day] = h.Open, h.Close
 	}
@@ -67,6 +67,14 @@ func settingsForm(st workshop.Settings) form {
 		f.Values["breaks-"+b.Day] = span
 	}
 	return f
+}
+
+// planningDurationChoices are the values of planningDurations as people
+// read them.
+var planningDurationChoices = []struct{ Value, Label string }{
+	{workshop.PlanWithEstimate, "The estimate of each step"},
+	{workshop.PlanWithP50, "Learned: usual duration (median of the last 90 days)"},
+	{workshop.PlanWithP80, "Learned: long duration (80th percentile of the last 90 days)"},
 }
 
 // settingsAliases put the domain's messages beside the form's inputs.
@@ -128,6 +136,7 @@ func settingsOf(f form) (workshop.Settings, *workshop.Validation) {
 		v.Add("bayBufferMinutes", "Enter the bay buffer in whole minutes.")
 	}
 	st.BayBufferMinutes = buffer
+	st.PlanningDurations = f.Values["planningDurations"]
 	for _, day := range workshop.Weekdays {
 		open, close := strings.TrimSpace(f.Values["open-"+day]), strings.TrimSpace(f.Values["close-"+day])
 		switch {
@@ -213,5 +222,5 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, d *desk, st
 	}
 	a.render(w, r, status, "settings", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc, "Days": days,
 		"Tags": tags, "TagForm": tagForm, "MayEdit": isAdmin(d.si), "Saved": r.URL.Query().Get("saved") == "1" && status == http.StatusOK,
-		"MaxBuffer": workshop.MaxBayBufferMinutes}})
+		"MaxBuffer": workshop.MaxBayBufferMinutes, "PlanningDurations": planningDurationChoices}})
 }

@@ -39,6 +39,9 @@ type CatalogItem struct {
 	IsActive          bool
 	CreatedAt         Micros
 	UpdatedAt         Micros
+	// DurationStats is what the location's history says the service takes
+	// (contract section 9): computed, never stored with the item.
+	DurationStats DurationStats
 }
 
 // ClockOut decides the clock-out of open record a at out (the location's

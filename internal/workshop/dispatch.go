@@ -31,6 +31,9 @@ type DispatchInput struct {
 	// every open step once); 0 is the default (DefaultDispatchBudget
 	// scaled to the plan's size), negative plans the first-come-first-served order only.
 	Budget int
+	// Anchor is the plan this one stays near (dispatch_anchor.go); nil:
+	// none.
+	Anchor *DispatchAnchor
 }
 
 // DispatchTech is a technician as the planner sees them.

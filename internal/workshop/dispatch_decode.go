@@ -56,8 +56,9 @@ type pstep struct {
 	// afterEnd is the latest end of its completed predecessors.
 	after    []int
 	afterEnd int64
-	techs    []string // qualified technicians, when it has none assigned
-	bays     []string // suitable bays, when it has none assigned and the location has bays
+	techs    []string  // qualified technicians, when it has none assigned
+	bays     []string  // suitable bays, when it has none assigned and the location has bays
+	anchor   *anchored // where the anchor placed it (dispatch_anchor.go); nil: nowhere
 }
 
 func micros(t time.Time) int64 { return t.UnixMicro() }
@@ -93,6 +94,8 @@ func newProblem(in DispatchInput) *problem {
 		}
 	}
 	p.placeScheduled()
+	p.anchorSteps()
+	p.placeKept()
 	return p
 }
 
@@ -265,11 +268,13 @@ type decoded struct {
 	score  score
 }
 
-// score is the objective, compared in order.
+// score is the objective, compared in order, and the tie-break among
+// plans equal in it: the steps moved from the anchor.
 type score struct {
 	unplaced     int
 	weightedLate int
 	last         int64
+	moved        int
 }
 
 func (a score) better(b score) bool {
@@ -279,7 +284,10 @@ func (a score) better(b score) bool {
 	if a.weightedLate != b.weightedLate {
 		return a.weightedLate < b.weightedLate
 	}
-	return a.last < b.last
+	if a.last != b.last {
+		return a.last < b.last
+	}
+	return a.moved < b.moved
 }
 
 // decode places the jobs' steps job by job in order.
@@ -396,6 +404,7 @@ func (p *problem) scoreOf(d decoded) score {
 		}
 		s.last = max(s.last, end)
 	}
+	s.moved = p.movedFrom(d)
 	return s
 }
 

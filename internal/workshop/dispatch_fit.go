@@ -79,13 +79,21 @@ func (p *problem) place(s pstep, release int64, tech, bay map[string]*timeline) 
 	slices.SortStableFunc(techs, byTime)
 	slices.SortStableFunc(bayFree, byTime)
 	best := placement{reason: UnplacedBeyond}
+	// Among equally early starts the anchor's technicians and bay win
+	// (dispatch_anchor.go): a re-plan leaves a step where it was when
+	// nothing is gained by moving it. Until best is the anchor's, a
+	// candidate starting with it is still looked at.
+	anchoredBest := false
+	done := func(at int64) bool {
+		return best.reason == "" && (at > best.start || at == best.start && (s.anchor == nil || anchoredBest))
+	}
 	for _, bf := range bayFree {
-		if best.reason == "" && bf.at >= best.start {
+		if done(bf.at) {
 			break
 		}
 		for _, tf := range techs {
 			bound := max(tf.at, bf.at)
-			if bound > p.horizon || (best.reason == "" && bound >= best.start) {
+			if bound > p.horizon || done(bound) {
 				break
 			}
 			start := bound // without a bay, the technicians' own fit
@@ -99,8 +107,9 @@ func (p *problem) place(s pstep, release int64, tech, bay map[string]*timeline) 
 			if end > p.horizon {
 				continue
 			}
-			if best.reason != "" || start < best.start {
-				best = placement{techs: techSets[tf.i], bay: bays[bf.i], start: start, end: end}
+			isAnchor := s.anchor != nil && bays[bf.i] == s.anchor.bay && slices.Equal(techSets[tf.i], s.anchor.techs)
+			if best.reason != "" || start < best.start || start == best.start && isAnchor && !anchoredBest {
+				best, anchoredBest = placement{techs: techSets[tf.i], bay: bays[bf.i], start: start, end: end}, isAnchor
 			}
 		}
 	}

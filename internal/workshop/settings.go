@@ -6,6 +6,9 @@ type Settings struct {
 	OperatingHours   []OpeningHours `json:"operatingHours"`
 	Breaks           []Break        `json:"breaks"`
 	BayBufferMinutes int            `json:"bayBufferMinutes"`
+	// PlanningDurations is which duration the plan gives a step of a
+	// catalog item: estimate, p50 or p80 (PlanWithEstimate...).
+	PlanningDurations string `json:"planningDurations"`
 	// UpdatedAt is the settings' version, for the application's edit; the
 	// API's settings record does not show it.
 	UpdatedAt Micros `json:"-"`
@@ -28,7 +31,7 @@ type Break struct {
 // DefaultSettings are the settings of a new location: weekdays 08:00-17:30
 // with a lunch break, Saturday mornings, a 10-minute bay buffer.
 func DefaultSettings() Settings {
-	s := Settings{BayBufferMinutes: 10}
+	s := Settings{BayBufferMinutes: 10, PlanningDurations: PlanWithEstimate}
 	for _, d := range []string{"mon", "tue", "wed", "thu", "fri"} {
 		s.OperatingHours = append(s.OperatingHours, OpeningHours{Day: d, Open: "08:00", Close: "17:30"})
 		s.Breaks = append(s.Breaks, Break{Day: d, Start: "12:00", End: "12:30"})

@@ -49,6 +49,9 @@ func ValidateSettings(s Settings) error {
 	if s.BayBufferMinutes < 0 || s.BayBufferMinutes > MaxBayBufferMinutes {
 		v.Add("bayBufferMinutes", "The bay buffer is 0 to %d minutes.", MaxBayBufferMinutes)
 	}
+	if s.PlanningDurations != "" && !slices.Contains(PlanningDurationsValues, s.PlanningDurations) {
+		v.Add("planningDurations", "Planning durations are estimate, p50 or p80.")
+	}
 	return v.Err()
 }
 

@@ -3,6 +3,7 @@ package workshop
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // StepPatch is a change to a step; nil fields stay as they are.
@@ -18,10 +19,16 @@ type StepPatch struct {
 	// time to the planner); refused on a step that is not pending.
 	NotBefore **OffsetTime
 	Status    *string
-	// CompletedAt, with Status completed, is when the step was completed
-	// if not now: a day close records a step finished earlier so. It may
-	// be neither before the step started nor after now.
-	CompletedAt *Micros
+	// ActualStart and ActualEnd are what happened, written down
+	// afterwards (contract section 9): the start with a move to
+	// in_progress, the end with a move to completed (a day close records a
+	// step finished earlier so), or corrections of a step that stays in
+	// progress (its start) or completed (both). Without them a move stamps
+	// now.
+	ActualStart, ActualEnd *Micros
+	// Skew is how far past now an actual time may lie: the clock skew
+	// tolerated of a sent arrivalTime.
+	Skew time.Duration
 }
 
 // StepFacts is what a step change is checked against besides the job and
@@ -118,12 +125,11 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 		case st.Status == StepPending && next.Status == StepInProgress:
 			next.StartedAt = &now
 		case st.Status == StepInProgress && next.Status == StepCompleted:
-			at, err := completedAt(st, p, now)
-			if err != nil {
-				return st, err
-			}
-			next.CompletedAt = &at
+			next.CompletedAt = &now
 		}
+	}
+	if err := recordActuals(j, st, &next, p, now); err != nil {
+		return st, err
 	}
 	if err := checkWIP(f.Technicians, st, next); err != nil {
 		return st, err
@@ -138,17 +144,59 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 	return next, nil
 }
 
-// completedAt is when a step completes: now, or the earlier time the
-// patch gives.
-func completedAt(st Step, p StepPatch, now Micros) (Micros, error) {
-	if p.CompletedAt == nil {
-		return now, nil
+// recordActuals writes a patch's actualStart and actualEnd into next, the
+// step as the patch's status leaves it (prev is the stored one): the start
+// when it moves to or stays in progress or stays completed, the end when
+// it moves to or stays completed; each neither in the future (beyond the
+// skew) nor before the job arrived (was created, when it has no arrival),
+// and the end not before the start.
+func recordActuals(j Job, prev Step, next *Step, p StepPatch, now Micros) error {
+	if p.ActualStart == nil && p.ActualEnd == nil {
+		return nil
 	}
-	at := *p.CompletedAt
-	if at > now || st.StartedAt != nil && at < *st.StartedAt {
-		return now, Invalid("completedAt", "A step is completed after it started and not later than now.")
+	earliest := j.CreatedAt
+	if j.ArrivalTime != nil {
+		earliest = MicrosOf(j.ArrivalTime.Time)
 	}
-	return at, nil
+	latest := MicrosOf(now.Time().Add(p.Skew))
+	var v Validation
+	check := func(field string, at Micros, allowed bool, when string) {
+		switch {
+		case !allowed:
+			v.Add(field, "%s is sent %s.", field, when)
+		case at > latest:
+			v.Add(field, "%s %s is in the future; it records what happened (a clock %s ahead is tolerated).", field, at, durationWords(p.Skew))
+		case at < earliest:
+			v.Add(field, "%s %s is before the job arrived (%s).", field, at, earliest)
+		}
+	}
+	moved := prev.Status != next.Status
+	if p.ActualStart != nil {
+		check("actualStart", *p.ActualStart, next.Status == StepInProgress || next.Status == StepCompleted && !moved,
+			"with a move to in_progress, or to correct a step in progress or completed")
+		next.StartedAt = clone(p.ActualStart)
+	}
+	if p.ActualEnd != nil {
+		check("actualEnd", *p.ActualEnd, next.Status == StepCompleted,
+			"with a move to completed, or to correct a completed step")
+		next.CompletedAt = clone(p.ActualEnd)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if next.StartedAt != nil && next.CompletedAt != nil && *next.CompletedAt < *next.StartedAt {
+		field := "actualEnd"
+		if p.ActualEnd == nil {
+			field = "actualStart"
+		}
+		return Invalid(field, "A step ends after it starts: actualEnd %s is before actualStart %s.", *next.CompletedAt, *next.StartedAt)
+	}
+	return nil
+}
+
+func clone[T any](p *T) *T {
+	c := *p
+	return &c
 }
 
 // checkBay refuses a bay of another location or in maintenance.
@@ -247,7 +295,11 @@ func stepsEqual(a, b Step) bool {
 	return a.Label == b.Label && a.Phase == b.Phase && a.SchedulingMode == b.SchedulingMode &&
 		a.EstimatedDuration == b.EstimatedDuration && slices.Equal(a.TechIDs, b.TechIDs) &&
 		((a.BayID == nil) == (b.BayID == nil)) && (a.BayID == nil || *a.BayID == *b.BayID) && a.Status == b.Status &&
-		sameOffsetTime(a.NotBefore, b.NotBefore)
+		samePtr(a.StartedAt, b.StartedAt) && samePtr(a.CompletedAt, b.CompletedAt) && sameOffsetTime(a.NotBefore, b.NotBefore)
+}
+
+func samePtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // sameOffsetTime: both none, or the same instant with the same offset (a

@@ -152,3 +152,72 @@ func TestChangeJob(t *testing.T) {
 		t.Errorf("stale = %v, want stale_updated_at", err)
 	}
 }
+
+// Recording late (contract section 9): actualStart and actualEnd, with the
+// moves and corrections that may carry them and the refusals naming the
+// field.
+func TestChangeStepActuals(t *testing.T) {
+	t.Parallel()
+	now := MicrosOf(time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC))
+	mins := func(m int) Micros { return now + Micros(m)*Micros(time.Minute/time.Microsecond) }
+	arrived := &OffsetTime{Time: mins(-300).Time()}
+	job := Job{ID: "job_1", LocationID: "loc_1", Status: JobInProgress, ArrivalTime: arrived, CreatedAt: mins(-600)}
+	booked := Job{ID: "job_2", LocationID: "loc_1", Status: JobBooked, CreatedAt: mins(-400)}
+	pending := Step{ID: "stp_1", JobID: "job_1", LocationID: "loc_1", Status: StepPending, UpdatedAt: mins(-1)}
+	running := pending
+	running.Status, running.StartedAt = StepInProgress, ptr(mins(-120))
+	done := running
+	done.Status, done.CompletedAt = StepCompleted, ptr(mins(-30))
+	status := func(s string) *string { return &s }
+	for _, c := range []struct {
+		name               string
+		job                Job
+		step               Step
+		status             *string
+		start, end         *Micros
+		field              string // the refused field, "" when accepted
+		wantStart, wantEnd *Micros
+	}{
+		{name: "start written down late", job: job, step: pending, status: status(StepInProgress), start: ptr(mins(-90)), wantStart: ptr(mins(-90))},
+		{name: "start stamped now", job: job, step: pending, status: status(StepInProgress), wantStart: ptr(now)},
+		{name: "start within the skew", job: job, step: pending, status: status(StepInProgress), start: ptr(mins(4)), wantStart: ptr(mins(4))},
+		{name: "start beyond the skew", job: job, step: pending, status: status(StepInProgress), start: ptr(mins(6)), field: "actualStart"},
+		{name: "start before the arrival", job: job, step: pending, status: status(StepInProgress), start: ptr(mins(-301)), field: "actualStart"},
+		{name: "booked job: start before its creation", job: booked, step: pending, status: status(StepInProgress), start: ptr(mins(-401)), field: "actualStart"},
+		{name: "booked job: start after its creation", job: booked, step: pending, status: status(StepInProgress), start: ptr(mins(-399)), wantStart: ptr(mins(-399))},
+		{name: "start on a step staying pending", job: job, step: pending, start: ptr(mins(-90)), field: "actualStart"},
+		{name: "end with a move to in_progress", job: job, step: pending, status: status(StepInProgress), end: ptr(mins(-10)), field: "actualEnd"},
+		{name: "correct a start in progress", job: job, step: running, start: ptr(mins(-100)), wantStart: ptr(mins(-100))},
+		{name: "end of a step staying in progress", job: job, step: running, end: ptr(mins(-10)), field: "actualEnd"},
+		{name: "end written down late", job: job, step: running, status: status(StepCompleted), end: ptr(mins(-10)), wantStart: ptr(mins(-120)), wantEnd: ptr(mins(-10))},
+		{name: "end stamped now", job: job, step: running, status: status(StepCompleted), wantStart: ptr(mins(-120)), wantEnd: ptr(now)},
+		{name: "end before the start", job: job, step: running, status: status(StepCompleted), end: ptr(mins(-121)), field: "actualEnd"},
+		{name: "end in the future", job: job, step: running, status: status(StepCompleted), end: ptr(mins(10)), field: "actualEnd"},
+		{name: "start with a move to completed", job: job, step: running, status: status(StepCompleted), start: ptr(mins(-100)), field: "actualStart"},
+		{name: "correct both of a completed step", job: job, step: done, start: ptr(mins(-200)), end: ptr(mins(-100)), wantStart: ptr(mins(-200)), wantEnd: ptr(mins(-100))},
+		{name: "correct the start past the end", job: job, step: done, start: ptr(mins(-20)), field: "actualStart"},
+		{name: "correct the end before the start", job: job, step: done, end: ptr(mins(-130)), field: "actualEnd"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := StepPatch{UpdatedAt: c.step.UpdatedAt, Status: c.status, ActualStart: c.start, ActualEnd: c.end, Skew: 5 * time.Minute}
+			next, err := ChangeStep(c.job, c.step, p, now, StepFacts{})
+			var e *Error
+			if c.field != "" {
+				if !errors.As(err, &e) || e.Code != CodeValidationFailed || e.Field != c.field {
+					t.Fatalf("ChangeStep = %v, want validation_failed on %s", err, c.field)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ChangeStep = %v, want it accepted", err)
+			}
+			if !samePtr(next.StartedAt, c.wantStart) || !samePtr(next.CompletedAt, c.wantEnd) {
+				t.Errorf("startedAt, completedAt = %v, %v; want %v, %v", next.StartedAt, next.CompletedAt, c.wantStart, c.wantEnd)
+			}
+			if next.UpdatedAt == c.step.UpdatedAt {
+				t.Errorf("updatedAt unchanged: the change was not recorded")
+			}
+		})
+	}
+}
