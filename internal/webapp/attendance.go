@@ -13,7 +13,6 @@ import (
 const (
 	scopeAttendanceRead  = workshop.Scope("attendance:read")
 	scopeAttendanceWrite = workshop.Scope("attendance:write")
-	clockTimeLayout      = "15:04"
 )
 
 // attendanceRoutes serves the time clock and the timesheets (issue 20, part 2).
@@ -82,7 +81,7 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 		in := rec.ClockIn.In(d.zone)
 		since[rec.TechID] = in.Format(clockTimeLayout)
 		if in.Format(time.DateOnly) != now.Format(time.DateOnly) { // in since an earlier day: say which
-			since[rec.TechID] = in.Format(timeLayout)
+			since[rec.TechID] = in.Format(dateTimeLayout)
 		}
 	}
 	v := clockView{Location: d.loc, Error: refusal}
@@ -140,7 +139,7 @@ func (a *App) workedToday(r *http.Request, d *desk, techID string, now time.Time
 	if err != nil {
 		return "", err
 	}
-	return hoursMinutes(workshop.BuildTimesheet(period, []string{techID}, records, now).Minutes), nil
+	return durationText(workshop.BuildTimesheet(period, []string{techID}, records, now).Minutes), nil
 }
 
 func (a *App) clockIn(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {

@@ -90,9 +90,6 @@ func (s *sheet) query(p workshop.Period) string {
 	return q.Encode()
 }
 
-// hoursMinutes shows minutes as hours:minutes (3:05).
-func hoursMinutes(m int) string { return fmt.Sprintf("%d:%02d", m/60, m%60) }
-
 // sheetEntry is one record on the timesheet page.
 type sheetEntry struct {
 	ID, Date, In, Out, Worked string
@@ -159,9 +156,9 @@ func (s *sheet) viewOf() sheetView {
 		v.Dates = append(v.Dates, workDateText(date, sheetDayLayout))
 	}
 	for _, tech := range ts.Technicians {
-		row := sheetRow{Name: s.name(tech.TechID), Total: hoursMinutes(tech.Minutes)}
+		row := sheetRow{Name: s.name(tech.TechID), Total: durationText(tech.Minutes)}
 		for _, m := range tech.DayMinutes {
-			row.Days = append(row.Days, hoursMinutes(m))
+			row.Days = append(row.Days, durationText(m))
 		}
 		for _, e := range tech.Entries {
 			row.Entries = append(row.Entries, d.sheetEntryOf(e))
@@ -170,9 +167,9 @@ func (s *sheet) viewOf() sheetView {
 		v.Rows = append(v.Rows, row)
 	}
 	for _, m := range ts.DayMinutes {
-		v.DayTotals = append(v.DayTotals, hoursMinutes(m))
+		v.DayTotals = append(v.DayTotals, durationText(m))
 	}
-	v.Total, v.Open, v.ManyPeople = hoursMinutes(ts.Minutes), ts.Open, len(ts.Technicians) > 1
+	v.Total, v.Open, v.ManyPeople = durationText(ts.Minutes), ts.Open, len(ts.Technicians) > 1
 	v.Now = d.when(s.now)
 	return v
 }
@@ -199,7 +196,7 @@ func (d *desk) sheetEntryOf(e workshop.TimesheetEntry) sheetEntry {
 		}
 		return s
 	}
-	v := sheetEntry{ID: e.ID, Date: workDateText(e.WorkDate, sheetDayLayout), In: show(in), Worked: hoursMinutes(e.Minutes), Open: e.Open}
+	v := sheetEntry{ID: e.ID, Date: workDateText(e.WorkDate, sheetDayLayout), In: show(in), Worked: durationText(e.Minutes), Open: e.Open}
 	if e.ClockOut != nil {
 		v.Out = show(out)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"html/template"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -192,13 +191,13 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 			// (the board's notion of late), or the promise watch last saw
 			// the plan finish it after its promise (job.at_risk).
 			if j.PromiseTime != nil {
-				bj.Promise = promiseText(j.PromiseTime.Time, now, zone)
+				bj.Promise = dateTimeText(j.PromiseTime.Time, zone)
 				if j.Status != workshop.JobReady && j.PromiseTime.Before(now) {
 					bj.AtRisk, bj.Risk = true, "Late: promise passed"
 				}
 			}
 			if !bj.AtRisk && j.PlanLateMinutes != nil && j.Status != workshop.JobReady {
-				bj.AtRisk, bj.Risk = true, "At risk: planned "+strconv.Itoa(*j.PlanLateMinutes)+" min late"
+				bj.AtRisk, bj.Risk = true, "At risk: planned "+durationText(*j.PlanLateMinutes)+" late"
 			}
 			col.Jobs = append(col.Jobs, bj)
 		}
@@ -221,16 +220,6 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 		d.Bays = append(d.Bays, x)
 	}
 	return d, nil
-}
-
-// promiseText is a promise in the location's zone: the time alone today,
-// with the day otherwise.
-func promiseText(t, now time.Time, zone *time.Location) string {
-	lt, ln := t.In(zone), now.In(zone)
-	if lt.Year() == ln.Year() && lt.YearDay() == ln.YearDay() {
-		return lt.Format("15:04")
-	}
-	return lt.Format("Mon 2 Jan 15:04")
 }
 
 func appendOnce(list []string, s string) []string {

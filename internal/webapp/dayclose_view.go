@@ -44,7 +44,7 @@ type closeSummary struct {
 }
 
 func summaryOf(s workshop.DaySummary) closeSummary {
-	return closeSummary{DaySummary: s, Clocked: hoursMinutes(s.MinutesClocked), Estimated: hoursMinutes(s.MinutesEstimated)}
+	return closeSummary{DaySummary: s, Clocked: durationText(s.MinutesClocked), Estimated: durationText(s.MinutesEstimated)}
 }
 
 // closedDay is a finished close in the list of closed days.

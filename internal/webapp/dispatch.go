@@ -181,7 +181,7 @@ func (d *desk) dispatchOf(p *planning.Plan, data store.PlanData) dispatchView {
 			risk["Promise"] = d.when(*o.PromiseTime)
 		}
 		if o.ProjectedCompletion != nil {
-			risk["Projected"] = d.when(*o.ProjectedCompletion) + ", " + hoursMinutes(o.LateMinutes) + " late"
+			risk["Projected"] = d.when(*o.ProjectedCompletion) + ", " + durationText(o.LateMinutes) + " late"
 		}
 		v.AtRisk = append(v.AtRisk, risk)
 	}

@@ -26,7 +26,6 @@ const (
 	dayClosingMessage = "The day is being closed at this location: jobs and steps cannot be changed until the close finishes."
 	staleMessage      = "Someone else changed this since you opened it. The current values are shown below; make your change again."
 	refusedMessage    = "Your role may not do this. Ask an advisor or an admin."
-	timeLayout        = "Mon 2 Jan 15:04"
 	inputTimeLayout   = "2006-01-02T15:04" // datetime-local
 	openJobsShown     = 100
 	searchLimit       = 50
@@ -175,7 +174,7 @@ func vehicleOf(j workshop.Job) string {
 	return strings.TrimSpace(deref(j.VehicleMake) + " " + deref(j.VehicleModel))
 }
 
-func (d *desk) when(t time.Time) string { return t.In(d.zone).Format(timeLayout) }
+func (d *desk) when(t time.Time) string { return dateTimeText(t, d.zone) }
 
 func (d *desk) rowOf(j workshop.Job) jobRow {
 	r := jobRow{ID: j.ID, Number: j.JobNumber, Plate: deref(j.VehiclePlate), Vehicle: vehicleOf(j), Status: j.Status, StatusLabel: statusLabel(j.Status)}
