@@ -88,6 +88,20 @@ func TestAppDesk(t *testing.T) {
 		b.get(newJob).want(t, "the new job form", http.StatusOK, "", "Oil change", `name="serviceCodes" value="OIL"`,
 			`<label for="vehiclePlate">`, `type="datetime-local"`)
 
+		// The empty form: 422, a message beside the vehicle and the steps,
+		// nothing written (the application's rule; the API's create takes
+		// a location alone).
+		b.post(newJob, url.Values{"kind": {"walk_in"}, "priority": {"normal"}}).want(t, "the empty form", http.StatusUnprocessableEntity, "",
+			`id="vehiclePlate-error"`, `id="serviceCodes-error"`)
+		if page, err := w.st.Jobs(ctx, store.JobFilter{Visibility: store.Visibility{OrgID: org.ID}}, workshop.PageRequest{Limit: 10}); err != nil || len(page.Data) != 0 {
+			t.Fatalf("the empty form wrote %d jobs (%v), want none", len(page.Data), err)
+		}
+		// Catalog steps chosen: the availability quote, whose button fills
+		// the promise (without JavaScript: the form again, nothing written).
+		b.get(newJob+"/quote?serviceCodes=OIL").want(t, "the quote", http.StatusOK, "", "Could be ready", `name="usePromise"`)
+		b.post(newJob, url.Values{"kind": {"walk_in"}, "priority": {"normal"}, "serviceCodes": {"OIL"}, "usePromise": {"2030-01-02T10:30"}}).
+			want(t, "take the quote as the promise", http.StatusOK, "", `value="2030-01-02T10:30"`, `value="OIL" checked`)
+
 		// A value the job cannot take: 422, the message beside its field, the values kept.
 		form := url.Values{"kind": {"walk_in"}, "vehiclePlate": {"ab 123 cd"}, "vehicleMake": {"VW"}, "priority": {"high"},
 			"promiseTime": {"tomorrow-ish"}, "serviceCodes": {"OIL"}}

@@ -15,14 +15,15 @@ import (
 
 // Kinds of write the job's page confirms.
 const (
-	doneSaved     = "saved"
-	doneStepAdded = "step-added"
-	doneAssigned  = "assigned"
-	doneStarted   = "started"
-	doneCompleted = "completed"
-	doneAccepted  = "accepted"
-	doneDelivered = "delivered"
-	doneCancelled = "cancelled"
+	doneSaved       = "saved"
+	doneStepAdded   = "step-added"
+	doneAssigned    = "assigned"
+	doneStarted     = "started"
+	doneCompleted   = "completed"
+	doneAccepted    = "accepted"
+	doneAcceptedAll = "accepted-all"
+	doneDelivered   = "delivered"
+	doneCancelled   = "cancelled"
 )
 
 // jobDone is the write the page confirms.
@@ -73,9 +74,17 @@ func (d jobDone) stepText(sv stepView) string {
 	return ""
 }
 
-// jobText confirms a write of the job.
-func (d jobDone) jobText(j workshop.Job) string {
+// jobText confirms a write of the job, whose steps are shown as steps.
+func (d jobDone) jobText(j workshop.Job, steps []stepView) string {
 	switch {
+	case d.kind == doneAcceptedAll:
+		var each []string
+		for _, sv := range steps {
+			if sv.TechNames != "" || sv.BayName != "" {
+				each = append(each, strings.TrimSuffix(jobDone{kind: doneAssigned}.stepText(sv), "."))
+			}
+		}
+		return "Plan accepted for " + j.JobNumber + ": " + strings.Join(each, "; ") + "."
 	case d.kind == doneSaved:
 		return j.JobNumber + " saved."
 	case d.kind == doneStepAdded:

@@ -49,6 +49,7 @@ type jobPageData struct {
 	Holds, Delays  []timeRow
 	History        []timeRow
 	Done           string // what the job action just made did ("RO-... delivered.")
+	Proposals      int    // pending steps the plan proposes a technician, bay and time for
 	Edit, AddStep  form
 	Actions        form // deliver and cancel
 	Priorities     []option
@@ -204,7 +205,12 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		}
 		p.Steps = append(p.Steps, sv)
 	}
-	p.Done = done.jobText(j)
+	p.Done = done.jobText(j, p.Steps)
+	for _, sv := range p.Steps {
+		if sv.Proposal != nil {
+			p.Proposals++
+		}
+	}
 	if !p.MayWrite { // the forms are not shown: their refusal goes on top
 		for _, f := range []*form{fs.edit, fs.addStep, fs.actions} {
 			if f != nil && f.Errors[""] != "" {

@@ -21,6 +21,7 @@ func (a *App) jobRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /jobs/{jobID}/steps", a.member(a.addStep))
 	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/assign", a.member(a.assignStep))
 	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/accept", a.member(a.acceptStep))
+	mux.Handle("POST /jobs/{jobID}/accept", a.member(a.acceptJob))
 	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/start", a.member(a.startStep))
 	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/complete", a.member(a.completeStep))
 	mux.Handle("GET /jobs/{jobID}/deliver", a.member(a.confirmDeliver))
@@ -313,4 +314,30 @@ func (a *App) acceptStep(w http.ResponseWriter, r *http.Request, si *store.Signe
 		_, err = a.plans.Apply(r.Context(), d.visibility(), d.loc.ID, []string{stepID}, a.now)
 	}
 	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{stepID: stepID, step: &f}, doneAccepted, "step-"+stepID, "step-"+stepID)
+}
+
+// acceptJob accepts the plan's proposals for every pending step of the
+// job that has one: the page a new job lands on plans it in one click.
+func (a *App) acceptJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, j, err := a.jobWrite(w, r, si, writer(si))
+	if err != nil {
+		return err
+	}
+	plan, err := a.jobPlan(r, d, j)
+	if err != nil {
+		return err
+	}
+	var stepIDs []string
+	for _, st := range j.Steps {
+		if ps, ok := plan.steps[st.ID]; ok && !ps.Pinned && st.Status == workshop.StepPending {
+			stepIDs = append(stepIDs, st.ID)
+		}
+	}
+	f := *newForm(map[string]string{})
+	if len(stepIDs) == 0 {
+		err = workshop.Errorf(workshop.CodeStaleUpdatedAt, "")
+	} else {
+		_, err = a.plans.Apply(r.Context(), d.visibility(), d.loc.ID, stepIDs, a.now)
+	}
+	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{actions: &f}, doneAcceptedAll, "job-heading", "vehicle-heading")
 }

@@ -95,6 +95,7 @@ func (a *App) Handler() http.Handler {
 	mux.Handle("GET /locations/{locationID}/jobs", a.member(a.findJobs))
 	mux.Handle("GET /locations/{locationID}/jobs/new", a.member(a.newJobPage))
 	mux.Handle("POST /locations/{locationID}/jobs/new", a.member(a.createJob))
+	mux.Handle("GET /locations/{locationID}/jobs/new/quote", a.member(a.newJobQuote))
 	a.jobRoutes(mux)
 	mux.Handle("GET /my/work", a.member(a.myWork))
 	a.resourceRoutes(mux)
