@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -20,6 +19,7 @@ type stepView struct {
 	Planned, Actual                         string
 	Proposal                                *proposal // the plan's, not yet accepted
 	Unplaced                                string    // why the plan cannot place it
+	WaitsFor, WaitsForLabel                 string    // the unplaced step it waits for
 	Done                                    string    // what the action just made on it did
 	MayAssign, MayStart, MayComplete        bool
 	Form                                    form
@@ -138,6 +138,12 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 	for _, b := range bays.Data {
 		names.bays[b.ID] = b.Name
 	}
+	// The detail and the proposals are of one plan: the location's of this
+	// minute, which planning keeps.
+	detail, err := a.plans.JobDetail(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, j.ID, a.now())
+	if err != nil {
+		return err
+	}
 	plan, err := a.jobPlan(r, d, j)
 	if err != nil {
 		return err
@@ -146,7 +152,7 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 	p := jobPageData{Location: d.loc, Job: d.rowOf(j), Version: versionOf(j.UpdatedAt), Priority: j.Priority,
 		ExternalKey: deref(j.ExternalKey), CancelReasons: reasonLabels(j.CancelReasons, tags),
 		Open: !j.Terminal(), MayWrite: write && !j.Terminal(), Closing: d.closing, Catalog: catalog,
-		Timeline: d.timelineOf(j, plan)}
+		Timeline: d.timelineOf(detail, plan)}
 	if j.ArrivalTime != nil {
 		p.Arrival = d.when(j.ArrivalTime.Time)
 	}
@@ -165,19 +171,22 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 	p.Actions = formOr(fs.actions, map[string]string{"reasonTags": ""})
 	p.Actions.Values["updatedAt"] = versionOf(j.UpdatedAt)
 
-	if a.jobDetail != nil {
-		dt, history, err := a.jobDetail(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, j.ID)
-		if err != nil {
-			return err
-		}
-		p.Holds, p.Delays = d.holdsAndDelays(dt)
-		for i := len(history) - 1; i >= 0; i-- { // newest first
-			p.History = append(p.History, timeRow{When: d.when(history[i].At.Time()), What: statusLabel(history[i].Status)})
-		}
+	p.Holds, p.Delays = d.holdsAndDelays(detail)
+	for i := len(detail.History) - 1; i >= 0; i-- { // newest first
+		h := detail.History[i]
+		p.History = append(p.History, timeRow{When: d.when(h.At.Time()), What: statusLabel(h.Status)})
+	}
+	stepDetails := map[string]workshop.StepDetail{}
+	labels := map[string]string{}
+	for i, st := range detail.Job.Steps {
+		stepDetails[st.ID], labels[st.ID] = detail.Steps[i], st.Label
 	}
 	done := doneOf(r)
 	for _, st := range j.Steps {
-		sv := d.stepViewOf(j, st, p.MayWrite, plan, names)
+		sv := d.stepViewOf(j, st, p.MayWrite, stepDetails[st.ID], plan, names)
+		if u := stepDetails[st.ID].Unplaced; u != nil && u.Reason == workshop.UnplacedAfter {
+			sv.WaitsFor, sv.WaitsForLabel = u.BlockedBy, labels[u.BlockedBy]
+		}
 		if st.Status != workshop.StepCompleted {
 			p.Unfinished = append(p.Unfinished, st.Label)
 		}
@@ -225,8 +234,8 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 }
 
 // stepViewOf is a step's view without its forms: its facts, its one
-// timeline and the plan's proposal.
-func (d *desk) stepViewOf(j workshop.Job, st workshop.Step, write bool, plan *jobPlan, names jobNames) stepView {
+// timeline (sd, the detail's) and the plan's proposal.
+func (d *desk) stepViewOf(j workshop.Job, st workshop.Step, write bool, sd workshop.StepDetail, plan workshop.JobInPlan, names jobNames) stepView {
 	ac := actorOf(d.si)
 	sv := stepView{ID: st.ID, Label: st.Label, Status: st.Status, StatusLabel: stepStatusLabel(st.Status), Version: versionOf(st.UpdatedAt),
 		Estimate: durationText(st.EstimatedDuration), TechNames: names.techList(st.TechIDs),
@@ -236,20 +245,12 @@ func (d *desk) stepViewOf(j workshop.Job, st workshop.Step, write bool, plan *jo
 	if st.BayID != nil {
 		sv.BayName = names.bays[*st.BayID]
 	}
-	if st.StartedAt != nil {
-		sv.Actual = d.when(st.StartedAt.Time()) + " – now"
-		if st.CompletedAt != nil {
-			sv.Actual = d.span(st.StartedAt.Time(), st.CompletedAt.Time())
-		}
+	sv.Planned, sv.Actual = d.spanOf(sd.PlannedStart, sd.PlannedEnd), d.spanOf(sd.ActualStart, sd.ActualEnd)
+	if ps, ok := plan.Steps[st.ID]; ok && !ps.Pinned && st.Status == workshop.StepPending && !j.Terminal() {
+		sv.Proposal = &proposal{Techs: names.techList(ps.TechIDs), Bay: names.bays[ps.BayID], When: d.span(ps.Start, ps.End)}
 	}
-	if ps, ok := plan.steps[st.ID]; ok && st.Status != workshop.StepCompleted {
-		sv.Planned = d.span(ps.Start, ps.End)
-		if !ps.Pinned && st.Status == workshop.StepPending && !j.Terminal() {
-			sv.Proposal = &proposal{Techs: names.techList(ps.TechIDs), Bay: names.bays[ps.BayID], When: sv.Planned}
-		}
-	}
-	if reason, ok := plan.unplaced[st.ID]; ok {
-		sv.Unplaced = unplacedReasons[reason]
+	if u := sd.Unplaced; u != nil && u.Reason != workshop.UnplacedAfter {
+		sv.Unplaced = unplacedReasons[u.Reason]
 	}
 	return sv
 }
@@ -272,22 +273,33 @@ func (d *desk) span(from, to time.Time) string {
 	return d.when(from) + " – " + end
 }
 
+// spanOf is from – to, "from – now" while it lasts; "" without a start.
+func (d *desk) spanOf(from, to *time.Time) string {
+	switch {
+	case from == nil:
+		return ""
+	case to == nil:
+		return d.when(*from) + " – now"
+	}
+	return d.span(*from, *to)
+}
+
 // holdsAndDelays are the detail's holds and delays as the page lists them.
-func (d *desk) holdsAndDelays(dt oapi.JobDetail) (holds, delays []timeRow) {
+func (d *desk) holdsAndDelays(dt workshop.JobDetail) (holds, delays []timeRow) {
 	for _, h := range dt.Holds {
 		end := "still waiting"
-		if e, err := h.End.Get(); err == nil {
-			end = "until " + d.when(e)
+		if h.End != nil {
+			end = "until " + d.when(*h.End)
 		}
 		holds = append(holds, timeRow{When: d.when(h.Start), What: "Waiting, " + end})
 	}
 	for _, dl := range dt.Delays {
-		what := durationText(dl.Minutes) + " late"
+		what := durationText(dl.Minutes) + " over its estimate"
 		if dl.Ongoing {
 			what += ", still running"
 		}
-		for _, st := range dt.Steps {
-			if st.Id == dl.StepId {
+		for _, st := range dt.Job.Steps {
+			if st.ID == dl.StepID {
 				what = st.Label + ": " + what
 			}
 		}

@@ -2,95 +2,56 @@ package webapp
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // jobPlan is what the location's dispatch plan (contract section 8) says
-// of one job: the one plan the dispatch view shows too, so that the job's
-// page never shows a second planned time for a step.
-type jobPlan struct {
-	steps    map[string]workshop.PlannedStep
-	unplaced map[string]string // step id: reason
-	outlook  *workshop.JobOutlook
-}
-
-// jobPlan reads the plan's word on the job; a finished job has none.
-func (a *App) jobPlan(r *http.Request, d *desk, j workshop.Job) (*jobPlan, error) {
-	p := &jobPlan{steps: map[string]workshop.PlannedStep{}, unplaced: map[string]string{}}
-	if j.Terminal() {
-		return p, nil
+// of the job: the plan the dispatch view and the job detail show too, so
+// that the page never shows a second planned time for a step. A job not
+// in the plan (finished, or every step completed) has nothing in it.
+func (a *App) jobPlan(r *http.Request, d *desk, j workshop.Job) (workshop.JobInPlan, error) {
+	none := workshop.JobInPlan{}
+	if !workshop.InPlan(j) {
+		return none, nil
 	}
 	plan, err := a.plans.Plan(r.Context(), d.loc.ID, "", a.now())
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	for _, ps := range plan.Dispatch.Steps {
-		if ps.JobID == j.ID {
-			p.steps[ps.StepID] = ps
-		}
-	}
-	for _, u := range plan.Dispatch.Unplaced {
-		if u.JobID == j.ID {
-			p.unplaced[u.StepID] = u.Reason
-		}
-	}
-	for _, o := range plan.Dispatch.Jobs {
-		if o.JobID == j.ID {
-			p.outlook = &o
-		}
-	}
-	return p, nil
+	jp, _ := plan.Dispatch.JobInPlan(j.ID)
+	return jp, nil
 }
 
-// timelineOf is the job's one timeline: the promise, the plan's start and
-// projected completion, and the actual start and end.
-func (d *desk) timelineOf(j workshop.Job, p *jobPlan) jobTimeline {
-	var t jobTimeline
-	if j.PromiseTime != nil {
-		t.Promise = d.when(j.PromiseTime.Time)
+// timelineOf is the job's one timeline, from its detail: the promise, the
+// plan's window and projection, and the actual start and end. Lateness is
+// the plan's (wall-clock, as the board and dispatch say it).
+func (d *desk) timelineOf(dt workshop.JobDetail, plan workshop.JobInPlan) jobTimeline {
+	t := jobTimeline{Promise: d.whenOf(dt.Promise.PromiseTime), Actual: d.spanOf(dt.ActualStart, dt.ActualEnd),
+		AtRisk: dt.Promise.AtRisk}
+	if dt.PlannedStart != nil && dt.PlannedEnd != nil {
+		t.Planned = d.span(*dt.PlannedStart, *dt.PlannedEnd)
 	}
-	var start, end *workshop.Micros
-	finished := len(j.Steps) > 0
-	for _, st := range j.Steps {
-		if st.StartedAt != nil && (start == nil || *st.StartedAt < *start) {
-			start = st.StartedAt
-		}
-		if st.CompletedAt == nil {
-			finished = false
-		} else if end == nil || *st.CompletedAt > *end {
-			end = st.CompletedAt
-		}
-	}
-	if start != nil {
-		t.Actual = d.when(start.Time()) + " – now"
-		if finished && end != nil {
-			t.Actual = d.span(start.Time(), end.Time())
-		}
-	}
-	var first *workshop.PlannedStep
-	for _, ps := range p.steps {
-		if first == nil || ps.Start.Before(first.Start) {
-			first = &ps
-		}
-	}
-	if o := p.outlook; o != nil {
-		t.AtRisk = o.AtRisk
-		switch {
-		case o.ProjectedCompletion == nil:
-			t.Outlook = "a step cannot be placed in the plan"
-		case first != nil:
-			t.Planned = d.span(first.Start, *o.ProjectedCompletion)
-		default:
-			t.Planned = "ready by " + d.when(*o.ProjectedCompletion)
-		}
-		switch {
-		case o.ProjectedCompletion == nil:
-		case o.LateMinutes > 0:
-			t.Outlook = durationText(o.LateMinutes) + " late"
-		case j.PromiseTime != nil:
-			t.Outlook = "on time"
-		}
+	p := dt.Promise
+	switch {
+	case !workshop.InPlan(dt.Job):
+	case p.ProjectedCompletion == nil:
+		t.Outlook = "a step cannot be placed in the plan"
+	case plan.Outlook.LateMinutes > 0:
+		t.Outlook = durationText(plan.Outlook.LateMinutes) + " late"
+	case p.SlackMinutes != nil:
+		t.Outlook = "on time, " + durationText(*p.SlackMinutes) + " working time to spare"
+	default:
+		t.Outlook = "ready by " + d.when(*p.ProjectedCompletion)
 	}
 	return t
+}
+
+// whenOf is when, "" for none.
+func (d *desk) whenOf(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return d.when(*t)
 }

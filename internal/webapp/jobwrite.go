@@ -308,7 +308,7 @@ func (a *App) acceptStep(w http.ResponseWriter, r *http.Request, si *store.Signe
 	if err != nil {
 		return err
 	}
-	if ps, ok := plan.steps[stepID]; !ok || ps.Pinned {
+	if ps, ok := plan.Steps[stepID]; !ok || ps.Pinned {
 		err = workshop.Errorf(workshop.CodeStaleUpdatedAt, "")
 	} else {
 		_, err = a.plans.Apply(r.Context(), d.visibility(), d.loc.ID, []string{stepID}, a.now)
@@ -329,7 +329,7 @@ func (a *App) acceptJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 	}
 	var stepIDs []string
 	for _, st := range j.Steps {
-		if ps, ok := plan.steps[st.ID]; ok && !ps.Pinned && st.Status == workshop.StepPending {
+		if ps, ok := plan.Steps[st.ID]; ok && !ps.Pinned && st.Status == workshop.StepPending {
 			stepIDs = append(stepIDs, st.ID)
 		}
 	}
