@@ -95,6 +95,7 @@ func (a *App) Handler() http.Handler {
 	mux.Handle("GET /locations/{locationID}/jobs/new/quote", a.member(a.newJobQuote))
 	a.jobRoutes(mux)
 	mux.Handle("GET /my/work", a.member(a.myWork))
+	mux.Handle("GET /my/work/events", a.member(a.myWorkEvents))
 	a.resourceRoutes(mux)
 	a.attendanceRoutes(mux)
 	a.settingsRoutes(mux)
