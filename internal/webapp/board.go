@@ -95,35 +95,31 @@ func (a *App) boardLocation(r *http.Request, si *store.SignedIn, locID string) (
 // technicians, bays and the counts, kept live by live.js over the board's
 // event stream. Every role sees it (issue 19: a technician sees the
 // board). ?display=wall is the wall display: the board alone, full screen.
-func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	locID := r.PathValue("locationID")
 	h, loc, err := a.boardLocation(r, si, locID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if loc == nil { // of another organisation, or none: alike
-		a.notFound(w, r)
-		return
+		return errNoSuchPage
 	}
 	wall := r.URL.Query().Get("display") == "wall"
 	d, err := a.boardData(r.Context(), loc, wall)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if wall {
 		var b bytes.Buffer
 		if err := a.wall.ExecuteTemplate(&b, "wall.html", d); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = b.WriteTo(w)
-		return
+		return nil
 	}
-	a.render(w, r, http.StatusOK, "board", view{Header: h, Data: d})
+	return a.render(w, r, http.StatusOK, "board", view{Header: h, Data: d})
 }
 
 // boardData reads and shapes a location's board now.

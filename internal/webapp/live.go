@@ -38,16 +38,14 @@ func (a *App) Run(ctx context.Context) { a.hub.Run(ctx) }
 // with event "end" (live.js then reloads the page, which asks to sign
 // in), and a wall display open all day keeps its session alive, as the
 // read refreshes last_seen_at.
-func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	locID := r.PathValue("locationID")
 	_, loc, err := a.boardLocation(r, si, locID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if loc == nil {
-		a.notFound(w, r)
-		return
+		return errNoSuchPage
 	}
 	wall := r.URL.Query().Get("display") == "wall" // the wall display's board: fewer jobs per status
 	sub, cancel := a.hub.subscribe(locID)
@@ -83,6 +81,7 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 			}
 		}}
 	s.run(ctx, a.hub.done, sub.c)
+	return nil
 }
 
 // stream is one open board stream.
