@@ -47,12 +47,12 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 	if loc == nil {
 		return errNoSuchPage
 	}
-	wall := r.URL.Query().Get("display") == "wall" // the wall display's board: fewer jobs per status
+	q := parseBoardQuery(r.URL.Query()) // the page's filters; the wall display's board: fewer jobs per status
 	sub, cancel := a.hub.subscribe(locID)
 	defer cancel()
 	ctx := r.Context()
 	render := func() ([]byte, error) {
-		d, err := a.boardData(ctx, loc, wall)
+		d, err := a.boardData(ctx, si, loc, q)
 		if err != nil {
 			return nil, err
 		}
