@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -129,4 +130,60 @@ func TestBrowserWallFits(t *testing.T) {
 		}
 	}
 	b.checkAccessible(t, "wall display")
+}
+
+// TestBrowserBoardLinks (issue 27, item 1): on the demo's board, as an
+// advisor would, at a desk, on a TV and on a phone: a job card opens its
+// job, the "At risk" count the jobs at risk, the filters narrow the board
+// and the search box finds a job by part of its model; axe finds nothing
+// serious on any of them.
+func TestBrowserBoardLinks(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	base, loc := demoSignIn(t, b, storetest.SQLiteURL(t), workshop.RoleAdvisor)
+	board := base + "/locations/" + loc + "/board"
+	for _, screen := range []struct{ width, height int64 }{{1280, 800}, {1920, 1080}, {390, 844}} {
+		size := strconv.Itoa(int(screen.width)) + "x" + strconv.Itoa(int(screen.height))
+		b.do(t, "the board at "+size, chromedp.EmulateViewport(screen.width, screen.height), chromedp.Navigate(board),
+			chromedp.WaitVisible(`a.job-card`))
+		b.screenshot(t, "board-"+size)
+		sideways, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+		if err != nil || sideways > 0 {
+			t.Errorf("board at %s: %d px wider than the screen (%v)", size, sideways, err)
+		}
+	}
+	b.checkAccessible(t, "board")
+
+	b.do(t, "open a job from its card", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(board), chromedp.WaitVisible(`a.job-card`),
+		jsClick(`a.job-card`))
+	b.waitFor(t, "the job page", `location.pathname.startsWith("/jobs/")`)
+	b.do(t, "open the jobs at risk from the count", chromedp.Navigate(board), chromedp.WaitVisible(`.count.status-at_risk a`),
+		jsClick(`.count.status-at_risk a`))
+	b.waitFor(t, "the jobs at risk", `location.search === "?status=at_risk" && !!document.querySelector("h2#list-heading")`)
+	if h := b.text(t, "#list-heading"); h != "Jobs at risk" {
+		t.Errorf("the at-risk count opened %q, want the jobs at risk", h)
+	}
+	rows, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.jobs tbody tr").length`))
+	if err != nil || rows == 0 {
+		t.Errorf("the jobs at risk list %d jobs (%v), want the demo's", rows, err)
+	}
+	b.checkAccessible(t, "jobs at risk")
+
+	b.do(t, "filter the board to jobs in progress", chromedp.Navigate(board), chromedp.WaitVisible(`#filter-status`),
+		chromedp.SetValue(`#filter-status`, "in_progress"), jsClick(`.board-filters button[type=submit]`))
+	b.waitFor(t, "the filtered board", `location.search.includes("status=in_progress") && !!document.querySelector("a.job-card")`)
+	cols, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".column h3")].map(h => h.textContent)`))
+	if err != nil || len(cols) != 1 || cols[0] != "In progress" {
+		t.Errorf("the filtered board shows the columns %v (%v), want In progress alone", cols, err)
+	}
+	b.screenshot(t, "board-filtered-1280x800")
+
+	b.do(t, "find a job by part of its model", chromedp.Navigate(board), chromedp.WaitVisible(`#board-q`),
+		chromedp.SendKeys(`#board-q`, "octav"), jsClick(`.board-search button`))
+	b.waitFor(t, "the search", `location.pathname.endsWith("/jobs") && !!document.querySelector("table.jobs")`)
+	if got := b.text(t, "table.jobs tbody"); !strings.Contains(got, "Skoda Octavia") {
+		t.Errorf("searching octav found %q, want the Skoda Octavia", got)
+	}
+	b.screenshot(t, "search-1280x800")
+	b.checkAccessible(t, "search")
 }
