@@ -29,6 +29,7 @@ var unplacedReasons = map[string]string{
 	workshop.UnplacedNoTechnician: "No technician has the skills, or every one who has is unavailable",
 	workshop.UnplacedNoBay:        "No bay takes this service, or every one is in maintenance",
 	workshop.UnplacedBeyond:       "It does not fit in the next 14 days",
+	workshop.UnplacedAfter:        "It waits for a step of its job that cannot be placed",
 }
 
 func (a *App) dispatchPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
@@ -170,7 +171,7 @@ func (d *desk) dispatchOf(p *planning.Plan, data store.PlanData) dispatchView {
 	}
 	for _, u := range p.Dispatch.Unplaced {
 		v.Unplaced = append(v.Unplaced, map[string]string{"JobID": u.JobID, "Job": jobs[u.JobID], "StepID": u.StepID,
-			"Label": steps[u.StepID], "Reason": unplacedReasons[u.Reason]})
+			"Label": steps[u.StepID], "Reason": unplacedReasons[u.Reason], "BlockedBy": u.BlockedBy, "BlockedByLabel": steps[u.BlockedBy]})
 	}
 	for _, o := range p.Dispatch.Jobs {
 		if !o.AtRisk {

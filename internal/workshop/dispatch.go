@@ -69,6 +69,11 @@ type DispatchStep struct {
 	ServiceCode            string   // "" none
 	RequiredSkills         []string
 	StartedAt, CompletedAt *time.Time
+	CreatedAt              time.Time // orders scheduled steps of one notBefore
+	// NotBefore is the earliest the step may start (nil: the planner
+	// chooses); with its technicians and bay it makes a pending step
+	// scheduled (contract section 8, "Scheduling a step at a time").
+	NotBefore *time.Time
 }
 
 // Dispatch is a location's plan.
@@ -86,17 +91,27 @@ type PlannedStep struct {
 	TechIDs       []string
 	BayID         string // "" none
 	Start, End    time.Time
-	Pinned        bool // in progress, or assigned before: it keeps its technicians and bay
+	Pinned        bool       // in progress, or assigned before: it keeps its technicians and bay
+	NotBefore     *time.Time // the step's, in the location's zone
 }
 
 // UnplacedStep is a step the plan could not place, with why.
-type UnplacedStep struct{ StepID, JobID, Reason string }
+type UnplacedStep struct {
+	StepID, JobID, Reason string
+	// BlockedBy is, with UnplacedAfter only, the first (in phase, then
+	// creation order) of the steps it waits for that are unplaced with a
+	// reason of their own.
+	BlockedBy string
+}
 
-// Reasons a step is unplaced.
+// Reasons a step is unplaced. A step's own want of a technician or a bay
+// comes first; a step that could be placed but waits for an unplaced step
+// of its job is UnplacedAfter.
 const (
 	UnplacedNoTechnician = "no_qualified_technician"
 	UnplacedNoBay        = "no_suitable_bay"
 	UnplacedBeyond       = "beyond_horizon"
+	UnplacedAfter        = "after_unplaced_step"
 )
 
 // JobOutlook is what the plan says of a job's promise.

@@ -26,6 +26,7 @@ func Check(in workshop.DispatchInput, d workshop.Dispatch) []error {
 	}
 	c.resources()
 	c.precedence()
+	c.scheduledStarts()
 	c.outlooks()
 	return c.errs
 }
@@ -115,7 +116,7 @@ func (c *checker) coverage() {
 			c.fail("placed step %s of job %s is not a step of that job in the input", id, ps.JobID)
 		}
 	}
-	reasons := []string{workshop.UnplacedNoTechnician, workshop.UnplacedNoBay, workshop.UnplacedBeyond}
+	reasons := []string{workshop.UnplacedNoTechnician, workshop.UnplacedNoBay, workshop.UnplacedBeyond, workshop.UnplacedAfter}
 	for id, u := range c.unplaced {
 		ref, ok := c.steps[id]
 		if !ok || ref.job.ID != u.JobID {
@@ -125,40 +126,41 @@ func (c *checker) coverage() {
 		if !slices.Contains(reasons, u.Reason) {
 			c.fail("unplaced step %s: reason %q", id, u.Reason)
 		}
-		c.reason(ref, u.Reason)
+		c.reason(ref, u)
 	}
 }
 
 // reason: a step unplaced for want of a technician or a bay has none it
-// could have, or waits for a step unplaced for that reason.
-func (c *checker) reason(ref stepRef, reason string) {
+// could have; otherwise one that waits for an unplaced step is
+// after_unplaced_step, blocked by the first of those with a reason of its
+// own; blockedBy comes with that reason only.
+func (c *checker) reason(ref stepRef, u workshop.UnplacedStep) {
 	s := ref.step()
+	first := ""
 	for _, q := range c.predecessors(ref) {
-		if u, ok := c.unplaced[q.ID]; ok && u.Reason == reason {
-			return
+		if qu, ok := c.unplaced[q.ID]; ok && qu.Reason != workshop.UnplacedAfter && first == "" {
+			first = q.ID
 		}
 	}
-	switch reason {
-	case workshop.UnplacedNoTechnician:
-		if len(s.TechIDs) > 0 {
-			c.fail("step %s has technicians yet is unplaced for want of one", s.ID)
+	if (u.BlockedBy != "") != (u.Reason == workshop.UnplacedAfter) {
+		c.fail("step %s unplaced %q with blockedBy %q", s.ID, u.Reason, u.BlockedBy)
+	}
+	switch {
+	case u.Reason == workshop.UnplacedAfter:
+		if first == "" || u.BlockedBy != first {
+			c.fail("step %s is after_unplaced_step blocked by %q, want the first step it waits for unplaced for a reason of its own, %q", s.ID, u.BlockedBy, first)
 		}
-		for _, t := range c.in.Techs {
-			if !t.Unavailable && hasAll(t.Skills, s.RequiredSkills) {
-				c.fail("step %s is unplaced for want of a technician, but %s qualifies", s.ID, t.ID)
-				return
-			}
+		if c.wantsTechnician(s) || c.wantsBay(s) {
+			c.fail("step %s is after_unplaced_step, but has no technician or bay of its own", s.ID)
 		}
-	case workshop.UnplacedNoBay:
-		if s.BayID != "" || len(c.in.Bays) == 0 {
-			c.fail("step %s: unplaced for want of a bay, with bay %q and %d bays", s.ID, s.BayID, len(c.in.Bays))
-		}
-		for _, b := range c.in.Bays {
-			if suits(b, s) {
-				c.fail("step %s is unplaced for want of a bay, but %s suits it", s.ID, b.ID)
-				return
-			}
-		}
+	case u.Reason == workshop.UnplacedBeyond && first != "":
+		c.fail("step %s is beyond_horizon, but waits for unplaced %s", s.ID, first)
+	}
+	switch {
+	case u.Reason == workshop.UnplacedNoTechnician && !c.wantsTechnician(s):
+		c.fail("step %s is unplaced for want of a technician, but has one or one qualifies", s.ID)
+	case u.Reason == workshop.UnplacedNoBay && !c.wantsBay(s):
+		c.fail("step %s is unplaced for want of a bay, but has one, or the location has none, or one suits it", s.ID)
 	}
 }
 
@@ -216,8 +218,9 @@ func (c *checker) assignment(s workshop.DispatchStep, ps workshop.PlannedStep) {
 }
 
 // timing: in working time, its length its duration of working time, not
-// before the plan's start or the job's arrival (or, booked, the opening of
-// its promise's date or of the date), within the horizon.
+// before the plan's start, its notBefore or the job's arrival (or, booked
+// and without notBefore, the opening of its promise's date or of the
+// date), within the horizon.
 func (c *checker) timing(ref stepRef, ps workshop.PlannedStep) {
 	s, cal := ref.step(), c.in.Calendar
 	if !cal.Open(ps.Start) {
@@ -234,6 +237,13 @@ func (c *checker) timing(ref stepRef, ps workshop.PlannedStep) {
 	}
 	j := ref.job
 	switch {
+	case s.NotBefore != nil:
+		if ps.Start.Before(*s.NotBefore) {
+			c.fail("step %s starts %v, before its notBefore %v", s.ID, ps.Start, *s.NotBefore)
+		}
+		if j.ArrivalTime != nil && ps.Start.Before(*j.ArrivalTime) {
+			c.fail("step %s starts %v, before its job arrived %v", s.ID, ps.Start, *j.ArrivalTime)
+		}
 	case j.ArrivalTime != nil:
 		if ps.Start.Before(*j.ArrivalTime) {
 			c.fail("step %s starts %v, before its job arrived %v", s.ID, ps.Start, *j.ArrivalTime)
@@ -363,6 +373,108 @@ func (c *checker) precedence() {
 			}
 		}
 	}
+}
+
+// wantsTechnician: a pending step without technicians that nobody
+// available could do.
+func (c *checker) wantsTechnician(s workshop.DispatchStep) bool {
+	if len(s.TechIDs) > 0 {
+		return false
+	}
+	for _, t := range c.in.Techs {
+		if !t.Unavailable && hasAll(t.Skills, s.RequiredSkills) {
+			return false
+		}
+	}
+	return true
+}
+
+// wantsBay: a pending step without a bay, in a location with bays, that
+// none suits.
+func (c *checker) wantsBay(s workshop.DispatchStep) bool {
+	if s.BayID != "" || len(c.in.Bays) == 0 {
+		return false
+	}
+	for _, b := range c.in.Bays {
+		if suits(b, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// scheduled: a pending step with technicians, a bay when the location has
+// bays, and a notBefore.
+func (c *checker) scheduled(s workshop.DispatchStep) bool {
+	return s.Status == workshop.StepPending && s.NotBefore != nil && len(s.TechIDs) > 0 && (s.BayID != "" || len(c.in.Bays) == 0)
+}
+
+// scheduledBefore: scheduled a and b, a comes first in the placement
+// order (by notBefore, then creation).
+func scheduledBefore(a, b workshop.DispatchStep) bool {
+	if !a.NotBefore.Equal(*b.NotBefore) {
+		return a.NotBefore.Before(*b.NotBefore)
+	}
+	return a.CreatedAt.Before(b.CreatedAt)
+}
+
+// scheduledStarts: a scheduled step that waits for no unfinished step,
+// whose notBefore lies in working time, after the plan's start and the
+// job's arrival, and whose technicians and bay are free from notBefore for
+// its duration (no step in progress, no scheduled step before it in the
+// placement order, the bay buffer kept) starts exactly at notBefore.
+func (c *checker) scheduledStarts() {
+	for id, ps := range c.placed {
+		ref := c.steps[id]
+		s := ref.step()
+		if !c.scheduled(s) || ps.Start.Equal(*s.NotBefore) {
+			continue
+		}
+		at := *s.NotBefore
+		if !c.in.Calendar.Open(at) || at.Before(c.planFrom) || ref.job.ArrivalTime != nil && at.Before(*ref.job.ArrivalTime) {
+			continue
+		}
+		waits := false
+		for _, q := range c.predecessors(ref) {
+			waits = waits || q.Status != workshop.StepCompleted || q.CompletedAt != nil && q.CompletedAt.After(at)
+		}
+		if waits || c.blocked(s, ref.job.ID, at, c.in.Calendar.AddWork(at, s.Duration)) {
+			continue
+		}
+		c.fail("scheduled step %s starts %v, want exactly its notBefore %v: its technicians and bay are free then", id, ps.Start, at)
+	}
+}
+
+// blocked: a step in progress, or a scheduled step before s in the
+// placement order, is on one of s's technicians or its bay (with the bay
+// buffer) within [start, end).
+func (c *checker) blocked(s workshop.DispatchStep, job string, start, end time.Time) bool {
+	for id, o := range c.placed {
+		q := c.steps[id].step()
+		if id == s.ID || !(q.Status == workshop.StepInProgress || c.scheduled(q) && scheduledBefore(q, s)) {
+			continue
+		}
+		shared := slices.ContainsFunc(o.TechIDs, func(t string) bool { return slices.Contains(s.TechIDs, t) })
+		if shared && o.Start.Before(end) && start.Before(o.End) {
+			return true
+		}
+		if s.BayID == "" || o.BayID != s.BayID {
+			continue
+		}
+		if o.Start.Before(end) && start.Before(o.End) {
+			return true
+		}
+		if o.JobID != job && c.in.BayBuffer > 0 {
+			gap := c.in.Calendar.WorkBetween(o.End, start)
+			if o.Start.After(start) {
+				gap = c.in.Calendar.WorkBetween(end, o.Start)
+			}
+			if gap < c.in.BayBuffer {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // outlooks: each job's projected completion, lateness, risk, and the totals.
