@@ -137,7 +137,7 @@ func TestAppDesk(t *testing.T) {
 		// Find it by its plate in another case and spacing, and by number.
 		b.get(jobs+"?q="+url.QueryEscape("AB123 CD")).want(t, "find by plate", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
 		b.get(jobs+"?q="+url.QueryEscape(j.JobNumber)).want(t, "find by number", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
-		b.get(jobs+"?q=NOPE").want(t, "find nothing", http.StatusOK, "", "No job has this number")
+		b.get(jobs+"?q=NOPE").want(t, "find nothing", http.StatusOK, "", "No job number, plate, make, model or external key contains this")
 		b.get(jobs).want(t, "open jobs", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
 		b.get("/jobs/"+jobID).want(t, "the job page", http.StatusOK, "", "Oil change", "Pending", "Plan", "Actual", "History")
 		b.get("/jobs/"+stranger.ID).want(t, "another organisation's job", http.StatusNotFound, "")

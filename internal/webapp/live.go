@@ -47,9 +47,9 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 	if loc == nil {
 		return errNoSuchPage
 	}
-	wall := r.URL.Query().Get("display") == "wall" // the wall display's board: fewer jobs per status
+	q := parseBoardQuery(r.URL.Query()) // the page's filters; the wall display's board: fewer jobs per status
 	a.stream(w, r, si, locID, func(ctx context.Context) ([]byte, error) {
-		d, err := a.boardData(ctx, loc, wall)
+		d, err := a.boardData(ctx, si, loc, q)
 		if err != nil {
 			return nil, err
 		}

@@ -29,6 +29,8 @@ var notPages = []string{"layout.html", "wall.html"}
 func parsePages() (pages, error) {
 	funcs := template.FuncMap{
 		"asset": func(name string) string { return assetPaths[name] },
+		// duration shows minutes as h:mm, as every page does (format.go).
+		"duration": durationText,
 		// field is the argument of the "field" template: one input of a form.
 		"field": func(f form, name, label, typ, autocomplete string) map[string]any {
 			return map[string]any{"Form": f, "Name": name, "Label": label, "Type": typ, "Auto": autocomplete}
