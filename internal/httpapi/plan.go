@@ -103,18 +103,7 @@ func (h *handlers) quoteSteps(ctx context.Context, loc string, codes []string) (
 	if err != nil {
 		return nil, err
 	}
-	var v workshop.Validation
-	steps := make([]workshop.QuoteStep, 0, len(codes))
-	for i, code := range codes {
-		it, ok := items[code]
-		if !ok || !it.IsActive {
-			v.AddCode("serviceCodes", "unknown_service_code", "serviceCodes[%d]: %s is not an active service of the location's catalog.", i, code)
-			continue
-		}
-		steps = append(steps, workshop.QuoteStep{ServiceCode: code, Duration: time.Duration(it.EstimatedDuration) * time.Minute,
-			RequiredSkills: it.RequiredSkills})
-	}
-	return steps, v.Err()
+	return workshop.QuoteStepsOf(items, codes)
 }
 
 // bodyLocation is the location a write body names, resolved as every

@@ -86,5 +86,5 @@ func (s *Store) Board(ctx context.Context, locationID string, now workshop.Micro
 // the application's board). A bay holds one vehicle: workshop.ChangeStep
 // refuses to start a second job's step in it.
 func bayOccupant(column string) string {
-	return `(SELECT s.` + column + ` FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress' ORDER BY s.started_at, s.id LIMIT 1)`
+	return `(SELECT s.` + column + ` FROM steps s WHERE s.bay_id = b.id AND ` + stepHoldsWork + ` ORDER BY s.started_at, s.id LIMIT 1)`
 }

@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,28 +23,34 @@ const (
 	wallPerStatus  = 5
 )
 
-// boardCount is one count of the board, labelled.
+// boardCount is one count of the board, labelled, with the job list it
+// counts ("": none, the total).
 type boardCount struct {
-	Status, Label string
-	N             int
+	Status, Label, Href string
+	N                   int
 }
 
 // boardCounts are the board's counts in the order a job goes through.
-var boardCounts = append(slices.Clone(workshop.JobStatuses), "late", "total")
+var boardCounts = append(slices.Clone(workshop.JobStatuses), jobsLate, jobsAtRisk, "total")
 
 // boardData is what the board's body renders: the page, the wall display
 // and every push of the live stream alike.
 type boardData struct {
-	Location  *workshop.Location
-	Counts    []boardCount
-	Columns   []boardColumn
-	Techs     []boardTech
-	Bays      []boardBay
-	Updated   string // the local time it was read
-	Wall      bool
-	LivePath  string
-	WallPath  string
-	BoardPath string
+	Location *workshop.Location
+	Counts   []boardCount
+	Columns  []boardColumn
+	Techs    []boardTech
+	Bays     []boardBay
+	Updated  string // the local time it was read
+	Wall     bool
+	Query    boardQuery
+	Filtered bool
+	// StatusChoices are the statuses the board filters by.
+	StatusChoices []boardCount
+	LivePath      string
+	WallPath      string
+	BoardPath     string
+	JobsPath      string // the job list and search
 }
 
 type boardColumn struct {
@@ -55,23 +60,23 @@ type boardColumn struct {
 }
 
 type boardJob struct {
-	Number, Plate, Vehicle, Promise, Priority string
-	AtRisk                                    bool
-	Risk                                      string // why, in words
-	Steps                                     []boardStep
+	Path, Number, Plate, Vehicle, Promise, Priority string
+	AtRisk                                          bool
+	Risk                                            string // why, in words
+	Steps                                           []boardStep
 }
 
 type boardStep struct{ Label, Techs, Bay string }
 
 type boardTech struct {
-	Name, Status string
-	ClockedIn    bool
-	Busy         bool
-	Jobs         string // the numbers of the jobs they work on
+	ID, Name, Status string
+	ClockedIn        bool
+	Busy             bool
+	Jobs             string // the numbers of the jobs they work on
 }
 
 type boardBay struct {
-	Name, State, Job string // State: free, occupied, maintenance
+	ID, Name, State, Job string // State: free, occupied, maintenance
 }
 
 // boardLocation is the signed-in member's header and the location shown,
@@ -93,46 +98,47 @@ func (a *App) boardLocation(r *http.Request, si *store.SignedIn, locID string) (
 // technicians, bays and the counts, kept live by live.js over the board's
 // event stream. Every role sees it (issue 19: a technician sees the
 // board). ?display=wall is the wall display: the board alone, full screen.
-func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	locID := r.PathValue("locationID")
 	h, loc, err := a.boardLocation(r, si, locID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if loc == nil { // of another organisation, or none: alike
-		a.notFound(w, r)
-		return
+		return errNoSuchPage
 	}
-	wall := r.URL.Query().Get("display") == "wall"
-	d, err := a.boardData(r.Context(), loc, wall)
+	q := parseBoardQuery(r.URL.Query())
+	d, err := a.boardData(r.Context(), si, loc, q)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	if wall {
+	if q.Wall {
 		var b bytes.Buffer
 		if err := a.wall.ExecuteTemplate(&b, "wall.html", d); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = b.WriteTo(w)
-		return
+		return nil
 	}
-	a.render(w, r, http.StatusOK, "board", view{Header: h, Data: d})
+	return a.render(w, r, http.StatusOK, "board", view{Header: h, Data: d})
 }
 
-// boardData reads and shapes a location's board now.
-func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) (*boardData, error) {
+// boardData reads and shapes a location's board now, as q asks.
+func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.Location, q boardQuery) (*boardData, error) {
 	now := a.now()
 	b, err := a.store.Board(ctx, loc.ID, workshop.MicrosOf(now))
 	if err != nil {
 		return nil, err
 	}
+	atRisk, err := a.store.AtRiskCount(ctx, store.Visibility{OrgID: si.Member.Org.ID, LocationID: loc.ID}, loc.ID, workshop.MicrosOf(now))
+	if err != nil {
+		return nil, err
+	}
+	b.Jobs[jobsAtRisk] = atRisk
 	perStatus := boardPerStatus
-	if wall {
+	if q.Wall {
 		perStatus = wallPerStatus
 	}
 	v, err := a.store.BoardView(ctx, loc.ID, perStatus)
@@ -143,13 +149,20 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 	if err != nil {
 		zone = time.UTC
 	}
-	d := &boardData{Location: loc, Updated: now.In(zone).Format("15:04:05"), Wall: wall, LivePath: boardPath(loc.ID) + "/events",
-		WallPath: boardPath(loc.ID) + "?display=wall", BoardPath: boardPath(loc.ID)}
-	if wall {
-		d.LivePath += "?display=wall"
+	wallQuery := q
+	wallQuery.Wall = true
+	d := &boardData{Location: loc, Updated: now.In(zone).Format("15:04:05"), Wall: q.Wall, Query: q, Filtered: q.filtered(),
+		LivePath: boardPath(loc.ID) + "/events" + q.encode(), WallPath: boardPath(loc.ID) + wallQuery.encode(),
+		BoardPath: boardPath(loc.ID), JobsPath: jobsPath(loc.ID)}
+	for _, status := range store.BoardOpenStatuses {
+		d.StatusChoices = append(d.StatusChoices, boardCount{Status: status, Label: statusLabel(status)})
 	}
 	for _, status := range boardCounts {
-		d.Counts = append(d.Counts, boardCount{Status: status, Label: statusLabel(status), N: b.Jobs[status]})
+		c := boardCount{Status: status, Label: statusLabel(status), N: b.Jobs[status]}
+		if status != "total" {
+			c.Href = jobsPath(loc.ID) + "?status=" + status
+		}
+		d.Counts = append(d.Counts, c)
 	}
 
 	techName := map[string]string{}
@@ -161,10 +174,20 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 		bayName[bay.ID] = bay.Name
 	}
 	stepsOf := map[string][]boardStep{}
-	busy := map[string][]string{} // tech id -> job numbers
+	busy := map[string][]string{}   // tech id -> job numbers
+	bayJob := map[string][]string{} // bay id -> job numbers
+	jobTechs := map[string]map[string]bool{}
+	jobBays := map[string]map[string]bool{}
+	mark := func(m map[string]map[string]bool, jobID, id string) {
+		if m[jobID] == nil {
+			m[jobID] = map[string]bool{}
+		}
+		m[jobID][id] = true
+	}
 	for _, st := range v.Active {
 		var names []string
 		for _, id := range st.TechIDs {
+			mark(jobTechs, st.JobID, id)
 			name := techName[id]
 			if name == "" {
 				name = "(removed technician)"
@@ -178,38 +201,48 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 			if s.Bay == "" {
 				s.Bay = "(removed bay)"
 			}
+			bayJob[*st.BayID] = appendOnce(bayJob[*st.BayID], st.JobNumber)
+			mark(jobBays, st.JobID, *st.BayID)
 		}
 		stepsOf[st.JobID] = append(stepsOf[st.JobID], s)
 	}
 
 	for _, status := range store.BoardOpenStatuses {
+		if q.Status != "" && q.Status != status {
+			continue
+		}
 		col := boardColumn{Status: status, Label: statusLabel(status)}
 		for _, j := range v.Jobs[status] {
-			bj := boardJob{Number: j.JobNumber, Plate: deref(j.Plate), Priority: j.Priority, Steps: stepsOf[j.ID],
+			if !q.shows(status, jobTechs[j.ID], jobBays[j.ID]) {
+				continue
+			}
+			bj := boardJob{Path: jobPath(j.ID), Number: j.JobNumber, Plate: deref(j.Plate), Priority: j.Priority, Steps: stepsOf[j.ID],
 				Vehicle: strings.TrimSpace(deref(j.Make) + " " + deref(j.Model))}
 			// At risk: late (workshop.Late), or the promise watch last
 			// saw the plan finish it after its promise (job.at_risk).
 			if j.PromiseTime != nil {
-				bj.Promise = promiseText(j.PromiseTime.Time, now, zone)
+				bj.Promise = dateTimeText(j.PromiseTime.Time, zone)
 			}
 			if workshop.Late(j.Status, j.PromiseTime, now) {
 				bj.AtRisk, bj.Risk = true, "Late: promise passed"
 			}
 			if !bj.AtRisk && j.PlanLateMinutes != nil && j.Status != workshop.JobReady {
-				bj.AtRisk, bj.Risk = true, "At risk: planned "+strconv.Itoa(*j.PlanLateMinutes)+" min late"
+				bj.AtRisk, bj.Risk = true, "At risk: planned "+durationText(*j.PlanLateMinutes)+" late"
 			}
 			col.Jobs = append(col.Jobs, bj)
 		}
-		col.More = max(0, b.Jobs[status]-len(col.Jobs))
+		if q.Tech == "" && q.Bay == "" { // the steps in progress are all read: nothing more to say
+			col.More = max(0, b.Jobs[status]-len(col.Jobs))
+		}
 		d.Columns = append(d.Columns, col)
 	}
 	for _, t := range v.Techs {
 		jobs := busy[t.ID]
-		d.Techs = append(d.Techs, boardTech{Name: t.Name, Status: t.Status, ClockedIn: t.ClockedIn, Busy: len(jobs) > 0,
+		d.Techs = append(d.Techs, boardTech{ID: t.ID, Name: t.Name, Status: t.Status, ClockedIn: t.ClockedIn, Busy: len(jobs) > 0,
 			Jobs: strings.Join(jobs, ", ")})
 	}
 	for _, bay := range v.Bays {
-		x := boardBay{Name: bay.Name, State: "free"}
+		x := boardBay{ID: bay.ID, Name: bay.Name, State: "free"}
 		switch {
 		case bay.JobNumber != nil:
 			x.State, x.Job = "occupied", *bay.JobNumber
@@ -219,16 +252,6 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 		d.Bays = append(d.Bays, x)
 	}
 	return d, nil
-}
-
-// promiseText is a promise in the location's zone: the time alone today,
-// with the day otherwise.
-func promiseText(t, now time.Time, zone *time.Location) string {
-	lt, ln := t.In(zone), now.In(zone)
-	if lt.Year() == ln.Year() && lt.YearDay() == ln.YearDay() {
-		return lt.Format("15:04")
-	}
-	return lt.Format("Mon 2 Jan 15:04")
 }
 
 func appendOnce(list []string, s string) []string {

@@ -32,42 +32,40 @@ var unplacedReasons = map[string]string{
 	workshop.UnplacedAfter:        "It waits for a step of its job that cannot be placed",
 }
 
-func (a *App) dispatchPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, allows(si, scopeBoardRead))
-	if !ok {
-		return
+func (a *App) dispatchPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, allows(si, scopeBoardRead))
+	if err != nil {
+		return err
 	}
 	date := r.URL.Query().Get("date")
 	if _, err := time.Parse(time.DateOnly, date); date != "" && err != nil {
-		a.render(w, r, http.StatusBadRequest, "message", view{Header: d.header, Data: map[string]string{"Title": "Not a date",
+		return a.render(w, r, http.StatusBadRequest, "message", view{Header: d.header, Data: map[string]string{"Title": "Not a date",
 			"Text": "The date is written YYYY-MM-DD, such as 2026-11-25."}})
-		return
 	}
-	a.renderDispatch(w, r, d, date, http.StatusOK, "")
+	return a.renderDispatch(w, r, d, date, http.StatusOK, "")
 }
 
 // applyPlan accepts what the plan chose: for every step it assigned, or
 // for the one step sent (stepId).
-func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	var stepIDs []string
 	if id := r.PostFormValue("stepId"); id != "" {
 		stepIDs = []string{id}
 	}
-	_, err := a.plans.Apply(r.Context(), d.visibility(), d.loc.ID, stepIDs, a.now)
+	_, err = a.plans.Apply(r.Context(), d.visibility(), d.loc.ID, stepIDs, a.now)
 	if err == nil {
 		http.Redirect(w, r, dispatchPath(d.loc.ID)+"?accepted=1", http.StatusSeeOther)
-		return
+		return nil
 	}
 	status, msg, known := refusalMessage(err)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.renderDispatch(w, r, d, "", status, msg)
+	return a.renderDispatch(w, r, d, "", status, msg)
 }
 
 // slot is a planned step as the view shows it.
@@ -94,7 +92,7 @@ type dispatchView struct {
 	WindowFrom, WindowTo string
 }
 
-func (a *App) renderDispatch(w http.ResponseWriter, r *http.Request, d *desk, date string, status int, problem string) {
+func (a *App) renderDispatch(w http.ResponseWriter, r *http.Request, d *desk, date string, status int, problem string) error {
 	ctx := r.Context()
 	now := a.now()
 	plan, err := a.plans.Plan(ctx, d.loc.ID, date, now)
@@ -102,19 +100,17 @@ func (a *App) renderDispatch(w http.ResponseWriter, r *http.Request, d *desk, da
 		err = a.plans.Anchor(ctx, plan, now) // the plan a person saw, which later plans stay near
 	}
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	data, err := a.store.PlanData(ctx, d.loc.ID) // the names of what the plan speaks of
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	f := form{Values: map[string]string{}, Errors: map[string]string{}}
 	if problem != "" {
 		f.Errors[""] = problem
 	}
-	a.render(w, r, status, "dispatch", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc,
+	return a.render(w, r, status, "dispatch", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc,
 		"Plan": d.dispatchOf(plan, data), "MayWrite": mayWrite(d.si), "Accepted": r.URL.Query().Get("accepted") == "1"}})
 }
 
@@ -190,7 +186,7 @@ func (d *desk) dispatchOf(p *planning.Plan, data store.PlanData) dispatchView {
 			risk["Promise"] = d.when(*o.PromiseTime)
 		}
 		if o.ProjectedCompletion != nil {
-			risk["Projected"] = d.when(*o.ProjectedCompletion) + ", " + hoursMinutes(o.LateMinutes) + " late"
+			risk["Projected"] = d.when(*o.ProjectedCompletion) + ", " + durationText(o.LateMinutes) + " late"
 		}
 		v.AtRisk = append(v.AtRisk, risk)
 	}

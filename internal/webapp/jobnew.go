@@ -47,38 +47,57 @@ var newJobFields = []string{"kind", "jobNumber", "vehiclePlate", "vehicleMake", 
 	"serviceCodes", "stepLabel", "stepDuration"}
 
 // newJobPage is the form of a new job.
-func (a *App) newJobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) newJobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	f := form{Values: map[string]string{"kind": "walk_in", "priority": "normal", "stepDuration": "60"}, Errors: map[string]string{}}
 	if d.closing {
 		f.Errors[""] = dayClosingMessage
 	}
-	a.renderNewJob(w, r, d, http.StatusOK, f, nil)
+	return a.renderNewJob(w, r, d, http.StatusOK, f, nil)
 }
 
-func (a *App) renderNewJob(w http.ResponseWriter, r *http.Request, d *desk, status int, f form, codes []string) {
+func (a *App) renderNewJob(w http.ResponseWriter, r *http.Request, d *desk, status int, f form, codes []string) error {
 	catalog, err := a.catalogOf(r, d, codes)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.render(w, r, status, "jobnew", view{Header: d.header, Form: f, Data: map[string]any{
-		"Location": d.loc, "Catalog": catalog, "Priorities": priorityOptions(f.Values["priority"]), "Closing": d.closing}})
+	quote, err := a.quoteOf(r, d, codes)
+	if err != nil {
+		return err
+	}
+	if r.Method == http.MethodPost {
+		pushAddress(w, r, newJobPath(d.loc.ID)) // the form again: its address, which a reload can GET
+	}
+	return a.render(w, r, status, "jobnew", view{Header: d.header, Form: f, Data: map[string]any{
+		"Location": d.loc, "Catalog": catalog, "Priorities": priorityOptions(f.Values["priority"]), "Closing": d.closing,
+		"Quote": quote}})
 }
 
 // createJob makes a job with its first steps in one store call: all of it
 // or nothing.
-func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	f := formOf(r, newJobFields...)
 	codes := r.PostForm["serviceCodes"]
+	if promise := r.PostFormValue("usePromise"); promise != "" { // the quote taken as the promise: the form again, nothing written
+		f.Values["promiseTime"] = promise
+		return a.renderNewJob(w, r, d, http.StatusOK, f, codes)
+	}
 	var v workshop.Validation
+	// The application's own rules (the API creates a job of a location
+	// alone): a vehicle to work on, and something to do.
+	if strings.TrimSpace(f.Values["vehiclePlate"]+f.Values["vehicleMake"]+f.Values["vehicleModel"]) == "" {
+		v.Add("vehiclePlate", "Enter the plate, or the make and model of a vehicle without one.")
+	}
+	if len(codes) == 0 && strings.TrimSpace(f.Values["stepLabel"]) == "" {
+		v.Add("serviceCodes", "Choose a step from the catalog, or describe one below.")
+	}
 	checkLengths(&v, f, 200, "stepLabel")
 	if f.Values["kind"] != "walk_in" && f.Values["kind"] != "booking" {
 		v.Add("kind", "Choose walk-in or booking.")
@@ -117,21 +136,11 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 			f.refusal(err, nil)
 		}
 	}
-	err := v.Err()
+	err = v.Err()
+	var res store.JobCreate
 	if err == nil && len(f.Errors) == 0 {
-		var res store.JobCreate
-		if res, err = a.store.CreateJob(r.Context(), j, j.Source == "walk_in"); err == nil {
-			http.Redirect(w, r, jobPath(res.Job.ID), http.StatusSeeOther)
-			return
-		}
+		res, err = a.store.CreateJob(r.Context(), j, j.Source == "walk_in")
 	}
-	status := http.StatusUnprocessableEntity
-	if err != nil {
-		var known bool
-		if status, known = f.refusal(err, map[string]string{"serviceCode": "serviceCodes", "label": "stepLabel", "estimatedDuration": "stepDuration"}); !known {
-			a.fail(w, r, err)
-			return
-		}
-	}
-	a.renderNewJob(w, r, d, status, f, codes)
+	aliases := map[string]string{"serviceCode": "serviceCodes", "label": "stepLabel", "estimatedDuration": "stepDuration"}
+	return a.settle(w, r, err, &f, aliases, jobPath(res.Job.ID), func(status int) error { return a.renderNewJob(w, r, d, status, f, codes) })
 }

@@ -3,7 +3,6 @@ package webapp
 import (
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -11,20 +10,26 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// stepView is a step on its job's page, with its assignment form.
+// stepView is a step on its job's page: one timeline (planned, actual),
+// the plan's proposal while it is pending, and its forms.
 type stepView struct {
 	ID, Label, Status, StatusLabel, Version string
-	Minutes                                 int
+	Estimate                                string // h:mm
 	TechNames, BayName                      string
-	Planned, Actual, Projected              string
-	Unplaced                                string // why the plan cannot place it
-	WaitsFor, WaitsForLabel                 string // the unplaced step it waits for
+	Planned, Actual                         string
+	Proposal                                *proposal // the plan's, not yet accepted
+	Unplaced                                string    // why the plan cannot place it
+	WaitsFor, WaitsForLabel                 string    // the unplaced step it waits for
+	Done                                    string    // what the action just made on it did
 	MayAssign, MayStart, MayComplete        bool
 	Form                                    form
 	Techs, Bays                             []option
 }
 
-// timeRow is one line of the job's timeline or history.
+// proposal is what the location's plan proposes for a pending step.
+type proposal struct{ Techs, Bay, When string }
+
+// timeRow is one line of the job's holds, delays or history.
 type timeRow struct{ When, What string }
 
 // jobPageData is a job's page.
@@ -38,9 +43,13 @@ type jobPageData struct {
 	CancelReasons  string
 	Open, MayWrite bool
 	Closing        bool
+	Timeline       jobTimeline
 	Steps          []stepView
-	Detail         *detailView
+	Unfinished     []string // the labels of the steps not completed (deliver asks first)
+	Holds, Delays  []timeRow
 	History        []timeRow
+	Done           string // what the job action just made did ("RO-... delivered.")
+	Proposals      int    // pending steps the plan proposes a technician, bay and time for
 	Edit, AddStep  form
 	Actions        form // deliver and cancel
 	Priorities     []option
@@ -49,31 +58,29 @@ type jobPageData struct {
 	Notice         string // a refusal whose form the page does not show (the job is finished)
 }
 
-// detailView is the job detail as the page shows it, in the location's zone.
-type detailView struct {
-	Planned, Actual, Projected, Promise string
-	AtRisk                              bool
-	Slack                               string
-	Holds, Delays                       []timeRow
+// jobTimeline is the job's one timeline: its promise, the plan's
+// projection of it, and what happened.
+type jobTimeline struct {
+	Promise, Planned, Actual string
+	AtRisk                   bool
+	Outlook                  string // "on track", "0:45 late", or why it cannot be planned
 }
 
 // jobOf reads the job of the path the user's organisation sees, and the
-// desk of its location; false when it answered the request.
-func (a *App) jobOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, workshop.Job, bool) {
+// desk of its location.
+func (a *App) jobOf(r *http.Request, si *store.SignedIn) (*desk, workshop.Job, error) {
 	if !mayRead(si) {
-		a.message(w, r, http.StatusForbidden, "Refused", refusedMessage)
-		return nil, workshop.Job{}, false
+		return nil, workshop.Job{}, refused(nil)
 	}
 	j, err := a.store.Job(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, r.PathValue("jobID"))
 	if err != nil {
-		a.readFailed(w, r, err)
-		return nil, j, false
+		return nil, j, err
 	}
-	d, ok := a.deskOf(w, r, si, j.LocationID)
-	return d, j, ok
+	d, err := a.deskOf(r, si, j.LocationID)
+	return d, j, err
 }
 
-// forms are the forms of a job page a write failed on, to show with
+// jobForms are the forms of a job page a write failed on, to show with
 // their values and errors; nil: made from the job.
 type jobForms struct {
 	edit, addStep, actions *form
@@ -82,53 +89,70 @@ type jobForms struct {
 	codes, tags            []string
 }
 
-func (a *App) jobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, j, ok := a.jobOf(w, r, si)
-	if !ok {
-		return
+func (a *App) jobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, j, err := a.jobOf(r, si)
+	if err != nil {
+		return err
 	}
-	a.renderJob(w, r, d, j, http.StatusOK, jobForms{})
+	return a.renderJob(w, r, d, j, http.StatusOK, jobForms{})
 }
 
 func newForm(values map[string]string) *form {
 	return &form{Values: values, Errors: map[string]string{}}
 }
 
+// jobNames are the names a job's page shows for ids.
+type jobNames struct{ techs, bays map[string]string }
+
+func (n jobNames) techList(ids []string) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = n.techs[id]
+	}
+	return strings.Join(names, ", ")
+}
+
 // renderJob writes the job's page as it is now, with the forms of fs.
-func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j workshop.Job, status int, fs jobForms) {
+func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j workshop.Job, status int, fs jobForms) error {
 	ctx, v := r.Context(), d.visibility()
 	techs, err := a.store.Technicians(ctx, v, workshop.PageRequest{Limit: 200})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	bays, err := a.store.Bays(ctx, v, workshop.PageRequest{Limit: 200})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	tags, err := a.store.CancelTagsWithRetired(ctx, d.loc.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	catalog, err := a.catalogOf(r, d, fs.codes)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	techName := map[string]string{}
+	names := jobNames{techs: map[string]string{}, bays: map[string]string{}}
 	for _, t := range techs.Data {
-		techName[t.ID] = t.Name
+		names.techs[t.ID] = t.Name
 	}
-	bayName := map[string]string{}
 	for _, b := range bays.Data {
-		bayName[b.ID] = b.Name
+		names.bays[b.ID] = b.Name
+	}
+	// The detail and the proposals are of one plan: the location's of this
+	// minute, which planning keeps.
+	detail, err := a.plans.JobDetail(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, j.ID, a.now())
+	if err != nil {
+		return err
+	}
+	plan, err := a.jobPlan(r, d, j)
+	if err != nil {
+		return err
 	}
 	write := mayWrite(d.si)
 	p := jobPageData{Location: d.loc, Job: d.rowOf(j), Version: versionOf(j.UpdatedAt), Priority: j.Priority,
 		ExternalKey: deref(j.ExternalKey), CancelReasons: reasonLabels(j.CancelReasons, tags),
-		Open: !j.Terminal(), MayWrite: write && !j.Terminal(), Closing: d.closing, Catalog: catalog}
+		Open: !j.Terminal(), MayWrite: write && !j.Terminal(), Closing: d.closing, Catalog: catalog,
+		Timeline: d.timelineOf(detail, plan)}
 	if j.ArrivalTime != nil {
 		p.Arrival = d.when(j.ArrivalTime.Time)
 	}
@@ -138,59 +162,44 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		}
 		p.Tags = append(p.Tags, option{Value: t.Tag, Label: t.Label, Checked: slices.Contains(fs.tags, t.Tag)})
 	}
-	p.Edit = orForm(fs.edit, map[string]string{"jobNumber": j.JobNumber, "vehiclePlate": deref(j.VehiclePlate),
+	p.Edit = formOr(fs.edit, map[string]string{"jobNumber": j.JobNumber, "vehiclePlate": deref(j.VehiclePlate),
 		"vehicleMake": deref(j.VehicleMake), "vehicleModel": deref(j.VehicleModel), "promiseTime": d.localInput(j.PromiseTime),
-		"priority": j.Priority, "updatedAt": versionOf(j.UpdatedAt)})
+		"priority": j.Priority})
 	p.Edit.Values["updatedAt"] = versionOf(j.UpdatedAt) // a conflict shows the current version to send again
 	p.Priorities = priorityOptions(p.Edit.Values["priority"])
-	p.AddStep = orForm(fs.addStep, map[string]string{"serviceCode": "", "label": "", "estimatedDuration": "60"})
-	p.Actions = orForm(fs.actions, map[string]string{"reasonTags": "", "updatedAt": versionOf(j.UpdatedAt)})
+	p.AddStep = formOr(fs.addStep, map[string]string{"serviceCode": "", "label": "", "estimatedDuration": "60"})
+	p.Actions = formOr(fs.actions, map[string]string{"reasonTags": ""})
 	p.Actions.Values["updatedAt"] = versionOf(j.UpdatedAt)
 
-	detail, err := a.plans.JobDetail(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, j.ID, a.now())
-	if err != nil {
-		a.fail(w, r, err)
-		return
+	p.Holds, p.Delays = d.holdsAndDelays(detail)
+	for i := len(detail.History) - 1; i >= 0; i-- { // newest first
+		h := detail.History[i]
+		p.History = append(p.History, timeRow{When: d.when(h.At.Time()), What: statusLabel(h.Status)})
 	}
-	p.Detail = d.detailViewOf(detail)
-	history := detail.History
-	for i := len(history) - 1; i >= 0; i-- { // newest first
-		p.History = append(p.History, timeRow{When: d.when(history[i].At.Time()), What: statusLabel(history[i].Status)})
+	stepDetails := map[string]workshop.StepDetail{}
+	labels := map[string]string{}
+	for i, st := range detail.Job.Steps {
+		stepDetails[st.ID], labels[st.ID] = detail.Steps[i], st.Label
 	}
-	labels := map[string]string{} // the steps' labels as the detail read them, for "waits for"
-	for _, st := range detail.Job.Steps {
-		labels[st.ID] = st.Label
-	}
+	done := doneOf(r)
 	for _, st := range j.Steps {
-		sv := stepView{ID: st.ID, Label: st.Label, Status: st.Status, StatusLabel: statusLabel(st.Status), Version: versionOf(st.UpdatedAt),
-			Minutes: st.EstimatedDuration, MayAssign: p.MayWrite && st.Status != workshop.StepCompleted,
-			MayStart:    !j.Terminal() && st.Status == workshop.StepPending && mayWorkStep(d.si, st),
-			MayComplete: !j.Terminal() && st.Status == workshop.StepInProgress && mayWorkStep(d.si, st)}
-		var names []string
-		for _, id := range st.TechIDs {
-			names = append(names, techName[id])
+		sv := d.stepViewOf(j, st, p.MayWrite, stepDetails[st.ID], plan, names)
+		if u := stepDetails[st.ID].Unplaced; u != nil && u.Reason == workshop.UnplacedAfter {
+			sv.WaitsFor, sv.WaitsForLabel = u.BlockedBy, labels[u.BlockedBy]
 		}
-		sv.TechNames = strings.Join(names, ", ")
-		if st.BayID != nil {
-			sv.BayName = bayName[*st.BayID]
+		if st.Status != workshop.StepCompleted {
+			p.Unfinished = append(p.Unfinished, st.Label)
 		}
-		for i, ds := range detail.Job.Steps {
-			if ds.ID == st.ID {
-				sd := detail.Steps[i]
-				sv.Planned, sv.Actual, sv.Projected = d.spanOf(sd.PlannedStart, sd.PlannedEnd), d.spanOf(sd.ActualStart, sd.ActualEnd), d.whenOf(sd.ProjectedEnd)
-				if u := sd.Unplaced; u != nil && u.Reason == workshop.UnplacedAfter {
-					sv.WaitsFor, sv.WaitsForLabel = u.BlockedBy, labels[u.BlockedBy]
-				} else if u != nil {
-					sv.Unplaced = unplacedReasons[u.Reason]
-				}
-			}
+		if done.stepID == st.ID {
+			sv.Done = done.stepText(sv)
 		}
 		chosenTechs, chosenBay := st.TechIDs, deref(st.BayID)
+		sv.Form = *newForm(map[string]string{})
 		if fs.stepID == st.ID && fs.step != nil {
-			sv.Form = *fs.step
-			chosenTechs, chosenBay = strings.Fields(sv.Form.Values["techIds"]), sv.Form.Values["bayId"]
-		} else {
-			sv.Form = *newForm(map[string]string{})
+			sv.Form = formOr(fs.step, sv.Form.Values) // after a stale edit: the step as it is now
+			if fs.step.Values != nil {
+				chosenTechs, chosenBay = strings.Fields(sv.Form.Values["techIds"]), sv.Form.Values["bayId"]
+			}
 		}
 		sv.Form.Values["updatedAt"] = sv.Version
 		for _, t := range techs.Data {
@@ -205,6 +214,12 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		}
 		p.Steps = append(p.Steps, sv)
 	}
+	p.Done = done.jobText(j, p.Steps)
+	for _, sv := range p.Steps {
+		if sv.Proposal != nil {
+			p.Proposals++
+		}
+	}
 	if !p.MayWrite { // the forms are not shown: their refusal goes on top
 		for _, f := range []*form{fs.edit, fs.addStep, fs.actions} {
 			if f != nil && f.Errors[""] != "" {
@@ -212,56 +227,74 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 			}
 		}
 	}
-	a.render(w, r, status, "job", view{Header: d.header, Data: p})
+	if status != http.StatusOK {
+		pushAddress(w, r, jobPath(j.ID)) // a refused post: the address bar shows the job, which a reload can GET
+	}
+	return a.render(w, r, status, "job", view{Header: d.header, Data: p})
 }
 
-func orForm(f *form, values map[string]string) form {
-	if f != nil {
-		return *f
+// stepViewOf is a step's view without its forms: its facts, its one
+// timeline (sd, the detail's) and the plan's proposal.
+func (d *desk) stepViewOf(j workshop.Job, st workshop.Step, write bool, sd workshop.StepDetail, plan workshop.JobInPlan, names jobNames) stepView {
+	ac := actorOf(d.si)
+	sv := stepView{ID: st.ID, Label: st.Label, Status: st.Status, StatusLabel: stepStatusLabel(st.Status), Version: versionOf(st.UpdatedAt),
+		Estimate: durationText(st.EstimatedDuration), TechNames: names.techList(st.TechIDs),
+		MayAssign:   write && st.Status != workshop.StepCompleted,
+		MayStart:    !j.Terminal() && st.Status == workshop.StepPending && ac.MayWorkStep(st),
+		MayComplete: !j.Terminal() && st.Status == workshop.StepInProgress && ac.MayWorkStep(st)}
+	if st.BayID != nil {
+		sv.BayName = names.bays[*st.BayID]
 	}
-	return *newForm(values)
+	sv.Planned, sv.Actual = d.spanOf(sd.PlannedStart, sd.PlannedEnd), d.spanOf(sd.ActualStart, sd.ActualEnd)
+	if ps, ok := plan.Steps[st.ID]; ok && !ps.Pinned && st.Status == workshop.StepPending && !j.Terminal() {
+		sv.Proposal = &proposal{Techs: names.techList(ps.TechIDs), Bay: names.bays[ps.BayID], When: d.span(ps.Start, ps.End)}
+	}
+	if u := sd.Unplaced; u != nil && u.Reason != workshop.UnplacedAfter {
+		sv.Unplaced = unplacedReasons[u.Reason]
+	}
+	return sv
+}
+
+var stepStatusLabels = map[string]string{workshop.StepPending: "Pending", workshop.StepInProgress: "In progress", workshop.StepCompleted: "Completed"}
+
+func stepStatusLabel(s string) string {
+	if l, ok := stepStatusLabels[s]; ok {
+		return l
+	}
+	return s
+}
+
+// span is two instants as one stretch: the end's day is not repeated.
+func (d *desk) span(from, to time.Time) string {
+	end := d.when(to)
+	if from.In(d.zone).Format(time.DateOnly) == to.In(d.zone).Format(time.DateOnly) {
+		end = clockText(to, d.zone)
+	}
+	return d.when(from) + " – " + end
 }
 
 // spanOf is from – to, "from – now" while it lasts; "" without a start.
 func (d *desk) spanOf(from, to *time.Time) string {
-	if from == nil {
+	switch {
+	case from == nil:
 		return ""
-	}
-	if to == nil {
+	case to == nil:
 		return d.when(*from) + " – now"
 	}
-	return d.when(*from) + " – " + d.when(*to)
+	return d.span(*from, *to)
 }
 
-// whenOf is when, "" for none.
-func (d *desk) whenOf(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return d.when(*t)
-}
-
-func (d *desk) detailViewOf(dt workshop.JobDetail) *detailView {
-	v := &detailView{Actual: d.spanOf(dt.ActualStart, dt.ActualEnd), Projected: d.whenOf(dt.Promise.ProjectedCompletion),
-		Promise: d.whenOf(dt.Promise.PromiseTime), AtRisk: dt.Promise.AtRisk}
-	switch {
-	case dt.PlannedStart != nil && dt.PlannedEnd != nil:
-		v.Planned = d.spanOf(dt.PlannedStart, dt.PlannedEnd)
-	case dt.PlannedStart != nil:
-		v.Planned = "from " + d.when(*dt.PlannedStart) + "; a step cannot be placed"
-	}
-	if dt.Promise.SlackMinutes != nil {
-		v.Slack = strconv.Itoa(*dt.Promise.SlackMinutes) + " min"
-	}
+// holdsAndDelays are the detail's holds and delays as the page lists them.
+func (d *desk) holdsAndDelays(dt workshop.JobDetail) (holds, delays []timeRow) {
 	for _, h := range dt.Holds {
 		end := "still waiting"
 		if h.End != nil {
 			end = "until " + d.when(*h.End)
 		}
-		v.Holds = append(v.Holds, timeRow{When: d.when(h.Start), What: "Waiting, " + end})
+		holds = append(holds, timeRow{When: d.when(h.Start), What: "Waiting, " + end})
 	}
 	for _, dl := range dt.Delays {
-		what := strconv.Itoa(dl.Minutes) + " min over its estimate (due " + d.when(dl.PlannedEnd) + ")"
+		what := durationText(dl.Minutes) + " over its estimate"
 		if dl.Ongoing {
 			what += ", still running"
 		}
@@ -270,257 +303,9 @@ func (d *desk) detailViewOf(dt workshop.JobDetail) *detailView {
 				what = st.Label + ": " + what
 			}
 		}
-		v.Delays = append(v.Delays, timeRow{When: d.when(dl.End), What: what})
+		delays = append(delays, timeRow{When: d.when(dl.End), What: what})
 	}
-	return v
-}
-
-// jobWrite reads the job of a write and refuses it when the user may not
-// write or the day is closing; ok false: answered.
-func (a *App) jobWrite(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed func(workshop.Job) bool) (*desk, workshop.Job, bool) {
-	d, j, ok := a.jobOf(w, r, si)
-	if !ok || a.refuseWrite(w, r, d, allowed(j)) {
-		return nil, j, false
-	}
-	return d, j, a.parseForm(w, r)
-}
-
-func writer(si *store.SignedIn) func(workshop.Job) bool {
-	return func(workshop.Job) bool { return mayWrite(si) }
-}
-
-// after answers a write: to the job's page (303) when it went through,
-// else the page again with the refusal on its form (a fresh read: a
-// conflict shows the current values).
-func (a *App) after(w http.ResponseWriter, r *http.Request, d *desk, jobID string, err error, f *form, aliases map[string]string, fs jobForms) {
-	// Back where the form was (a technician's list of work), else the job.
-	next, ok := localPath(r.PostFormValue("next"))
-	if !ok {
-		next = jobPath(jobID)
-	}
-	status, again := a.settle(w, r, err, f, aliases, next)
-	if !again {
-		return
-	}
-	j, rerr := a.store.Job(r.Context(), store.Visibility{OrgID: d.si.Member.Org.ID}, jobID)
-	if rerr != nil {
-		a.fail(w, r, rerr)
-		return
-	}
-	a.renderJob(w, r, d, j, status, fs)
-}
-
-var editFields = []string{"jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority", "updatedAt"}
-
-// editJob changes a job's fields against the version the form was made
-// from.
-func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, j, ok := a.jobWrite(w, r, si, writer(si))
-	if !ok {
-		return
-	}
-	f := formOf(r, editFields...)
-	var v workshop.Validation
-	number, promise := d.jobFields(&v, f)
-	if err := workshop.CheckJobNumber(number); err != nil {
-		f.refusal(err, nil)
-	}
-	err := v.Err()
-	if err == nil && len(f.Errors) == 0 {
-		prio := f.Values["priority"]
-		plate, make_, model := optionalText(f.Values["vehiclePlate"]), optionalText(f.Values["vehicleMake"]), optionalText(f.Values["vehicleModel"])
-		_, err = a.store.PatchJob(r.Context(), d.visibility(), j.ID, store.JobPatch{UpdatedAt: parseVersion(f.Values["updatedAt"]),
-			JobNumber: &number, VehiclePlate: &plate, VehicleMake: &make_, VehicleModel: &model, PromiseTime: &promise, Priority: &prio},
-			workshop.MicrosOf(a.now()))
-	}
-	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
-		// someone else changed it: the form shows the job as it is now
-		f.refusal(err, nil)
-		cur, rerr := a.store.Job(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, j.ID)
-		if rerr != nil {
-			a.fail(w, r, rerr)
-			return
-		}
-		a.renderJob(w, r, d, cur, http.StatusConflict, jobForms{edit: &form{Values: map[string]string{"jobNumber": cur.JobNumber,
-			"vehiclePlate": deref(cur.VehiclePlate), "vehicleMake": deref(cur.VehicleMake), "vehicleModel": deref(cur.VehicleModel),
-			"promiseTime": d.localInput(cur.PromiseTime), "priority": cur.Priority}, Errors: f.Errors}})
-		return
-	}
-	a.after(w, r, d, j.ID, err, &f, nil, jobForms{edit: &f})
-}
-
-// addStep adds a step from the catalog or of free text.
-func (a *App) addStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, j, ok := a.jobWrite(w, r, si, writer(si))
-	if !ok {
-		return
-	}
-	f := formOf(r, "serviceCode", "label", "estimatedDuration")
-	now := workshop.MicrosOf(a.now())
-	st := workshop.Step{ID: workshop.NewID(workshop.PrefixStep), JobID: j.ID, SchedulingMode: "sequential", TechIDs: []string{},
-		Status: workshop.StepPending, CreatedAt: now, UpdatedAt: now, Label: strings.TrimSpace(f.Values["label"])}
-	var v workshop.Validation
-	checkLengths(&v, f, 200, "label")
-	if code := f.Values["serviceCode"]; code != "" {
-		st.ServiceCode = &code
-	} else if st.Label == "" {
-		v.Add("label", "Choose a service or describe the step.")
-	}
-	if s := strings.TrimSpace(f.Values["estimatedDuration"]); s != "" && st.ServiceCode == nil {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 10080 {
-			v.Add("estimatedDuration", "Enter the estimate in minutes, 1 to 10080.")
-		}
-		st.EstimatedDuration = n
-	}
-	err := v.Err()
-	if err == nil {
-		_, err = a.store.CreateStep(r.Context(), d.visibility(), st)
-	}
-	a.after(w, r, d, j.ID, err, &f, nil, jobForms{addStep: &f})
-}
-
-// stepOf finds the step of the path in the job.
-func stepOf(j workshop.Job, id string) (workshop.Step, bool) {
-	i := slices.IndexFunc(j.Steps, func(st workshop.Step) bool { return st.ID == id })
-	if i < 0 {
-		return workshop.Step{}, false
-	}
-	return j.Steps[i], true
-}
-
-// patchStep writes a step change made on the job page: assign, start or
-// complete. patch fills the change from the form, or refuses the form.
-func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed func(*store.SignedIn, workshop.Step) bool,
-	patch func(d *desk, f form, p *store.StepPatch) error) {
-	stepID := r.PathValue("stepID")
-	d, j, ok := a.jobWrite(w, r, si, func(j workshop.Job) bool {
-		st, found := stepOf(j, stepID)
-		return !found || allowed(si, st) // an unknown step is a 404 below
-	})
-	if !ok {
-		return
-	}
-	if _, found := stepOf(j, stepID); !found {
-		a.notFound(w, r)
-		return
-	}
-	f := formOf(r, "techIds", "bayId", "updatedAt", "actualStart", "actualEnd")
-	f.Values["techIds"] = strings.Join(r.PostForm["techIds"], " ")
-	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"])}
-	err := patch(d, f, &p)
-	if err == nil {
-		_, err = a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
-	}
-	fs := jobForms{stepID: stepID, step: &f}
-	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
-		// the step as it is now: the choices from the record, not the form
-		f.refusal(err, nil)
-		fs.step = &form{Values: map[string]string{}, Errors: f.Errors}
-		if cur, rerr := a.store.Job(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, j.ID); rerr == nil {
-			if st, found := stepOf(cur, stepID); found {
-				fs.step.Values["techIds"], fs.step.Values["bayId"] = strings.Join(st.TechIDs, " "), deref(st.BayID)
-			}
-		}
-		a.afterStale(w, r, d, j.ID, fs)
-		return
-	}
-	a.after(w, r, d, j.ID, err, &f, nil, fs)
-}
-
-func (a *App) afterStale(w http.ResponseWriter, r *http.Request, d *desk, jobID string, fs jobForms) {
-	j, err := a.store.Job(r.Context(), store.Visibility{OrgID: d.si.Member.Org.ID}, jobID)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	a.renderJob(w, r, d, j, http.StatusConflict, fs)
-}
-
-func (a *App) assignStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, func(si *store.SignedIn, _ workshop.Step) bool { return mayWrite(si) }, func(_ *desk, f form, p *store.StepPatch) error {
-		techs := strings.Fields(f.Values["techIds"])
-		if techs == nil {
-			techs = []string{}
-		}
-		bay := optionalText(f.Values["bayId"])
-		p.TechIDs, p.BayID = &techs, &bay
-		return nil
-	})
-}
-
-// startStep starts a step now or, for a person writing down what happened,
-// at the "started at" time of the form (contract section 9).
-func (a *App) startStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, mayWorkStep, func(d *desk, f form, p *store.StepPatch) (err error) {
-		s := workshop.StepInProgress
-		p.Status = &s
-		p.ActualStart, err = d.actualTime(f, "actualStart")
-		return err
-	})
-}
-
-// completeStep completes a step now or at the form's "finished at" time.
-func (a *App) completeStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, mayWorkStep, func(d *desk, f form, p *store.StepPatch) (err error) {
-		s := workshop.StepCompleted
-		p.Status = &s
-		p.ActualEnd, err = d.actualTime(f, "actualEnd")
-		return err
-	})
-}
-
-// actualTime reads an optional "started at" or "finished at" of a step
-// form, a datetime-local of the location: nil when blank (the server's
-// time).
-func (d *desk) actualTime(f form, field string) (*workshop.Micros, error) {
-	t, ok := d.parseLocalTime(f.Values[field])
-	if !ok {
-		return nil, workshop.Invalid(field, "Enter the time as a date and time, or leave it blank for now.")
-	}
-	if t == nil {
-		return nil, nil
-	}
-	m := workshop.MicrosOf(t.Time)
-	return &m, nil
-}
-
-// finishJob delivers or cancels a job. The store's deliver and cancel take
-// no version, so the version the form was made from is checked first: a
-// job changed since is shown again as it is now rather than finished
-// unseen.
-func (a *App) finishJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn, cancel bool) {
-	d, j, ok := a.jobWrite(w, r, si, writer(si))
-	if !ok {
-		return
-	}
-	f := formOf(r, "reasonTags", "updatedAt")
-	tags := r.PostForm["reasonTags"]
-	fs := jobForms{actions: &f, tags: tags}
-	// The form's version is checked in the write itself: a change made
-	// since the page was shown is a conflict, never finished unseen.
-	unchanged := store.IfUnchanged(parseVersion(f.Values["updatedAt"]))
-	var err error
-	switch {
-	case cancel && len(tags) == 0:
-		err = workshop.Invalid("reasonTags", "Choose at least one reason.")
-	case cancel:
-		_, err = a.store.CancelJob(r.Context(), d.visibility(), j.ID, tags, workshop.MicrosOf(a.now()), unchanged)
-	default:
-		_, err = a.store.DeliverJob(r.Context(), d.visibility(), j.ID, workshop.MicrosOf(a.now()), unchanged)
-	}
-	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
-		fs.tags = nil // the job as it is now
-	}
-	a.after(w, r, d, j.ID, err, &f, nil, fs)
-}
-
-func (a *App) deliverJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.finishJob(w, r, si, false)
-}
-
-func (a *App) cancelJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.finishJob(w, r, si, true)
+	return holds, delays
 }
 
 // reasonLabels names a cancelled job's reasons by their labels, a retired

@@ -38,30 +38,36 @@ func (a *App) Run(ctx context.Context) { a.hub.Run(ctx) }
 // with event "end" (live.js then reloads the page, which asks to sign
 // in), and a wall display open all day keeps its session alive, as the
 // read refreshes last_seen_at.
-func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	locID := r.PathValue("locationID")
 	_, loc, err := a.boardLocation(r, si, locID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if loc == nil {
-		a.notFound(w, r)
-		return
+		return errNoSuchPage
 	}
-	wall := r.URL.Query().Get("display") == "wall" // the wall display's board: fewer jobs per status
-	sub, cancel := a.hub.subscribe(locID)
-	defer cancel()
-	ctx := r.Context()
-	render := func() ([]byte, error) {
-		d, err := a.boardData(ctx, loc, wall)
+	q := parseBoardQuery(r.URL.Query()) // the page's filters; the wall display's board: fewer jobs per status
+	a.stream(w, r, si, locID, func(ctx context.Context) ([]byte, error) {
+		d, err := a.boardData(ctx, si, loc, q)
 		if err != nil {
 			return nil, err
 		}
 		var b bytes.Buffer
 		err = a.pages["board"].ExecuteTemplate(&b, "boardBody", d)
 		return b.Bytes(), err
-	}
+	})
+	return nil
+}
+
+// stream answers with a live page's event stream (the board, a
+// technician's work): the body render makes, sent when the stream opens
+// and again after every change to the location the hub reports, until
+// the session ends.
+func (a *App) stream(w http.ResponseWriter, r *http.Request, si *store.SignedIn, locID string, render func(context.Context) ([]byte, error)) {
+	sub, cancel := a.hub.subscribe(locID)
+	defer cancel()
+	ctx := r.Context()
 	// check tells whether the session still holds; a failed read is
 	// not an answer (the next check tries again).
 	check := func() bool {
@@ -76,10 +82,10 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 	w.Header().Set("X-Accel-Buffering", "no") // a buffering proxy would hold the events back
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	s := &stream{w: w, flush: rc.Flush, render: render, check: check, times: a.live,
+	s := &stream{w: w, flush: rc.Flush, render: func() ([]byte, error) { return render(ctx) }, check: check, times: a.live,
 		warn: func(err error) {
 			if ctx.Err() == nil { // not a browser gone mid-render
-				a.log.WarnContext(ctx, "live board render", "location", locID, "error", err)
+				a.log.WarnContext(ctx, "live board render", "location", locID, "path", r.URL.Path, "error", err)
 			}
 		}}
 	s.run(ctx, a.hub.done, sub.c)

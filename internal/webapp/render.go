@@ -6,6 +6,7 @@ import (
 	"errors"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/http"
 	"path"
 	"slices"
@@ -28,6 +29,8 @@ var notPages = []string{"layout.html", "wall.html"}
 func parsePages() (pages, error) {
 	funcs := template.FuncMap{
 		"asset": func(name string) string { return assetPaths[name] },
+		// duration shows minutes as h:mm, as every page does (format.go).
+		"duration": durationText,
 		// field is the argument of the "field" template: one input of a form.
 		"field": func(f form, name, label, typ, autocomplete string) map[string]any {
 			return map[string]any{"Form": f, "Name": name, "Label": label, "Type": typ, "Auto": autocomplete}
@@ -107,6 +110,18 @@ func formOf(r *http.Request, fields ...string) form {
 	return f
 }
 
+// message is every message of the form in one sentence, the form's own
+// first: for a page that shows a refusal in one place.
+func (f form) message() string {
+	msgs := []string{f.Errors[""]}
+	for _, name := range slices.Sorted(maps.Keys(f.Errors)) {
+		if name != "" {
+			msgs = append(msgs, f.Errors[name])
+		}
+	}
+	return strings.TrimSpace(strings.Join(msgs, " "))
+}
+
 // invalid puts a validation error's messages beside their fields; it
 // tells whether err was one.
 func (f form) invalid(err error) bool {
@@ -144,39 +159,20 @@ func (a *App) headerOf(r *http.Request, si *store.SignedIn, locationID string) (
 }
 
 // render writes a page whole: it is rendered before the status is sent, so
-// a failure is a clean 500, never half a page.
-func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
+// a failure is returned before anything is written, never half a page.
+func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) error {
 	if v.Form.Values == nil {
 		v.Form = form{Values: map[string]string{}, Errors: map[string]string{}}
 	}
 	var b bytes.Buffer
 	if err := a.pages[page].ExecuteTemplate(&b, "layout.html", v); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = b.WriteTo(w)
-}
-
-// message is a page with a title and a sentence (refusals, not found).
-func (a *App) message(w http.ResponseWriter, r *http.Request, status int, title, text string) {
-	a.render(w, r, status, "message", view{Data: map[string]string{"Title": title, "Text": text}})
-}
-
-func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
-	a.message(w, r, http.StatusNotFound, "Not found", "There is no such page.")
-}
-
-// readFailed answers a failed read of a page's record: not found when
-// there is none (or it was deleted meanwhile), else a fault.
-func (a *App) readFailed(w http.ResponseWriter, r *http.Request, err error) {
-	if workshop.ErrorCode(err) == workshop.CodeNotFound {
-		a.notFound(w, r)
-		return
-	}
-	a.fail(w, r, err)
+	return nil
 }
 
 // fail answers a fault of the server (never of the input): logged, 500.
