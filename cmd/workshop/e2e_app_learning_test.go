@@ -45,7 +45,7 @@ func TestAppRecordsLate(t *testing.T) {
 			want(t, "a start before the arrival", http.StatusUnprocessableEntity, "", `id="actualStart-`+st.ID+`-error"`)
 		started := arrived.Add(30 * time.Minute)
 		b.post(stepPath+"/start", url.Values{"updatedAt": {ver(st.UpdatedAt)}, "actualStart": {local(started)}}).
-			want(t, "started at", http.StatusSeeOther, "/jobs/"+jobID)
+			want(t, "started at", http.StatusSeeOther, "/jobs/"+jobID+"?done=started&step="+st.ID+"#step-"+st.ID)
 		st = deskJob(t, w, org.ID, jobID).Steps[0]
 		if st.StartedAt == nil || !st.StartedAt.Time().Equal(started) {
 			t.Fatalf("startedAt = %v, want %v", st.StartedAt, started)
@@ -53,14 +53,14 @@ func TestAppRecordsLate(t *testing.T) {
 		b.get("/jobs/"+jobID).want(t, "the step in progress", http.StatusOK, "", `name="actualEnd" type="datetime-local"`, "Finished at")
 		finished := started.Add(75 * time.Minute)
 		b.post(stepPath+"/complete", url.Values{"updatedAt": {ver(st.UpdatedAt)}, "actualEnd": {local(finished)}}).
-			want(t, "finished at", http.StatusSeeOther, "/jobs/"+jobID)
+			want(t, "finished at", http.StatusSeeOther, "/jobs/"+jobID+"?done=completed&step="+st.ID+"#step-"+st.ID)
 		st = deskJob(t, w, org.ID, jobID).Steps[0]
 		if st.Status != workshop.StepCompleted || st.CompletedAt == nil || !st.CompletedAt.Time().Equal(finished) {
 			t.Errorf("completed step = %s at %v, want completed at %v", st.Status, st.CompletedAt, finished)
 		}
 
 		// The catalog shows what history says beside the estimate.
-		b.get("/locations/"+loc.ID+"/catalog").want(t, "the catalog", http.StatusOK, "", "45 min", "not enough history yet (0 done in 90 days, 5 needed)")
+		b.get("/locations/"+loc.ID+"/catalog").want(t, "the catalog", http.StatusOK, "", "<td>0:45</td>", "not enough history yet (0 done in 90 days, 5 needed)")
 		b.get("/locations/"+loc.ID+"/catalog/OIL").want(t, "a catalog item", http.StatusOK, "", "<dt>Actually</dt>")
 	})
 }
