@@ -67,12 +67,13 @@ func TestAppDispatch(t *testing.T) {
 		b := newBrowser(t, srv.URL)
 		b.login("desk@dispatch.example", testPassword, "").want(t, "advisor signs in", http.StatusSeeOther, "/")
 		p := b.get(path)
-		p.want(t, "the plan", http.StatusOK, "", "<h3>Jonas</h3>", "<h3>Lift 1</h3>", "Proposed", "Accept the whole plan",
-			"for 2 unassigned steps", ev.JobNumber+" · High voltage check</a>: No technician has the skills", "Jobs at risk",
+		p.want(t, "the plan", http.StatusOK, "", `data-name="Jonas"`, "proposed by the planner", "Accept the whole plan",
+			"for 2 unassigned steps", ev.JobNumber+" · High voltage check</a>", "No technician has the skills", "Jobs at risk",
 			`name="stepId" value="`+first.ID+`"`)
+		b.get(path+"?by=bay").want(t, "the plan by bay", http.StatusOK, "", `data-name="Lift 1"`)
 		b.get(path+"?date=tomorrow").want(t, "a bad date", http.StatusBadRequest, "", "YYYY-MM-DD")
 
-		b.post(path+"/apply", url.Values{"stepId": {first.ID}}).want(t, "accept one step", http.StatusSeeOther, path+"?accepted=1")
+		b.post(path+"/apply", url.Values{"stepId": {first.ID}}).want(t, "accept one step", http.StatusSeeOther, path+"?accepted="+first.ID)
 		steps := map[string]workshop.Step{}
 		for _, st := range deskJob(t, w, o.ID, job.ID).Steps {
 			steps[st.ID] = st
@@ -80,8 +81,11 @@ func TestAppDispatch(t *testing.T) {
 		if len(steps[first.ID].TechIDs) != 1 || steps[first.ID].BayID == nil || len(steps[second.ID].TechIDs) != 0 {
 			t.Errorf("after accepting one step: first %+v, second %+v; want only the first assigned", steps[first.ID], steps[second.ID])
 		}
-		b.get(path+"?accepted=1").want(t, "accepted", http.StatusOK, "", "The plan is accepted", "Assigned", "for 1 unassigned step.")
-		b.post(path+"/apply", url.Values{}).want(t, "accept the whole plan", http.StatusSeeOther, path+"?accepted=1")
+		b.get(path+"?accepted="+first.ID).want(t, "accepted", http.StatusOK, "",
+			"Accepted "+job.JobNumber+" · Matrix step: Jonas, Lift 1.", "assigned by a person", "for 1 unassigned step.")
+		b.post(path+"/apply", url.Values{}).want(t, "accept the whole plan", http.StatusSeeOther, path+"?accepted=all&n=1")
+		b.get(path+"?accepted=all&n=1").want(t, "accepted all", http.StatusOK, "",
+			"Accepted the whole plan: the technicians and bays it proposed are now assigned to 1 step.")
 		for _, st := range deskJob(t, w, o.ID, job.ID).Steps {
 			if len(st.TechIDs) != 1 || st.BayID == nil {
 				t.Errorf("after accepting the plan, step %s has %v, %v; want a technician and a bay", st.Label, st.TechIDs, st.BayID)

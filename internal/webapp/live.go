@@ -50,10 +50,7 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 		return
 	}
 	wall := r.URL.Query().Get("display") == "wall" // the wall display's board: fewer jobs per status
-	sub, cancel := a.hub.subscribe(locID)
-	defer cancel()
-	ctx := r.Context()
-	render := func() ([]byte, error) {
+	a.streamLive(w, r, si, locID, func(ctx context.Context) ([]byte, error) {
 		d, err := a.boardData(ctx, loc, wall)
 		if err != nil {
 			return nil, err
@@ -61,7 +58,17 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 		var b bytes.Buffer
 		err = a.pages["board"].ExecuteTemplate(&b, "boardBody", d)
 		return b.Bytes(), err
-	}
+	})
+}
+
+// streamLive answers with the event stream of a location's live page
+// (the board, the dispatch timeline): render's HTML now and after every
+// change the hub reports.
+func (a *App) streamLive(w http.ResponseWriter, r *http.Request, si *store.SignedIn, locID string,
+	render func(context.Context) ([]byte, error)) {
+	sub, cancel := a.hub.subscribe(locID)
+	defer cancel()
+	ctx := r.Context()
 	// check tells whether the session still holds; a failed read is
 	// not an answer (the next check tries again).
 	check := func() bool {
@@ -76,10 +83,10 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 	w.Header().Set("X-Accel-Buffering", "no") // a buffering proxy would hold the events back
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	s := &stream{w: w, flush: rc.Flush, render: render, check: check, times: a.live,
+	s := &stream{w: w, flush: rc.Flush, render: func() ([]byte, error) { return render(ctx) }, check: check, times: a.live,
 		warn: func(err error) {
 			if ctx.Err() == nil { // not a browser gone mid-render
-				a.log.WarnContext(ctx, "live board render", "location", locID, "error", err)
+				a.log.WarnContext(ctx, "live page render", "location", locID, "path", r.URL.Path, "error", err)
 			}
 		}}
 	s.run(ctx, a.hub.done, sub.c)
