@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/workshop-platform/workshop/internal/operator"
 	"github.com/workshop-platform/workshop/internal/store"
@@ -198,4 +200,173 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	if msg := b.text(t, "#dispatch-message"); !strings.Contains(msg, "Accepted the whole plan") {
 		t.Errorf("after accepting the plan: %q", msg)
 	}
+}
+
+// dispatchSession is a browser signed in as an advisor on the shop's
+// dispatch page, its stream open.
+func dispatchSession(t *testing.T, base string, s *dispatchShop, email, query string) *chrome {
+	t.Helper()
+	b := newChrome(t)
+	b.signIn(t, base, email)
+	b.do(t, "open dispatch", chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(base+"/locations/"+s.loc.ID+"/dispatch"+query), chromedp.WaitVisible(`.timeline`))
+	b.waitFor(t, "the dispatch stream opens", `window.workshopDispatch && window.workshopDispatch.readyState === 1`)
+	return b
+}
+
+// dragPoints are where a drag starts (on the bar, just inside its start)
+// and ends (the target row's track at the minute), in the viewport.
+type dragPoints struct {
+	Step           string
+	X, Y, ToX, ToY float64
+}
+
+// firstBarOf is the script of the first movable bar of a row.
+func firstBarOf(row string) string {
+	return `document.querySelector('.tl-row[data-name="` + row + `"] .tl-bar[data-movable]')`
+}
+
+// dragTo finds the points of dragging the bar (a script that finds it)
+// to the row to at the local minute of the day.
+func (b *chrome) dragTo(t *testing.T, bar, to string, minute int) dragPoints {
+	t.Helper()
+	p, err := chromedp.Run(b.ctx, chromedp.Evaluate[dragPoints](`(() => {
+		document.querySelector(".timeline").scrollIntoView();
+		const bar = `+bar+`;
+		const r = bar.getBoundingClientRect();
+		const track = document.querySelector('.tl-row[data-name="`+to+`"] .tl-track').getBoundingClientRect();
+		const tl = document.querySelector(".timeline"), axisFrom = +tl.dataset.axisFrom, span = +tl.dataset.axisSpan;
+		return {Step: bar.dataset.step, X: r.left + 4, Y: r.top + r.height / 2,
+			ToX: track.left + (`+strconv.Itoa(minute)+` - axisFrom) / span * track.width + 4, ToY: track.top + track.height / 2};
+	})()`))
+	if err != nil {
+		t.Fatalf("browser, finding the bar %s: %v", bar, err)
+	}
+	return p
+}
+
+// drag presses the mouse at the start, moves it in steps to the end and
+// lets go there: Chromium makes the pointer events of it.
+func (b *chrome) drag(t *testing.T, p dragPoints) {
+	t.Helper()
+	pressed := func(e *input.DispatchMouseEventParams) { e.Button, e.Buttons = input.MouseButtonLeft, 1 }
+	actions := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MousePressed, p.X, p.Y, pressed, chromedp.ClickCount(1))}
+	for i := 1; i <= 8; i++ {
+		f := float64(i) / 8
+		actions = append(actions, chromedp.MouseEvent(chromedp.MouseMoved, p.X+(p.ToX-p.X)*f, p.Y+(p.ToY-p.Y)*f, pressed))
+	}
+	actions = append(actions, chromedp.MouseEvent(chromedp.MouseReleased, p.ToX, p.ToY, pressed, chromedp.ClickCount(1)))
+	b.do(t, "drag "+p.Step, actions...)
+}
+
+// A bar dragged with the pointer from Cem's row to Ben's at 14:35 is
+// moved there, and a second advisor's open page shows it within 2 s.
+func TestBrowserDispatchDragSeenByAnother(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	s := newDispatchShop(t, w)
+	appUser(t, w, s.org.ID, "one@timeline.example", workshop.RoleAdvisor, testPassword)
+	appUser(t, w, s.org.ID, "two@timeline.example", workshop.RoleAdvisor, testPassword)
+	srv := startServer(t, db)
+	one := dispatchSession(t, srv.URL, s, "one@timeline.example", "")
+	two := dispatchSession(t, srv.URL, s, "two@timeline.example", "")
+
+	p := one.dragTo(t, firstBarOf("Cem Yilmaz"), "Ben Okafor", 14*60+35)
+	start := time.Now()
+	one.drag(t, p)
+	one.waitFor(t, "the move is told", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
+	inBen := `!!document.querySelector('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="` + p.Step + `"]')`
+	two.waitFor(t, "the second advisor sees the move", inBen)
+	t.Logf("browser: a drag seen on a second advisor's page in %v", time.Since(start))
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the move showed on the second page after %v, want within 2 s", took)
+	}
+	if msg := one.text(t, "#dispatch-message"); !strings.Contains(msg, "Ben Okafor") {
+		t.Errorf("message %q, want it to say the step went to Ben", msg)
+	}
+	st := stepByID(t, w, s, p.Step)
+	if len(st.TechIDs) != 1 || st.TechIDs[0] != s.ben.ID {
+		t.Errorf("the dragged step has technicians %v, want Ben", st.TechIDs)
+	}
+}
+
+// A drop the store refuses (a bay in maintenance) puts the bar back and
+// says why; a drop onto a bay without the step's service asks first.
+func TestBrowserDispatchRefusedDrop(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	s := newDispatchShop(t, w)
+	appUser(t, w, s.org.ID, "desk@timeline.example", workshop.RoleAdvisor, testPassword)
+	srv := startServer(t, db)
+	b := dispatchSession(t, srv.URL, s, "desk@timeline.example", "?by=bay")
+	b.allowed = func(text string) bool { return strings.Contains(text, "status of 422") } // the refused move's answer
+
+	p := b.dragTo(t, firstBarOf("Lift 1"), "Lift 3", 15*60)
+	b.drag(t, p)
+	b.waitFor(t, "the refusal is told", `document.getElementById("dispatch-alert").textContent.includes("Lift 3 is in maintenance")`)
+	back := `(() => { const bar = document.querySelector('.tl-row[data-name="Lift 1"] .tl-bar[data-step="` + p.Step + `"]');
+		return !!bar && bar.style.transform === "" && !document.querySelector(".drop-ghost"); })()`
+	b.waitFor(t, "the bar is back in its row", back)
+	t.Logf("refused: %s", b.text(t, "#dispatch-alert"))
+
+	// Lift 2 offers tyres only: moving another service there is asked about.
+	b.do(t, "answer confirmations", chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = q => { window.asked = q; return false; }`))
+	p = b.dragTo(t, `[...document.querySelectorAll(".tl-bar[data-movable]")].find(b => b.title.includes("High voltage check"))`, "Lift 2", 15*60)
+	b.drag(t, p)
+	b.waitFor(t, "the drop asks first", `window.asked.includes("Lift 2 does not offer the service EV-HV")`)
+	b.waitFor(t, "declined, nothing moves", `document.getElementById("dispatch-message").textContent === "Not moved."`)
+	if st := stepByID(t, w, s, p.Step); st.BayID != nil && *st.BayID == s.lift2.ID {
+		t.Errorf("a declined move was made: %+v", st)
+	}
+	b.do(t, "say yes from now on", chromedp.Evaluate[chromedp.Void](`window.confirm = q => { window.asked = q; return true; }`))
+	b.drag(t, b.dragTo(t, `document.querySelector('.tl-bar[data-step="`+p.Step+`"]')`, "Lift 2", 15*60))
+	b.waitFor(t, "confirmed, it moves", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
+	if st := stepByID(t, w, s, p.Step); st.BayID == nil || *st.BayID != s.lift2.ID {
+		t.Errorf("after confirming, the step is in bay %v, want Lift 2", st.BayID)
+	}
+}
+
+// The keyboard alone moves a bar: focus it, arrow keys pick the row and
+// time, Enter moves it.
+func TestBrowserDispatchKeyboardMove(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	s := newDispatchShop(t, w)
+	appUser(t, w, s.org.ID, "keys@timeline.example", workshop.RoleAdvisor, testPassword)
+	srv := startServer(t, db)
+	b := dispatchSession(t, srv.URL, s, "keys@timeline.example", "")
+
+	step, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(() => {
+		const bar = document.querySelector('.tl-row[data-name="Cem Yilmaz"] .tl-bar[data-movable]');
+		bar.querySelector("a").focus(); return bar.dataset.step; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, "pick, up a row, 10 minutes later, move",
+		chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowUp), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
+	if said := b.text(t, "#dispatch-message"); !strings.HasPrefix(said, "Move to Ben Okafor, ") {
+		t.Errorf("while picking, the page says %q; want where the bar would go", said)
+	}
+	b.do(t, "move", chromedp.KeyEvent(kb.Enter))
+	b.waitFor(t, "the move is told", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
+	b.waitFor(t, "the bar is in Ben's row", `!!document.querySelector('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="`+step+`"]')`)
+	if st := stepByID(t, w, s, step); len(st.TechIDs) != 1 || st.TechIDs[0] != s.ben.ID {
+		t.Errorf("the step moved by keyboard has technicians %v, want Ben", st.TechIDs)
+	}
+}
+
+func stepByID(t *testing.T, w *testWorld, s *dispatchShop, id string) workshop.Step {
+	t.Helper()
+	for _, j := range s.jobs {
+		for _, st := range deskJob(t, w, s.org.ID, j.ID).Steps {
+			if st.ID == id {
+				return st
+			}
+		}
+	}
+	t.Fatalf("no step %s", id)
+	return workshop.Step{}
 }

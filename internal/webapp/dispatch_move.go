@@ -169,7 +169,7 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 		if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
 			msg = "Someone else changed this step since your page showed it, so it was not moved; it is shown where it is now."
 		}
-		answer(status, moveAnswer{Error: msg})
+		answer(status, moveAnswer{Error: td.namesFor(msg)})
 		return
 	}
 	answer(http.StatusOK, moveAnswer{Message: moveMessage(td, moved, f.Values["action"] == "unschedule")})
@@ -214,4 +214,16 @@ func moveWarning(st workshop.Step, td timelineData, techIDs []string, bayID stri
 func scheduleAt(p *store.StepPatch, at *time.Time) {
 	// notBefore arrives with the plan branch's merge.
 	_, _ = p, at
+}
+
+// namesFor puts the names of the technicians and bays for their ids in a
+// refusal of the store, which speaks as the API does.
+func (td timelineData) namesFor(msg string) string {
+	for id, t := range td.techs {
+		msg = strings.ReplaceAll(msg, id, t.Name)
+	}
+	for id, b := range td.bays {
+		msg = strings.ReplaceAll(msg, id, b.Name)
+	}
+	return msg
 }

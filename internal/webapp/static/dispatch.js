@@ -123,7 +123,7 @@
       else techs = [target];
       techs = techs.filter(function (t, j) { return techs.indexOf(t) === j; });
     }
-    var f = new FormData();
+    var f = new URLSearchParams(); // a urlencoded body, as a form sends
     techs.forEach(function (t) { f.append("techIds", t); });
     f.append("bayId", bay);
     f.append("start", this.ax.date + "T" + clock(this.minute));
@@ -170,6 +170,11 @@
   }
 
   // ---- pointer drags
+  // rowAt is the row under the pointer, looking through the dragged item.
+  function rowAt(x, y, item) {
+    return document.elementsFromPoint(x, y).filter(function (el) { return !item.contains(el); })
+      .map(function (el) { return el.closest(".tl-row[data-row]"); }).filter(Boolean)[0];
+  }
   var drag = null, justDragged = false;
   root.addEventListener("pointerdown", function (e) {
     if (e.button !== 0 || drag) return;
@@ -189,8 +194,7 @@
     }
     e.preventDefault();
     drag.item.style.transform = "translate(" + (e.clientX - drag.x) + "px," + (e.clientY - drag.y) + "px)";
-    var under = document.elementsFromPoint(e.clientX, e.clientY).map(function (el) { return el.closest(".tl-row[data-row]"); })
-      .filter(Boolean)[0];
+    var under = rowAt(e.clientX, e.clientY, drag.item);
     if (under) {
       drag.move.row = under;
       drag.move.minute = minuteAt(e.clientX - drag.offset, under.querySelector(".tl-track"), drag.move.ax);
@@ -204,8 +208,7 @@
     if (!d.move) return; // a click: the link opens the form
     justDragged = true;
     setTimeout(function () { justDragged = false; }, 0);
-    var under = e.type === "pointerup" && document.elementsFromPoint(e.clientX, e.clientY)
-      .map(function (el) { return el.closest(".tl-row[data-row]"); }).filter(Boolean)[0];
+    var under = e.type === "pointerup" && rowAt(e.clientX, e.clientY, d.item);
     if (!under) { d.move.end(); idle(); say("Not moved."); return; }
     d.move.send(false);
   }
