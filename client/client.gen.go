@@ -1536,6 +1536,9 @@ type PlannedStep struct {
 	BayId nullable.Nullable[string] `json:"bayId"`
 	JobId string                    `json:"jobId"`
 
+	// NotBefore The step's notBefore, with the location's offset; null when it has none.
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore"`
+
 	// Pinned The step was in progress or already assigned: it keeps its technicians and bay. false: the planner chose them.
 	Pinned       bool      `json:"pinned"`
 	PlannedEnd   time.Time `json:"plannedEnd"`
@@ -1627,6 +1630,9 @@ type Step struct {
 	// Label Example: Replace front brake pads
 	Label string `json:"label"`
 
+	// NotBefore The earliest the dispatch plan may start the step, with the offset it was sent with; null leaves its time to the planner. A pending step with its technicians, its bay (when the location has bays) and a notBefore is scheduled: the plan places it before the other pending steps and, when its technicians and bay are free, starts it exactly then (contract section 8).
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore"`
+
 	// Phase The ordering group of the step.
 	Phase int `json:"phase"`
 
@@ -1657,14 +1663,17 @@ type StepCreate struct {
 	EstimatedDuration *int    `json:"estimatedDuration,omitempty"`
 	Label             *string `json:"label,omitempty"`
 
+	// NotBefore The earliest the plan may start the step (a past value is allowed); null or omitted: the planner chooses.
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore,omitempty"`
+
 	// Phase Omitted: 0.
 	Phase *int `json:"phase,omitempty"`
 
 	// SchedulingMode Sequential steps of a phase run one after another, parallel ones side by side.
 	SchedulingMode *SchedulingMode `json:"schedulingMode,omitempty"`
 
-	// ServiceCode An active catalog item of the job's location (422 on `serviceCode` otherwise). The step needs the item's required skills.
-	ServiceCode *string `json:"serviceCode,omitempty"`
+	// ServiceCode An active catalog item of the job's location (422 on `serviceCode` otherwise). The step needs the item's required skills. null or omitted: a free-text step.
+	ServiceCode nullable.Nullable[string] `json:"serviceCode,omitempty"`
 }
 
 // StepDetail defines model for StepDetail.
@@ -1697,6 +1706,9 @@ type StepDetail struct {
 
 	// Label Example: Replace front brake pads
 	Label string `json:"label"`
+
+	// NotBefore The earliest the dispatch plan may start the step, with the offset it was sent with; null leaves its time to the planner. A pending step with its technicians, its bay (when the location has bays) and a notBefore is scheduled: the plan places it before the other pending steps and, when its technicians and bay are free, starts it exactly then (contract section 8).
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore"`
 
 	// Phase The ordering group of the step.
 	Phase      int       `json:"phase"`
@@ -1733,7 +1745,10 @@ type StepPatch struct {
 	BayId             nullable.Nullable[string] `json:"bayId,omitempty"`
 	EstimatedDuration *int                      `json:"estimatedDuration,omitempty"`
 	Label             *string                   `json:"label,omitempty"`
-	Phase             *int                      `json:"phase,omitempty"`
+
+	// NotBefore Pending steps only (422 on `notBefore` otherwise, also when the patch moves the step out of pending). A value schedules the step at that time; null returns its time to the planner (technicians and bay stay). Moving work on the dispatch timeline is one PATCH of techIds, bayId and notBefore.
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore,omitempty"`
+	Phase     *int                         `json:"phase,omitempty"`
 
 	// SchedulingMode Sequential steps of a phase run one after another, parallel ones side by side.
 	SchedulingMode *SchedulingMode `json:"schedulingMode,omitempty"`

@@ -123,8 +123,8 @@ func detailOf(in store.JobDetailInput, zone *time.Location, now time.Time, outlo
 		so := stepOf(st)
 		out.Steps = append(out.Steps, oapi.StepDetail{Id: so.Id, JobId: so.JobId, Label: so.Label, Phase: so.Phase,
 			SchedulingMode: so.SchedulingMode, EstimatedDuration: so.EstimatedDuration, TechIds: so.TechIds, BayId: so.BayId,
-			ServiceCode: so.ServiceCode,
-			Status:      so.Status, StartedAt: so.StartedAt, CompletedAt: so.CompletedAt, CreatedAt: so.CreatedAt, UpdatedAt: so.UpdatedAt,
+			ServiceCode: so.ServiceCode, NotBefore: so.NotBefore,
+			Status: so.Status, StartedAt: so.StartedAt, CompletedAt: so.CompletedAt, CreatedAt: so.CreatedAt, UpdatedAt: so.UpdatedAt,
 			PlannedStart: w.PlannedStart, PlannedEnd: w.PlannedEnd, ActualStart: nullableOf(w.ActualStart), ActualEnd: nullableOf(w.ActualEnd),
 			ProjectedEnd: w.ProjectedEnd})
 		end := w.ProjectedEnd

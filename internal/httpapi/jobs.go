@@ -50,7 +50,7 @@ func jobOf(j workshop.Job) oapi.Job {
 func stepOf(st workshop.Step) oapi.Step {
 	return oapi.Step{Id: st.ID, JobId: st.JobID, Label: st.Label, Phase: st.Phase, SchedulingMode: oapi.SchedulingMode(st.SchedulingMode),
 		EstimatedDuration: st.EstimatedDuration, TechIds: nonNilList(st.TechIDs), BayId: nullableOf(st.BayID),
-		ServiceCode: nullableOf(st.ServiceCode), Status: oapi.StepStatus(st.Status),
+		ServiceCode: nullableOf(st.ServiceCode), NotBefore: nullableTime(st.NotBefore), Status: oapi.StepStatus(st.Status),
 		StartedAt: nullableMicros(st.StartedAt), CompletedAt: nullableMicros(st.CompletedAt), CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
 }
 
@@ -309,12 +309,30 @@ func optionalNullable[T any](n nullable.Nullable[T]) **T {
 	return &v
 }
 
+// optionalOffset is optionalNullable for a time kept with its offset.
+func optionalOffset(n nullable.Nullable[time.Time]) **workshop.OffsetTime {
+	if !n.IsSpecified() {
+		return nil
+	}
+	t := offsetOf(n)
+	return &t
+}
+
+// valueOrNil is a nullable field's value, nil when omitted or null.
+func valueOrNil[T any](n nullable.Nullable[T]) *T {
+	if !n.IsSpecified() || n.IsNull() {
+		return nil
+	}
+	v := n.MustGet()
+	return &v
+}
+
 func (h *handlers) CreateStep(ctx context.Context, req oapi.CreateStepRequestObject) (oapi.CreateStepResponseObject, error) {
 	b := req.Body
 	now := workshop.MicrosOf(h.now())
 	st := workshop.Step{ID: workshop.NewID(workshop.PrefixStep), JobID: req.JobId, Label: deref(b.Label), Phase: deref(b.Phase),
 		SchedulingMode: "sequential", EstimatedDuration: deref(b.EstimatedDuration), TechIDs: []string{}, Status: workshop.StepPending,
-		ServiceCode: b.ServiceCode, CreatedAt: now, UpdatedAt: now}
+		ServiceCode: valueOrNil(b.ServiceCode), NotBefore: offsetOf(b.NotBefore), CreatedAt: now, UpdatedAt: now}
 	if b.SchedulingMode != nil {
 		st.SchedulingMode = string(*b.SchedulingMode)
 	}
@@ -332,7 +350,8 @@ func (h *handlers) PatchStep(ctx context.Context, req oapi.PatchStepRequestObjec
 		return nil, err
 	}
 	patch := store.StepPatch{UpdatedAt: version.at, Label: b.Label, Phase: b.Phase, EstimatedDuration: b.EstimatedDuration,
-		TechIDs: b.TechIds, BayID: optionalNullable(b.BayId), SchedulingMode: (*string)(b.SchedulingMode), Status: (*string)(b.Status)}
+		TechIDs: b.TechIds, BayID: optionalNullable(b.BayId), NotBefore: optionalOffset(b.NotBefore),
+		SchedulingMode: (*string)(b.SchedulingMode), Status: (*string)(b.Status)}
 	st, err := h.store.PatchStep(ctx, visibility(principalOf(ctx)), req.JobId, req.StepId, patch, workshop.MicrosOf(h.now()))
 	if err != nil {
 		return nil, version.failed(err)

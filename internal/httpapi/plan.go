@@ -140,7 +140,8 @@ func planOf(p *planning.Plan, now time.Time) oapi.Plan {
 			PlacedSteps: d.Totals.PlacedSteps, UnplacedSteps: d.Totals.UnplacedSteps}}
 	for _, s := range d.Steps {
 		out.Steps = append(out.Steps, oapi.PlannedStep{StepId: s.StepID, JobId: s.JobID, TechIds: nonNilList(s.TechIDs),
-			BayId: optional(s.BayID), PlannedStart: s.Start.In(p.Zone), PlannedEnd: s.End.In(p.Zone), Pinned: s.Pinned})
+			BayId: optional(s.BayID), PlannedStart: s.Start.In(p.Zone), PlannedEnd: s.End.In(p.Zone), Pinned: s.Pinned,
+			NotBefore: nullableOf(inZone(s.NotBefore, p.Zone))})
 	}
 	for _, u := range d.Unplaced {
 		out.Unplaced = append(out.Unplaced, oapi.UnplacedStep{StepId: u.StepID, JobId: u.JobID, Reason: oapi.UnplacedReason(u.Reason)})

@@ -30,7 +30,8 @@ var tools = []toolSpec{
 	{
 		name: "get_job", operationID: "getJob", title: "Get a job",
 		description: "Get one job by its id (job_...) with its steps ordered by phase: each step's label, status (pending, " +
-			"in_progress, completed), estimated minutes, assigned technicians and bay. The JSON of GET /v1/scheduler/jobs/{jobId}.",
+			"in_progress, completed), estimated minutes, assigned technicians and bay, and notBefore (the earliest the plan may " +
+			"start it, set by a person who scheduled it; null: the planner chooses). The JSON of GET /v1/scheduler/jobs/{jobId}.",
 	},
 	{
 		name: "get_job_detail", operationID: "getJobDetail", title: "Get a job's detail",
@@ -72,7 +73,8 @@ var tools = []toolSpec{
 		name: "get_plan", operationID: "getPlan", title: "Get a location's dispatch plan", locationRequired: true,
 		description: "Get a location's dispatch plan: which technician and bay does each open step when, from now (or the " +
 			"opening of date, YYYY-MM-DD) over up to 14 days, respecting working hours, breaks, skills, bay services, " +
-			"maintenance, phases and the bay buffer. Lists the planned steps (pinned: already assigned or in progress), the " +
+			"maintenance, phases, the bay buffer and steps scheduled by a person (notBefore). Lists the planned steps (pinned: " +
+			"already assigned or in progress), the " +
 			"steps that cannot be placed with their reason, and per job the projected completion, whether it is at risk and " +
 			"by how many minutes it is late for its promise; totals at the end. locationId is required." + findLocations +
 			" The JSON of GET /v1/scheduler/plan.",

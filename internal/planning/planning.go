@@ -222,7 +222,11 @@ func inputOf(d store.PlanData, zone *time.Location, day, now time.Time) workshop
 
 func stepOf(st workshop.Step, skills map[string][]string) workshop.DispatchStep {
 	ds := workshop.DispatchStep{ID: st.ID, Phase: st.Phase, Mode: st.SchedulingMode,
-		Duration: time.Duration(st.EstimatedDuration) * time.Minute, Status: st.Status, TechIDs: st.TechIDs}
+		Duration: time.Duration(st.EstimatedDuration) * time.Minute, Status: st.Status, TechIDs: st.TechIDs, CreatedAt: st.CreatedAt.Time()}
+	if st.NotBefore != nil {
+		t := st.NotBefore.Time
+		ds.NotBefore = &t
+	}
 	if st.BayID != nil {
 		ds.BayID = *st.BayID
 	}

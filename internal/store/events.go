@@ -144,8 +144,8 @@ func stepRow(st workshop.Step) eventRow {
 	return eventRow{
 		{"bay_id", st.BayID}, {"completed_at", microsOrNil(st.CompletedAt)}, {"created_at", st.CreatedAt.String()},
 		{"estimated_duration", st.EstimatedDuration}, {"id", st.ID}, {"job_id", st.JobID}, {"label", st.Label},
-		{"location_id", st.LocationID}, {"org_id", st.OrgID}, {"phase", st.Phase}, {"scheduling_mode", st.SchedulingMode},
-		{"service_code", st.ServiceCode},
+		{"location_id", st.LocationID}, {"not_before", offsetOrNil(st.NotBefore)}, {"org_id", st.OrgID}, {"phase", st.Phase},
+		{"scheduling_mode", st.SchedulingMode}, {"service_code", st.ServiceCode},
 		{"started_at", microsOrNil(st.StartedAt)}, {"status", st.Status}, {"tech_ids", st.TechIDs},
 		{"updated_at", st.UpdatedAt.String()},
 	}

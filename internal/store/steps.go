@@ -8,27 +8,31 @@ import (
 )
 
 const stepColumns = `id, job_id, org_id, location_id, label, phase, scheduling_mode, estimated_duration, tech_ids, bay_id,
-	status, started_at, completed_at, created_at, updated_at, service_code`
+	status, started_at, completed_at, created_at, updated_at, service_code, not_before`
 
 // stepInsert inserts steps rows of stepWidth values each, stepArgs's.
 const (
 	stepInsert = `INSERT INTO steps (` + stepColumns + `) VALUES `
-	stepWidth  = 16
+	stepWidth  = 17
 )
 
 func stepArgs(args []any, st workshop.Step) []any {
 	return append(args, st.ID, st.JobID, st.OrgID, st.LocationID, st.Label, st.Phase, st.SchedulingMode, st.EstimatedDuration,
 		jsonText(st.TechIDs), st.BayID, st.Status, nullMicros(st.StartedAt), nullMicros(st.CompletedAt), st.CreatedAt, st.UpdatedAt,
-		st.ServiceCode)
+		st.ServiceCode, offsetText(st.NotBefore))
 }
 
 func scanStep(sc scanner) (workshop.Step, error) {
 	var st workshop.Step
-	var bay, code sql.NullString
+	var bay, code, notBefore sql.NullString
 	var started, completed sql.NullInt64
 	err := sc.Scan(&st.ID, &st.JobID, &st.OrgID, &st.LocationID, &st.Label, &st.Phase, &st.SchedulingMode, &st.EstimatedDuration,
-		jsonList[[]string]{&st.TechIDs}, &bay, &st.Status, &started, &completed, &st.CreatedAt, &st.UpdatedAt, &code)
+		jsonList[[]string]{&st.TechIDs}, &bay, &st.Status, &started, &completed, &st.CreatedAt, &st.UpdatedAt, &code, &notBefore)
+	if err != nil {
+		return st, err
+	}
 	st.BayID, st.StartedAt, st.CompletedAt, st.ServiceCode = strPtr(bay), microsPtr(started), microsPtr(completed), strPtr(code)
+	st.NotBefore, err = offsetPtr(notBefore)
 	return st, err
 }
 
@@ -188,7 +192,7 @@ func writeSteps(ctx context.Context, c conn, steps []workshop.Step) error {
 		ON CONFLICT (id) DO UPDATE SET label = excluded.label, phase = excluded.phase, scheduling_mode = excluded.scheduling_mode,
 		estimated_duration = excluded.estimated_duration, tech_ids = excluded.tech_ids, bay_id = excluded.bay_id,
 		status = excluded.status, started_at = excluded.started_at, completed_at = excluded.completed_at,
-		updated_at = excluded.updated_at`, args...)
+		not_before = excluded.not_before, updated_at = excluded.updated_at`, args...)
 	return err
 }
 

@@ -69,6 +69,11 @@ type DispatchStep struct {
 	ServiceCode            string   // "" none
 	RequiredSkills         []string
 	StartedAt, CompletedAt *time.Time
+	CreatedAt              time.Time // orders scheduled steps of one notBefore
+	// NotBefore is the earliest the step may start (nil: the planner
+	// chooses); with its technicians and bay it makes a pending step
+	// scheduled (contract section 8, "Scheduling a step at a time").
+	NotBefore *time.Time
 }
 
 // Dispatch is a location's plan.
@@ -86,7 +91,8 @@ type PlannedStep struct {
 	TechIDs       []string
 	BayID         string // "" none
 	Start, End    time.Time
-	Pinned        bool // in progress, or assigned before: it keeps its technicians and bay
+	Pinned        bool       // in progress, or assigned before: it keeps its technicians and bay
+	NotBefore     *time.Time // the step's, in the location's zone
 }
 
 // UnplacedStep is a step the plan could not place, with why.

@@ -46,6 +46,12 @@ type pstep struct {
 	dur        int64
 	inProgress bool
 	start, end int64 // in progress: its times
+	notBefore  int64 // 0: none
+	earliest   int64 // it starts no earlier: its job's earliest, or its notBefore's rule
+	// fixed steps are placed before any decode (in progress, scheduled),
+	// at pre (which may be unplaced).
+	fixed bool
+	pre   placement
 	// after are the indexes (in the job's steps) of the steps it waits for;
 	// afterEnd is the latest end of its completed predecessors.
 	after    []int
@@ -75,6 +81,10 @@ func newProblem(in DispatchInput) *problem {
 	for _, j := range in.Jobs {
 		p.jobs = append(p.jobs, p.prepare(j))
 	}
+	// The placement order of contract section 8: the steps in progress,
+	// then the scheduled steps, then (issue "Promises that hold") the
+	// placements kept near now, fixed here like the others before any
+	// decode; the decodes place every other pending step.
 	for _, pj := range p.jobs {
 		for _, s := range pj.steps {
 			if s.inProgress {
@@ -82,7 +92,66 @@ func newProblem(in DispatchInput) *problem {
 			}
 		}
 	}
+	p.placeScheduled()
 	return p
+}
+
+// stepRef is a step of the problem: its job's index and its own in it.
+type stepRef struct{ job, step int }
+
+// placeScheduled places the scheduled steps (pending, with technicians,
+// a bay when the location has bays, and a notBefore) by notBefore, then
+// creation, each into the first gap from its notBefore that the steps
+// fixed before it leave: free, it starts exactly at its notBefore. A step
+// is placed once every step it waits for is fixed (a scheduled step
+// waiting for a later one is placed after it); one that waits for a
+// pending step that is not scheduled stays for the decodes, which keep its
+// technicians, bay and notBefore.
+func (p *problem) placeScheduled() {
+	var queue []stepRef
+	for ji := range p.jobs {
+		for si, s := range p.jobs[ji].steps {
+			if !s.inProgress && s.notBefore != 0 && len(s.TechIDs) > 0 && (s.BayID != "" || len(p.bays) == 0) {
+				queue = append(queue, stepRef{ji, si})
+			}
+		}
+	}
+	slices.SortStableFunc(queue, func(a, b stepRef) int {
+		sa, sb := &p.jobs[a.job].steps[a.step], &p.jobs[b.job].steps[b.step]
+		if c := cmp64(sa.notBefore, sb.notBefore); c != 0 {
+			return c
+		}
+		return sa.CreatedAt.Compare(sb.CreatedAt)
+	})
+	for {
+		i := slices.IndexFunc(queue, func(r stepRef) bool { return p.ready(r) })
+		if i < 0 {
+			return
+		}
+		r := queue[i]
+		queue = slices.Delete(queue, i, i+1)
+		pj := &p.jobs[r.job]
+		fixed := make([]placement, len(pj.steps))
+		for k := range pj.steps {
+			fixed[k] = pj.steps[k].pre
+		}
+		pl := p.placeStep(pj, r.step, fixed, p.fixedTech, p.fixedBay)
+		if pl.reason == "" {
+			p.take(p.fixedTech, p.fixedBay, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
+		}
+		pj.steps[r.step].fixed, pj.steps[r.step].pre = true, pl
+	}
+}
+
+// ready: every step the step waits for is fixed.
+func (p *problem) ready(r stepRef) bool {
+	pj := &p.jobs[r.job]
+	for _, k := range pj.steps[r.step].after {
+		if !pj.steps[k].fixed {
+			return false
+		}
+	}
+	return true
 }
 
 // prepare finds a job's earliest start, its steps to place and their
@@ -90,9 +159,11 @@ func newProblem(in DispatchInput) *problem {
 // also waits for the sequential steps before it.
 func (p *problem) prepare(j DispatchJob) pjob {
 	pj := pjob{job: j, weight: PriorityWeight(j.Priority), earliest: p.start}
+	arrived := p.start // a step with a notBefore starts no earlier than it, the plan's start and the arrival
 	switch {
 	case j.ArrivalTime != nil:
-		pj.earliest = max(pj.earliest, micros(*j.ArrivalTime))
+		arrived = max(arrived, micros(*j.ArrivalTime))
+		pj.earliest = arrived
 	case j.PromiseTime != nil:
 		y, m, d := j.PromiseTime.In(p.cal.zone()).Date()
 		pj.earliest = max(pj.earliest, micros(p.cal.NextOpen(time.Date(y, m, d, 0, 0, 0, 0, p.cal.zone()))))
@@ -115,7 +186,12 @@ func (p *problem) prepare(j DispatchJob) pjob {
 		if s.Status == StepCompleted {
 			continue
 		}
-		ps := pstep{DispatchStep: s, jobID: j.ID, dur: int64(s.Duration / time.Microsecond), inProgress: s.Status == StepInProgress}
+		ps := pstep{DispatchStep: s, jobID: j.ID, dur: int64(s.Duration / time.Microsecond), inProgress: s.Status == StepInProgress,
+			earliest: pj.earliest}
+		if s.NotBefore != nil && !ps.inProgress {
+			ps.notBefore = micros(*s.NotBefore)
+			ps.earliest = max(arrived, ps.notBefore) // for a booking, in place of the promise's day
+		}
 		for _, q := range j.Steps[:si] {
 			if q.Phase >= s.Phase && (q.Phase != s.Phase || s.Mode == "parallel" || q.Mode == "parallel") {
 				continue
@@ -133,6 +209,7 @@ func (p *problem) prepare(j DispatchJob) pjob {
 			}
 			ps.end = max(p.clock.addWork(ps.start, ps.dur), p.start) // still running: not before now
 			pj.doneEnd = max(pj.doneEnd, ps.end)
+			ps.fixed, ps.pre = true, placement{techs: s.TechIDs, bay: s.BayID, start: ps.start, end: ps.end}
 		} else {
 			ps.techs, ps.bays = p.candidates(s)
 		}
@@ -217,7 +294,7 @@ func (p *problem) decodeFrom(order []int, base decoded, from int) decoded {
 		if pos < from {
 			d.places[ji] = base.places[ji]
 			for si, s := range pj.steps {
-				if pl := base.places[ji][si]; !s.inProgress && pl.reason == "" {
+				if pl := base.places[ji][si]; !s.fixed && pl.reason == "" {
 					p.take(tech, bay, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
 				}
 			}
@@ -229,35 +306,36 @@ func (p *problem) decodeFrom(order []int, base decoded, from int) decoded {
 	return d
 }
 
-// placeJob places a job's pending steps in precedence order; a step
-// waiting for an unplaced one is unplaced for the same reason.
+// placeJob places a job's steps that are not fixed in precedence order.
 func (p *problem) placeJob(pj *pjob, tech, bay map[string]*timeline) []placement {
 	places := make([]placement, len(pj.steps))
 	for si, s := range pj.steps {
-		if s.inProgress {
-			places[si] = placement{techs: s.TechIDs, bay: s.BayID, start: s.start, end: s.end}
+		if s.fixed {
+			places[si] = s.pre
 			continue
 		}
-		release := max(pj.earliest, s.afterEnd)
-		blocked := ""
-		for _, k := range s.after {
-			if places[k].reason != "" {
-				blocked = places[k].reason
-				break
-			}
-			release = max(release, places[k].end)
-		}
-		if blocked != "" {
-			places[si] = placement{reason: blocked}
-			continue
-		}
-		p.placements++
-		places[si] = p.place(s, release, tech, bay)
+		places[si] = p.placeStep(pj, si, places, tech, bay)
 		if pl := places[si]; pl.reason == "" {
 			p.take(tech, bay, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
 		}
 	}
 	return places
+}
+
+// placeStep places step si of pj after the steps it waits for (placed at
+// places); a step waiting for an unplaced one is unplaced for the same
+// reason.
+func (p *problem) placeStep(pj *pjob, si int, places []placement, tech, bay map[string]*timeline) placement {
+	s := &pj.steps[si]
+	release := max(s.earliest, s.afterEnd)
+	for _, k := range s.after {
+		if places[k].reason != "" {
+			return placement{reason: places[k].reason}
+		}
+		release = max(release, places[k].end)
+	}
+	p.placements++
+	return p.place(*s, release, tech, bay)
 }
 
 // outlook is a job's promise under a decode.
@@ -325,7 +403,8 @@ func (p *problem) dispatch(d decoded) Dispatch {
 				continue
 			}
 			out.Steps = append(out.Steps, PlannedStep{StepID: s.ID, JobID: pj.job.ID, TechIDs: slices.Clone(pl.techs), BayID: pl.bay,
-				Start: p.timeOf(pl.start), End: p.timeOf(pl.end), Pinned: s.inProgress || len(s.TechIDs) > 0 || s.BayID != ""})
+				Start: p.timeOf(pl.start), End: p.timeOf(pl.end), Pinned: s.inProgress || len(s.TechIDs) > 0 || s.BayID != "",
+				NotBefore: timeIn(s.NotBefore, p.cal.zone())})
 		}
 	}
 	slices.SortStableFunc(out.Steps, func(a, b PlannedStep) int { return a.Start.Compare(b.Start) })

@@ -32,7 +32,7 @@ type Quote struct {
 func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []QuoteStep) Quote {
 	p := newProblem(in)
 	tech, bay := cloneTimelines(p.fixedTech), cloneTimelines(p.fixedBay)
-	fixed := p.stepsInProgress() // in the timelines already
+	fixed := p.fixedSteps() // in the timelines already
 	for _, s := range plan.Steps {
 		if !fixed[s.StepID] {
 			p.take(tech, bay, s.TechIDs, s.BayID, micros(s.Start), micros(s.End), s.JobID)
@@ -65,12 +65,13 @@ func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []
 	return q
 }
 
-// stepsInProgress are the ids of the input's steps in progress.
-func (p *problem) stepsInProgress() map[string]bool {
+// fixedSteps are the ids of the steps placed before any decode (in
+// progress, scheduled).
+func (p *problem) fixedSteps() map[string]bool {
 	ids := map[string]bool{}
 	for _, pj := range p.jobs {
 		for _, s := range pj.steps {
-			if s.inProgress {
+			if s.fixed {
 				ids[s.ID] = true
 			}
 		}

@@ -38,6 +38,11 @@ func dstep(id string, minutes int, opts ...func(*workshop.DispatchStep)) worksho
 	return s
 }
 
+// scheduledAt schedules a step: notBefore, its technician and bay ("" none).
+func scheduledAt(at time.Time, tech, bay string) func(*workshop.DispatchStep) {
+	return func(s *workshop.DispatchStep) { s.NotBefore, s.TechIDs, s.BayID = &at, []string{tech}, bay }
+}
+
 func needs(code string, skills ...string) func(*workshop.DispatchStep) {
 	return func(s *workshop.DispatchStep) { s.ServiceCode, s.RequiredSkills = code, skills }
 }
@@ -200,6 +205,52 @@ func TestPlanDispatchRules(t *testing.T) {
 				if !s["u"].Start.Before(s["l"].Start) || d.Totals.WeightedLateMinutes != 60 {
 					t.Errorf("urgent %v, low %v, weighted late %d; want urgent first and 60 (the low job an hour late)",
 						s["u"].Start, s["l"].Start, d.Totals.WeightedLateMinutes)
+				}
+			}},
+		{"a scheduled step starts exactly at its notBefore, ahead of earlier work",
+			day(techs(workshop.DispatchTech{ID: "ana"}), bays(workshop.DispatchBay{ID: "b1"}),
+				jobs(arrived("j1", monday, dstep("first", 120)),
+					arrived("j2", monday.Add(time.Minute), dstep("moved", 30, scheduledAt(wk(0, 9, 0), "ana", "b1"))))),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				if got := s["moved"]; !got.Start.Equal(wk(0, 9, 0)) || !got.Pinned || got.NotBefore == nil || !got.NotBefore.Equal(wk(0, 9, 0)) {
+					t.Errorf("moved %+v, want pinned at 09:00 with its notBefore", got)
+				}
+				if got := s["first"]; !got.Start.Equal(wk(0, 9, 30)) {
+					t.Errorf("first starts %v, want 09:30, after the scheduled step (08:00-09:00 is too short for it)", got.Start)
+				}
+			}},
+		{"scheduled steps go by notBefore: the later one waits when they collide",
+			day(techs(workshop.DispatchTech{ID: "ana"}), bays(workshop.DispatchBay{ID: "b1"}),
+				jobs(arrived("j1", monday, dstep("late", 60, scheduledAt(wk(0, 10, 30), "ana", "b1"))),
+					arrived("j2", monday, dstep("early", 60, scheduledAt(wk(0, 10, 0), "ana", "b1"))))),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				if !s["early"].Start.Equal(wk(0, 10, 0)) || !s["late"].Start.Equal(wk(0, 11, 0)) {
+					t.Errorf("early %v, late %v; want 10:00 and 11:00", s["early"].Start, s["late"].Start)
+				}
+			}},
+		{"a scheduled step waiting for a step the planner places is placed after it, keeping its notBefore",
+			day(techs(workshop.DispatchTech{ID: "ana"}, workshop.DispatchTech{ID: "ben"}), bays(workshop.DispatchBay{ID: "b1"}, workshop.DispatchBay{ID: "b2"}),
+				jobs(arrived("j1", monday, dstep("diagnose", 120), dstep("repair", 60, scheduledAt(wk(0, 9, 0), "ben", "b2"))))),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				if got := s["repair"]; !got.Start.Equal(s["diagnose"].End) || !slices.Equal(got.TechIDs, []string{"ben"}) || got.BayID != "b2" {
+					t.Errorf("repair %+v, want ben in b2 when diagnose ends %v", got, s["diagnose"].End)
+				}
+			}},
+		{"a notBefore alone holds a step back and replaces a booking's promise day",
+			day(techs(workshop.DispatchTech{ID: "ana"}), jobs(workshop.DispatchJob{ID: "j1", Priority: "normal", CreatedAt: monday,
+				PromiseTime: ref(wk(2, 16, 0)), Steps: []workshop.DispatchStep{dstep("s1", 60, func(s *workshop.DispatchStep) { s.NotBefore = ref(wk(1, 14, 0)) })}})),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				if got := s["s1"]; !got.Start.Equal(wk(1, 14, 0)) || got.Pinned {
+					t.Errorf("s1 %+v, want Tuesday 14:00, not pinned", got)
+				}
+			}},
+		{"a notBefore in the lunch break starts at its end; one in the past at the plan's start",
+			day(func(in *workshop.DispatchInput) { in.Now = wk(0, 11, 0) }, techs(workshop.DispatchTech{ID: "ana"}, workshop.DispatchTech{ID: "ben"}),
+				jobs(arrived("j1", monday, dstep("lunch", 30, scheduledAt(wk(0, 12, 10), "ana", ""))),
+					arrived("j2", monday, dstep("past", 30, scheduledAt(wk(0, 8, 0), "ben", ""))))),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				if !s["lunch"].Start.Equal(wk(0, 12, 30)) || !s["past"].Start.Equal(wk(0, 11, 0)) {
+					t.Errorf("lunch %v, past %v; want 12:30 and 11:00", s["lunch"].Start, s["past"].Start)
 				}
 			}},
 	}

@@ -52,6 +52,10 @@ type Step struct {
 	// ServiceCode names the catalog item the step was made from, whose
 	// required skills it needs (contract section 8); nil for free text.
 	ServiceCode *string
+	// NotBefore is the earliest the plan may start the pending step, as the
+	// caller sent it (contract section 8, "Scheduling a step at a time"); a
+	// pending step with it, its technicians and its bay is scheduled.
+	NotBefore *OffsetTime
 }
 
 // Value sets (contract section 4).

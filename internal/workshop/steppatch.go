@@ -14,7 +14,10 @@ type StepPatch struct {
 	EstimatedDuration *int
 	TechIDs           *[]string
 	BayID             **string // set to a nil *string to unassign
-	Status            *string
+	// NotBefore schedules a pending step (a nil *OffsetTime returns its
+	// time to the planner); refused on a step that is not pending.
+	NotBefore **OffsetTime
+	Status    *string
 	// CompletedAt, with Status completed, is when the step was completed
 	// if not now: a day close records a step finished earlier so. It may
 	// be neither before the step started nor after now.
@@ -93,6 +96,12 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 		if next.BayID != nil && (st.BayID == nil || *st.BayID != *next.BayID) {
 			_ = v.Check(checkBay(f.Bays, st.LocationID, *next.BayID)) // only validation errors
 		}
+	}
+	if p.NotBefore != nil {
+		if st.Status != StepPending || p.Status != nil && *p.Status != StepPending {
+			v.Add("notBefore", "notBefore may be set on a pending step only; step %s is %s.", st.ID, st.Status)
+		}
+		next.NotBefore = *p.NotBefore
 	}
 	if err := v.Err(); err != nil {
 		return st, err // the status is judged on a valid step
@@ -234,7 +243,14 @@ func (f StepFacts) Record(prev, next Step) {
 func stepsEqual(a, b Step) bool {
 	return a.Label == b.Label && a.Phase == b.Phase && a.SchedulingMode == b.SchedulingMode &&
 		a.EstimatedDuration == b.EstimatedDuration && slices.Equal(a.TechIDs, b.TechIDs) &&
-		((a.BayID == nil) == (b.BayID == nil)) && (a.BayID == nil || *a.BayID == *b.BayID) && a.Status == b.Status
+		((a.BayID == nil) == (b.BayID == nil)) && (a.BayID == nil || *a.BayID == *b.BayID) && a.Status == b.Status &&
+		sameOffsetTime(a.NotBefore, b.NotBefore)
+}
+
+// sameOffsetTime: both none, or the same instant with the same offset (a
+// notBefore sent again with another offset is a change: it comes back so).
+func sameOffsetTime(a, b *OffsetTime) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Equal(b.Time) && a.String() == b.String()
 }
 
 // CheckVersion is stale_updated_at unless the caller's version of a record

@@ -26,6 +26,7 @@ func Check(in workshop.DispatchInput, d workshop.Dispatch) []error {
 	}
 	c.resources()
 	c.precedence()
+	c.scheduledStarts()
 	c.outlooks()
 	return c.errs
 }
@@ -216,8 +217,9 @@ func (c *checker) assignment(s workshop.DispatchStep, ps workshop.PlannedStep) {
 }
 
 // timing: in working time, its length its duration of working time, not
-// before the plan's start or the job's arrival (or, booked, the opening of
-// its promise's date or of the date), within the horizon.
+// before the plan's start, its notBefore or the job's arrival (or, booked
+// and without notBefore, the opening of its promise's date or of the
+// date), within the horizon.
 func (c *checker) timing(ref stepRef, ps workshop.PlannedStep) {
 	s, cal := ref.step(), c.in.Calendar
 	if !cal.Open(ps.Start) {
@@ -234,6 +236,13 @@ func (c *checker) timing(ref stepRef, ps workshop.PlannedStep) {
 	}
 	j := ref.job
 	switch {
+	case s.NotBefore != nil:
+		if ps.Start.Before(*s.NotBefore) {
+			c.fail("step %s starts %v, before its notBefore %v", s.ID, ps.Start, *s.NotBefore)
+		}
+		if j.ArrivalTime != nil && ps.Start.Before(*j.ArrivalTime) {
+			c.fail("step %s starts %v, before its job arrived %v", s.ID, ps.Start, *j.ArrivalTime)
+		}
 	case j.ArrivalTime != nil:
 		if ps.Start.Before(*j.ArrivalTime) {
 			c.fail("step %s starts %v, before its job arrived %v", s.ID, ps.Start, *j.ArrivalTime)
@@ -363,6 +372,80 @@ func (c *checker) precedence() {
 			}
 		}
 	}
+}
+
+// scheduled: a pending step with technicians, a bay when the location has
+// bays, and a notBefore.
+func (c *checker) scheduled(s workshop.DispatchStep) bool {
+	return s.Status == workshop.StepPending && s.NotBefore != nil && len(s.TechIDs) > 0 && (s.BayID != "" || len(c.in.Bays) == 0)
+}
+
+// scheduledBefore: scheduled a and b, a comes first in the placement
+// order (by notBefore, then creation).
+func scheduledBefore(a, b workshop.DispatchStep) bool {
+	if !a.NotBefore.Equal(*b.NotBefore) {
+		return a.NotBefore.Before(*b.NotBefore)
+	}
+	return a.CreatedAt.Before(b.CreatedAt)
+}
+
+// scheduledStarts: a scheduled step that waits for no unfinished step,
+// whose notBefore lies in working time, after the plan's start and the
+// job's arrival, and whose technicians and bay are free from notBefore for
+// its duration (no step in progress, no scheduled step before it in the
+// placement order, the bay buffer kept) starts exactly at notBefore.
+func (c *checker) scheduledStarts() {
+	for id, ps := range c.placed {
+		ref := c.steps[id]
+		s := ref.step()
+		if !c.scheduled(s) || ps.Start.Equal(*s.NotBefore) {
+			continue
+		}
+		at := *s.NotBefore
+		if !c.in.Calendar.Open(at) || at.Before(c.planFrom) || ref.job.ArrivalTime != nil && at.Before(*ref.job.ArrivalTime) {
+			continue
+		}
+		waits := false
+		for _, q := range c.predecessors(ref) {
+			waits = waits || q.Status != workshop.StepCompleted || q.CompletedAt != nil && q.CompletedAt.After(at)
+		}
+		if waits || c.blocked(s, ref.job.ID, at, c.in.Calendar.AddWork(at, s.Duration)) {
+			continue
+		}
+		c.fail("scheduled step %s starts %v, want exactly its notBefore %v: its technicians and bay are free then", id, ps.Start, at)
+	}
+}
+
+// blocked: a step in progress, or a scheduled step before s in the
+// placement order, is on one of s's technicians or its bay (with the bay
+// buffer) within [start, end).
+func (c *checker) blocked(s workshop.DispatchStep, job string, start, end time.Time) bool {
+	for id, o := range c.placed {
+		q := c.steps[id].step()
+		if id == s.ID || !(q.Status == workshop.StepInProgress || c.scheduled(q) && scheduledBefore(q, s)) {
+			continue
+		}
+		shared := slices.ContainsFunc(o.TechIDs, func(t string) bool { return slices.Contains(s.TechIDs, t) })
+		if shared && o.Start.Before(end) && start.Before(o.End) {
+			return true
+		}
+		if s.BayID == "" || o.BayID != s.BayID {
+			continue
+		}
+		if o.Start.Before(end) && start.Before(o.End) {
+			return true
+		}
+		if o.JobID != job && c.in.BayBuffer > 0 {
+			gap := c.in.Calendar.WorkBetween(o.End, start)
+			if o.Start.After(start) {
+				gap = c.in.Calendar.WorkBetween(end, o.Start)
+			}
+			if gap < c.in.BayBuffer {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // outlooks: each job's projected completion, lateness, risk, and the totals.

@@ -35,6 +35,9 @@ func LowerBound(in workshop.DispatchInput) int {
 				end = later(cal.AddWork(*s.StartedAt, s.Duration), start)
 			default:
 				release := earliest
+				if s.NotBefore != nil {
+					release = later(release, *s.NotBefore)
+				}
 				for k, q := range j.Steps[:i] {
 					if q.Phase < s.Phase || (s.Mode != "parallel" && q.Mode != "parallel" && q.Phase == s.Phase) {
 						release = later(release, ends[j.Steps[k].ID])

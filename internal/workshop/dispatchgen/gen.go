@@ -21,6 +21,10 @@ type Class struct {
 	Jobs, Steps, Techs, Bays   [2]int // inclusive ranges
 	Tight                      bool   // promises near the job's own work, else a day or more of slack
 	InProgress, Booked, Assign float64
+	// Scheduled is the share of pending steps a person scheduled: a
+	// notBefore from an hour before now to ten hours after, technicians
+	// and a bay (0 in the benchmark classes, whose days stay as they were).
+	Scheduled float64
 }
 
 // Classes are the benchmark's instance classes (issue: 20-80 jobs of 1-6
@@ -131,7 +135,8 @@ func (g *gen) job(i int, in workshop.DispatchInput, catalog []service) workshop.
 		if k > 0 && g.rng.Float64() < 0.3 {
 			phase++
 		}
-		s := workshop.DispatchStep{ID: fmt.Sprintf("stp_%02d_%d", i, k), Phase: phase, Mode: "sequential", Status: workshop.StepPending, TechIDs: []string{}}
+		s := workshop.DispatchStep{ID: fmt.Sprintf("stp_%02d_%d", i, k), Phase: phase, Mode: "sequential", Status: workshop.StepPending,
+			TechIDs: []string{}, CreatedAt: j.CreatedAt.Add(time.Duration(k) * time.Second)}
 		if g.rng.Float64() < 0.2 {
 			s.Mode = "parallel"
 		}
@@ -164,6 +169,9 @@ func (g *gen) job(i int, in workshop.DispatchInput, catalog []service) workshop.
 			s.BayID = in.Bays[g.rng.IntN(len(in.Bays))].ID
 		}
 	}
+	if g.c.Scheduled > 0 {
+		g.schedule(j.Steps, in)
+	}
 	from := in.Now
 	if j.ArrivalTime == nil {
 		from = in.Now.Add(time.Duration(g.rng.IntN(3)) * 24 * time.Hour)
@@ -180,6 +188,26 @@ func (g *gen) job(i int, in workshop.DispatchInput, catalog []service) workshop.
 	}
 	j.PromiseTime = &promise
 	return j
+}
+
+// schedule makes some pending steps scheduled, and gives a few others a
+// notBefore alone (not scheduled: the planner still chooses for them).
+func (g *gen) schedule(steps []workshop.DispatchStep, in workshop.DispatchInput) {
+	for k := range steps {
+		s := &steps[k]
+		if s.Status != workshop.StepPending || g.rng.Float64() >= g.c.Scheduled {
+			continue
+		}
+		at := in.Now.Truncate(5 * time.Minute).Add(time.Duration(5*(g.rng.IntN(132)-12)) * time.Minute)
+		s.NotBefore = &at
+		if g.rng.Float64() < 0.2 {
+			continue
+		}
+		s.TechIDs = []string{in.Techs[g.rng.IntN(len(in.Techs))].ID}
+		if len(in.Bays) > 0 {
+			s.BayID = in.Bays[g.rng.IntN(len(in.Bays))].ID
+		}
+	}
 }
 
 func later(a, b time.Time) time.Time {

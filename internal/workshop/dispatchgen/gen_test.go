@@ -73,7 +73,8 @@ func FuzzPlanDispatch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, jobs, techs uint8, tight bool) {
 		c := dispatchgen.Class{Name: "fuzz", Jobs: [2]int{1, 1 + int(jobs%40)}, Steps: [2]int{1, 6}, Techs: [2]int{1, 1 + int(techs%12)},
-			Bays: [2]int{1 + int(seed%3), 1 + int(seed%9)}, Tight: tight, InProgress: 0.3, Booked: 0.3, Assign: 0.15}
+			Bays: [2]int{1 + int(seed%3), 1 + int(seed%9)}, Tight: tight, InProgress: 0.3, Booked: 0.3, Assign: 0.15,
+			Scheduled: 0.25}
 		in := dispatchgen.Generate(seed, c)
 		in.Budget = 40
 		d := planAndCheck(t, fmt.Sprintf("seed %d", seed), in)
