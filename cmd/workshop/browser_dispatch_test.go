@@ -289,6 +289,16 @@ func TestBrowserDispatchDragSeenByAnother(t *testing.T) {
 	if len(st.TechIDs) != 1 || st.TechIDs[0] != s.ben.ID {
 		t.Errorf("the dragged step has technicians %v, want Ben", st.TechIDs)
 	}
+	date, err := chromedp.Run(one.ctx, chromedp.Evaluate[string](`document.querySelector(".timeline").dataset.date`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zone, _ := time.LoadLocation(s.loc.Timezone)
+	if st.NotBefore == nil || st.NotBefore.In(zone).Format("2006-01-02T15:04") != date+"T14:35" {
+		t.Errorf("the dragged step's notBefore is %v, want %sT14:35 in %s", st.NotBefore, date, s.loc.Timezone)
+	}
+	// The second page draws it as scheduled by a person.
+	two.waitFor(t, "the moved bar is marked scheduled", `document.querySelector('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="`+p.Step+`"]').classList.contains("scheduled")`)
 }
 
 // A drop the store refuses (a bay in maintenance) puts the bar back and

@@ -212,8 +212,11 @@ func moveWarning(st workshop.Step, td timelineData, techIDs []string, bayID stri
 
 // scheduleAt sets the step's notBefore (nil: the planner times it).
 func scheduleAt(p *store.StepPatch, at *time.Time) {
-	// notBefore arrives with the plan branch's merge.
-	_, _ = p, at
+	var nb *workshop.OffsetTime
+	if at != nil {
+		nb = &workshop.OffsetTime{Time: *at}
+	}
+	p.NotBefore = &nb
 }
 
 // namesFor puts the names of the technicians and bays for their ids in a

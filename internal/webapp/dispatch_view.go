@@ -253,6 +253,8 @@ func stateOf(st workshop.Step, ps workshop.PlannedStep) string {
 		return "in-progress"
 	case !ps.Pinned:
 		return "proposed"
+	case ps.NotBefore != nil:
+		return "scheduled"
 	default:
 		return "assigned"
 	}

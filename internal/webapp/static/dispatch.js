@@ -180,7 +180,9 @@
     if (e.button !== 0 || drag) return;
     var item = movable(e.target);
     if (!item) return;
-    drag = { item: item, x: e.clientX, y: e.clientY, id: e.pointerId, move: null, offset: 0 };
+    // The bar's start follows the pointer as it was grabbed.
+    var offset = item.classList.contains("tl-bar") ? e.clientX - item.getBoundingClientRect().left : 0;
+    drag = { item: item, x: e.clientX, y: e.clientY, id: e.pointerId, move: null, offset: offset };
     item.setPointerCapture(e.pointerId);
   });
   root.addEventListener("pointermove", function (e) {
@@ -189,8 +191,6 @@
       if (Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) < 6) return;
       drag.move = new Move(drag.item);
       drag.item.classList.add("dragging");
-      // The bar's start follows the pointer as it was grabbed.
-      drag.offset = drag.item.classList.contains("tl-bar") ? e.clientX - drag.item.getBoundingClientRect().left : 0;
     }
     e.preventDefault();
     drag.item.style.transform = "translate(" + (e.clientX - drag.x) + "px," + (e.clientY - drag.y) + "px)";
