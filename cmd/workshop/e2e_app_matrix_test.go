@@ -66,7 +66,7 @@ var (
 			form: func(*matrixWorld) url.Values { return url.Values{"label": {"Wash"}, "estimatedDuration": {"10"}} }, allowed: jobWriters},
 		{name: "assign step", method: "POST", path: func(m *matrixWorld) string { return "/jobs/" + m.job.ID + "/steps/" + m.step.ID + "/assign" },
 			form: func(m *matrixWorld) url.Values { return url.Values{"techIds": {m.tech.ID}} }, allowed: jobWriters},
-		// the technician user may start their own step (mayWorkStep)
+		// the technician user may start their own step (workshop.Actor.MayWorkStep)
 		{name: "start own step", method: "POST", path: func(m *matrixWorld) string { return "/jobs/" + m.job.ID + "/steps/" + m.step.ID + "/start" },
 			form: func(*matrixWorld) url.Values { return url.Values{} }, allowed: everyRole},
 		{name: "deliver job", method: "POST", path: func(m *matrixWorld) string { return "/jobs/" + m.job.ID + "/deliver" },

@@ -65,8 +65,8 @@ func (s *Store) Board(ctx context.Context, locationID string, now workshop.Micro
 		}
 	}
 	rows, err = c.query(ctx, `SELECT b.id, b.name, b.status,
-			(SELECT s.job_id FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress' ORDER BY s.started_at, s.id LIMIT 1),
-			(SELECT s.id FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress' ORDER BY s.started_at, s.id LIMIT 1)
+			(SELECT s.job_id FROM steps s WHERE s.bay_id = b.id AND `+stepHoldsWork+` ORDER BY s.started_at, s.id LIMIT 1),
+			(SELECT s.id FROM steps s WHERE s.bay_id = b.id AND `+stepHoldsWork+` ORDER BY s.started_at, s.id LIMIT 1)
 		FROM bays b WHERE b.location_id = ? AND b.deleted_at IS NULL ORDER BY b.created_at, b.id`, locationID)
 	if err != nil {
 		return b, err

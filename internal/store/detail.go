@@ -96,7 +96,7 @@ func (s *Store) otherWork(ctx context.Context, j workshop.Job) (map[string][]Oth
 	}
 	rows, err := s.read().query(ctx, `SELECT a.tech_id, s.started_at, s.estimated_duration FROM step_technicians a
 		JOIN steps s ON s.id = a.step_id
-		WHERE s.status = 'in_progress' AND s.job_id <> ? AND a.tech_id IN (`+placeholders(len(techs))+`)`,
+		WHERE `+stepHoldsWork+` AND s.job_id <> ? AND a.tech_id IN (`+placeholders(len(techs))+`)`,
 		append([]any{j.ID}, techs...)...)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -66,4 +68,33 @@ func (s *Store) WriterPragma(ctx context.Context, name string) (string, error) {
 	var v string
 	err := s.writer.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
 	return v, err
+}
+
+// ExplainSearch is the plan of SearchJobs's query, as one text.
+func (s *Store) ExplainSearch(ctx context.Context, v Visibility, locationID, q string) (string, error) {
+	query, args := s.searchQuery(v, locationID, q, 50)
+	explain := "EXPLAIN QUERY PLAN "
+	if s.dialect == postgresDialect {
+		explain = "EXPLAIN "
+	}
+	rows, err := s.read().query(ctx, explain+query, args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var plan []string
+	for rows.Next() {
+		dest := make([]any, len(cols))
+		for i := range dest {
+			dest[i] = new(any)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return "", err
+		}
+		for _, d := range dest {
+			plan = append(plan, fmt.Sprint(*d.(*any)))
+		}
+	}
+	return strings.Join(plan, " "), rows.Err()
 }

@@ -3,52 +3,101 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// plateKey is how plates are compared when searched: upper case (ASCII,
-// as SQL upper() does on both databases), without spaces. The
-// jobs_location_plate index is on the same expression (migration 00012).
-func plateKey(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ':
-			continue
-		case 'a' <= c && c <= 'z':
-			c -= 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return string(b)
-}
-
-// SearchJobs finds the jobs of a location whose job number, plate (in any
-// case, spaces ignored) or external key (of any integration) is q, newest
-// first, at most limit. Each of the three is one lookup of an index
-// (the job number's unique index and migration 00012's), so a search costs
-// the same however many jobs the location has.
+// SearchJobs finds the jobs of a location by any part of three or more
+// characters (a prefix when q is shorter) of the job number, the plate
+// (in any case, spaces and dashes ignored), the make, the model or the
+// external key (of any integration): open jobs first, then newest first,
+// at most limit. Both databases find them through trigram indexes
+// (migration 00026), never a scan of every job: the open jobs through an
+// index of the open ones only, the others newest first until limit are
+// found, so a common term costs no more than a rare one.
 func (s *Store) SearchJobs(ctx context.Context, v Visibility, locationID, q string, limit int) ([]workshop.Job, error) {
-	q = strings.TrimSpace(q)
+	q = strings.TrimSpace(strings.ReplaceAll(q, searchMark, ""))
 	if q == "" || !v.sees(v.OrgID, locationID) {
 		return []workshop.Job{}, nil
 	}
-	const by = `SELECT ` + jobColumns + ` FROM jobs WHERE location_id = ? AND org_id = ? AND `
-	query := `SELECT * FROM (` +
-		by + `job_number IN (?, ?) UNION ` +
-		by + `upper(replace(vehicle_plate, ' ', '')) = ? UNION ` +
-		by + `external_key = ?) AS found ORDER BY created_at DESC, id DESC LIMIT ?`
-	rows, err := s.read().query(ctx, query,
-		locationID, v.OrgID, q, strings.ToUpper(q),
-		locationID, v.OrgID, plateKey(q),
-		locationID, v.OrgID, q, limit)
+	query, args := s.searchQuery(v, locationID, q, limit)
+	rows, err := s.read().query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	return collect(rows, scanJob)
+}
+
+// searchQuery is SearchJobs's query of a trimmed, non-empty q.
+func (s *Store) searchQuery(v Visibility, locationID, q string, limit int) (string, []any) {
+	plate := plateKey(q)
+	var open, closed string
+	var args []any
+	if s.dialect == postgresDialect {
+		var platePattern any // NULL matches nothing: the query was only spaces and dashes
+		if plate != "" {
+			platePattern = likePattern(plate)
+		}
+		// The open part names the partial index's predicate as it is, so
+		// that the planner sees the index applies.
+		found := `SELECT ` + jobColumns + ` FROM jobs WHERE location_id = ? AND org_id = ? AND (job_number ILIKE ?
+			OR replace(replace(vehicle_plate, ' ', ''), '-', '') ILIKE ? OR vehicle_make ILIKE ?
+			OR vehicle_model ILIKE ? OR external_key ILIKE ?) AND status `
+		open = found + `NOT IN ('delivered', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT ?`
+		closed = found + `IN ('delivered', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT ?`
+		p := likePattern(q)
+		part := []any{locationID, v.OrgID, p, platePattern, p, p, p, limit}
+		args = append(append(args, part...), part...)
+	} else {
+		match := `{number make model ext} : ` + ftsPhrase(q)
+		if plate != "" {
+			match += ` OR plate : ` + ftsPhrase(plate)
+		}
+		// The closed part reads the index newest first (rowids grow with
+		// the jobs written) and stops at limit.
+		const found = `SELECT ` + jobColumns + ` FROM %[1]s s JOIN jobs j ON j.rowid = s.rowid
+			WHERE %[1]s MATCH ? AND location_id = ? AND org_id = ?`
+		open = fmt.Sprintf(found, "job_search_open") + ` ORDER BY created_at DESC, id DESC LIMIT ?`
+		closed = fmt.Sprintf(found, "job_search") + ` AND status IN ('delivered', 'cancelled') ORDER BY s.rowid DESC LIMIT ?`
+		part := []any{match, locationID, v.OrgID, limit}
+		args = append(append(args, part...), part...)
+	}
+	query := `SELECT * FROM (SELECT * FROM (` + open + `) AS open_jobs UNION ALL SELECT * FROM (` + closed + `) AS closed_jobs) AS found
+		ORDER BY status IN ('delivered', 'cancelled'), created_at DESC, id DESC LIMIT ?`
+	return query, append(args, limit)
+}
+
+// plateKey is a plate as searched: upper case, without spaces or dashes,
+// as migration 00026 indexes it.
+func plateKey(s string) string {
+	return strings.ToUpper(strings.NewReplacer(" ", "", "-", "").Replace(s))
+}
+
+// searchMark starts every value of SQLite's job_search table (migration
+// 00026), so that a short query anchored with it is a prefix search.
+const searchMark = "\x02"
+
+// ftsPhrase is q as an FTS5 phrase: a substring of any value when q has
+// three characters or more, else a prefix, marked to the trigram's length.
+func ftsPhrase(q string) string {
+	if n := utf8.RuneCountInString(q); n < 3 {
+		q = strings.Repeat(searchMark, 3-n) + q
+	}
+	return `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
+}
+
+// likePattern is q as an ILIKE pattern: a substring when q has three
+// characters or more, else a prefix (as ftsPhrase).
+func likePattern(q string) string {
+	short := utf8.RuneCountInString(q) < 3
+	q = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(q)
+	if short {
+		return q + "%"
+	}
+	return "%" + q + "%"
 }
 
 // DayState is a location's day: open, or closing (job and step writes are

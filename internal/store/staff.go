@@ -39,7 +39,7 @@ var technicianKind = staffKind[workshop.Technician]{
 var bayKind = staffKind[workshop.Bay]{
 	table: "bays", alias: "b", what: "bay",
 	columns: `b.id, b.org_id, b.location_id, b.name, b.equipment, b.services, b.status, b.created_at, b.updated_at,
-	EXISTS (SELECT 1 FROM steps s WHERE s.bay_id = b.id AND s.status = 'in_progress')`,
+	EXISTS (SELECT 1 FROM steps s WHERE s.bay_id = b.id AND ` + stepHoldsWork + `)`,
 	scan: func(sc scanner) (workshop.Bay, error) {
 		var b workshop.Bay
 		err := sc.Scan(&b.ID, &b.OrgID, &b.LocationID, &b.Name, jsonList[[]string]{&b.Equipment}, jsonList[[]string]{&b.Services},

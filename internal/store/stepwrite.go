@@ -197,6 +197,13 @@ func persistPatches(ctx context.Context, c conn, changed []*patchReq) error {
 	return nil
 }
 
+// stepHoldsWork is the condition on a step (aliased s) that holds its
+// technicians' WIP and its bay: in progress, of a job neither delivered
+// nor cancelled (contract section 4: a closed job's step counts for
+// neither, and the board shows neither as busy).
+const stepHoldsWork = `s.status = 'in_progress' AND NOT EXISTS (SELECT 1 FROM jobs closed
+	WHERE closed.id = s.job_id AND closed.status IN ('delivered', 'cancelled'))`
+
 // technicianLoads reads technicians (deleted ones too) for step changes,
 // locked in id order, with the steps in progress each is assigned to.
 func technicianLoads(ctx context.Context, c conn, ids []string) (map[string]workshop.TechnicianLoad, error) {
@@ -223,7 +230,7 @@ func technicianLoads(ctx context.Context, c conn, ids []string) (map[string]work
 		return nil, err
 	}
 	rows, err = c.query(ctx, `SELECT a.tech_id, a.step_id FROM step_technicians a JOIN steps s ON s.id = a.step_id
-		WHERE a.tech_id IN (`+placeholders(len(distinct))+`) AND s.status = 'in_progress'`, distinct...)
+		WHERE a.tech_id IN (`+placeholders(len(distinct))+`) AND `+stepHoldsWork, distinct...)
 	if err != nil {
 		return nil, err
 	}
@@ -266,8 +273,8 @@ func baySlots(ctx context.Context, c conn, ids []string) (map[string]workshop.Ba
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = c.query(ctx, `SELECT bay_id, id, job_id FROM steps WHERE bay_id IN (`+placeholders(len(distinct))+
-		`) AND status = 'in_progress'`, distinct...)
+	rows, err = c.query(ctx, `SELECT s.bay_id, s.id, s.job_id FROM steps s WHERE s.bay_id IN (`+placeholders(len(distinct))+
+		`) AND `+stepHoldsWork, distinct...)
 	if err != nil {
 		return nil, err
 	}

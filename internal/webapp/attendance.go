@@ -13,7 +13,6 @@ import (
 const (
 	scopeAttendanceRead  = workshop.Scope("attendance:read")
 	scopeAttendanceWrite = workshop.Scope("attendance:write")
-	clockTimeLayout      = "15:04"
 )
 
 // attendanceRoutes serves the time clock and the timesheets (issue 20, part 2).
@@ -28,13 +27,6 @@ func (a *App) attendanceRoutes(mux *http.ServeMux) {
 }
 
 func clockPath(locationID string) string { return "/locations/" + locationID + "/clock" }
-
-// mayClock tells whether the user may clock the technician in or out: a
-// role with attendance:write clocks anyone, and every user clocks the
-// technician they work as (a technician clocks themself, nobody else).
-func mayClock(si *store.SignedIn, techID string) bool {
-	return allows(si, scopeAttendanceWrite) || techID != "" && techID == si.Member.TechnicianID
-}
 
 // clockTech is a technician on the time clock.
 type clockTech struct {
@@ -61,29 +53,27 @@ type clockView struct {
 // clockPage is the time clock: one big button for the technician the user
 // works as, and every technician with their state and button for a role
 // that clocks anyone.
-func (a *App) clockPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok {
-		return
+func (a *App) clockPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.deskOf(r, si, r.PathValue("locationID"))
+	if err != nil {
+		return err
 	}
 	q := r.URL.Query()
-	a.renderClock(w, r, d, http.StatusOK, q.Get("techId"), q.Get("done"), "")
+	return a.renderClock(w, r, d, http.StatusOK, q.Get("techId"), q.Get("done"), "")
 }
 
 // renderClock writes the time clock as it is now, confirming that
 // techID was clocked done ("in" or "out") when that is still so, or
 // with a refusal.
-func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, status int, techID, done, refusal string) {
+func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, status int, techID, done, refusal string) error {
 	ctx := r.Context()
 	techs, err := locationTechnicians(ctx, a.store, d.visibility())
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	open, err := a.store.OpenAttendance(ctx, d.visibility())
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	now := a.now().In(d.zone)
 	since := map[string]string{}
@@ -91,7 +81,7 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 		in := rec.ClockIn.In(d.zone)
 		since[rec.TechID] = in.Format(clockTimeLayout)
 		if in.Format(time.DateOnly) != now.Format(time.DateOnly) { // in since an earlier day: say which
-			since[rec.TechID] = in.Format(timeLayout)
+			since[rec.TechID] = in.Format(dateTimeLayout)
 		}
 	}
 	v := clockView{Location: d.loc, Error: refusal}
@@ -117,15 +107,13 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 	}
 	if v.Self != nil {
 		if v.Self.Today, err = a.workedToday(r, d, self, now); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	if self != "" && v.Self == nil {
 		t, err := a.store.Technician(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, self)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		for _, l := range d.header.Locations {
 			if l.ID == t.LocationID {
@@ -134,7 +122,7 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 		}
 	}
 	v.NoTechnician = self == "" && !all
-	a.render(w, r, status, "clock", view{Header: d.header, Data: v})
+	return a.render(w, r, status, "clock", view{Header: d.header, Data: v})
 }
 
 // workedToday is the hours:minutes the technician worked on today's work
@@ -151,36 +139,35 @@ func (a *App) workedToday(r *http.Request, d *desk, techID string, now time.Time
 	if err != nil {
 		return "", err
 	}
-	return hoursMinutes(workshop.BuildTimesheet(period, []string{techID}, records, now).Minutes), nil
+	return durationText(workshop.BuildTimesheet(period, []string{techID}, records, now).Minutes), nil
 }
 
-func (a *App) clockIn(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.clock(w, r, si, "in", a.store.ClockIn)
+func (a *App) clockIn(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	return a.clock(w, r, si, "in", a.store.ClockIn)
 }
 
-func (a *App) clockOut(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.clock(w, r, si, "out", a.store.ClockOut)
+func (a *App) clockOut(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	return a.clock(w, r, si, "out", a.store.ClockOut)
 }
 
 // clock clocks the form's technician in or out now through the store's
 // clock-in or clock-out, as the API does (the same rules and events), and
 // comes back to the time clock, which confirms it.
 func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, done string,
-	op func(ctx context.Context, v store.Visibility, techID string, at time.Time, opts ...store.WriteOption) (workshop.Attendance, error)) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok {
-		return
+	op func(ctx context.Context, v store.Visibility, techID string, at time.Time, opts ...store.WriteOption) (workshop.Attendance, error)) error {
+	d, err := a.deskOf(r, si, r.PathValue("locationID"))
+	if err != nil {
+		return err
 	}
 	techID := r.PostFormValue("techId")
-	if a.refuseWrite(w, r, d, mayClock(si, techID)) {
-		return
+	if !actorOf(si).MayClock(techID) {
+		return refused(d.header)
 	}
 	if _, err := op(r.Context(), d.visibility(), techID, a.now()); err != nil {
 		f := form{Values: map[string]string{}, Errors: map[string]string{}}
 		status, known := f.refusal(err, nil)
 		if !known {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		switch workshop.ErrorCode(err) { // the store's details name ids; the clock names the case
 		case workshop.CodeAlreadyClockedIn:
@@ -190,10 +177,10 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 		case workshop.CodeNotFound:
 			f.Errors[""] = "There is no such technician at this location."
 		}
-		a.renderClock(w, r, d, status, "", "", f.Errors[""])
-		return
+		return a.renderClock(w, r, d, status, "", "", f.Errors[""])
 	}
 	http.Redirect(w, r, clockPath(d.loc.ID)+"?"+url.Values{"techId": {techID}, "done": {done}}.Encode(), http.StatusSeeOther)
+	return nil
 }
 
 // locationTechnicians is every technician of what v sees, by (createdAt, id).

@@ -27,31 +27,32 @@ type recordView struct {
 }
 
 // recordOf reads the path's record the user's organisation sees and the
-// desk of its location, refusing a user without scope; false when it
-// answered the request.
-func (a *App) recordOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn, scope workshop.Scope) (*desk, workshop.Attendance, bool) {
+// desk of its location, refusing a user without scope.
+func (a *App) recordOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn, scope workshop.Scope) (*desk, workshop.Attendance, error) {
 	rec, err := a.store.AttendanceRecord(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, r.PathValue("attendanceID"))
 	if err != nil {
-		a.readFailed(w, r, err)
-		return nil, rec, false
+		return nil, rec, err
 	}
-	d, ok := a.deskOf(w, r, si, rec.LocationID)
-	if !ok || a.refuseWrite(w, r, d, allows(si, scope)) {
-		return nil, rec, false
+	d, err := a.deskOf(r, si, rec.LocationID)
+	if err != nil {
+		return nil, rec, err
 	}
-	return d, rec, true
+	if !allows(si, scope) {
+		return nil, rec, refused(d.header)
+	}
+	return d, rec, parseForm(w, r)
 }
 
-func (a *App) attendancePage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, rec, ok := a.recordOf(w, r, si, scopeAttendanceRead)
-	if !ok {
-		return
+func (a *App) attendancePage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, rec, err := a.recordOf(w, r, si, scopeAttendanceRead)
+	if err != nil {
+		return err
 	}
 	confirm := ""
 	if r.URL.Query().Get("corrected") != "" {
 		confirm = "The record is corrected."
 	}
-	a.renderRecord(w, r, d, rec, http.StatusOK, d.correctionForm(rec, nil), confirm)
+	return a.renderRecord(w, r, d, rec, http.StatusOK, d.correctionForm(rec, nil), confirm)
 }
 
 // correctionForm is the correction form of the record as it is, with the
@@ -66,7 +67,7 @@ func (d *desk) correctionForm(rec workshop.Attendance, errs map[string]string) f
 
 // renderRecord writes a record's page with its history and the
 // correction form f.
-func (a *App) renderRecord(w http.ResponseWriter, r *http.Request, d *desk, rec workshop.Attendance, status int, f form, confirm string) {
+func (a *App) renderRecord(w http.ResponseWriter, r *http.Request, d *desk, rec workshop.Attendance, status int, f form, confirm string) error {
 	ctx := r.Context()
 	tech, err := a.store.Technician(ctx, d.visibility(), rec.TechID)
 	name := tech.Name
@@ -74,13 +75,11 @@ func (a *App) renderRecord(w http.ResponseWriter, r *http.Request, d *desk, rec 
 	case workshop.ErrorCode(err) == workshop.CodeNotFound:
 		name = "Removed technician " + rec.TechID
 	case err != nil:
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	history, err := a.store.AttendanceCorrections(ctx, d.visibility(), rec.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	minutes, open := workshop.WorkedMinutes(rec, a.now())
 	entry := d.sheetEntryOf(workshop.TimesheetEntry{Attendance: rec, Minutes: minutes, Open: open})
@@ -92,7 +91,7 @@ func (a *App) renderRecord(w http.ResponseWriter, r *http.Request, d *desk, rec 
 		v.History = append(v.History, correctionRow{When: d.when(h.At.Time()), Who: h.Email,
 			Before: d.spanText(h.OldIn, h.OldOut), After: d.spanText(h.NewIn, h.NewOut)})
 	}
-	a.render(w, r, status, "attendance", view{Header: d.header, Form: f, Data: v})
+	return a.render(w, r, status, "attendance", view{Header: d.header, Form: f, Data: v})
 }
 
 // spanText is a record's times as a correction shows them.
@@ -107,10 +106,10 @@ func (d *desk) spanText(in workshop.OffsetTime, out *workshop.OffsetTime) string
 // correctAttendance corrects a record's clock-in and clock-out against the
 // version the form was made from: a stale form shows the record as it is
 // now, a refused time its message beside the field.
-func (a *App) correctAttendance(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, rec, ok := a.recordOf(w, r, si, scopeAttendanceWrite)
-	if !ok {
-		return
+func (a *App) correctAttendance(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, rec, err := a.recordOf(w, r, si, scopeAttendanceWrite)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, "clockIn", "clockOut", "updatedAt")
 	in, inErr := d.correctionTime(f.Values["clockIn"], &rec.ClockIn)
@@ -125,29 +124,26 @@ func (a *App) correctAttendance(w http.ResponseWriter, r *http.Request, si *stor
 		f.Errors["clockOut"] = outErr
 	}
 	if len(f.Errors) > 0 {
-		a.renderRecord(w, r, d, rec, http.StatusUnprocessableEntity, f, "")
-		return
+		return a.renderRecord(w, r, d, rec, http.StatusUnprocessableEntity, f, "")
 	}
-	_, err := a.store.CorrectAttendance(r.Context(), d.visibility(), rec.ID, store.AttendanceEdit{By: si.Member.User,
+	_, err = a.store.CorrectAttendance(r.Context(), d.visibility(), rec.ID, store.AttendanceEdit{By: si.Member.User,
 		UpdatedAt: parseVersion(f.Values["updatedAt"]), ClockIn: *in, ClockOut: out})
 	if err == nil {
 		http.Redirect(w, r, attendancePath(rec.ID)+"?corrected=1", http.StatusSeeOther)
-		return
+		return nil
 	}
 	status, known := f.refusal(err, nil)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if status == http.StatusConflict { // someone else changed it: the form shows the record as it is now
 		cur, rerr := a.store.AttendanceRecord(r.Context(), d.visibility(), rec.ID)
 		if rerr != nil {
-			a.fail(w, r, rerr)
-			return
+			return rerr
 		}
 		rec, f = cur, d.correctionForm(cur, f.Errors)
 	}
-	a.renderRecord(w, r, d, rec, status, f, "")
+	return a.renderRecord(w, r, d, rec, status, f, "")
 }
 
 // correctionTime reads a correction's local time (datetime-local) in the

@@ -23,15 +23,3 @@ func TestCSVSafe(t *testing.T) {
 		}
 	}
 }
-
-func TestHoursMinutes(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		minutes int
-		want    string
-	}{{0, "0:00"}, {5, "0:05"}, {180, "3:00"}, {885, "14:45"}, {6000, "100:00"}} {
-		if got := hoursMinutes(tc.minutes); got != tc.want {
-			t.Errorf("hoursMinutes(%d) = %q, want %q", tc.minutes, got, tc.want)
-		}
-	}
-}

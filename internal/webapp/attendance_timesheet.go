@@ -27,25 +27,22 @@ type sheet struct {
 func timesheetsPath(locationID string) string { return "/locations/" + locationID + "/timesheets" }
 
 // timesheetOf reads the timesheet of the request's query (period day or
-// week, date, techId) in the location's zone; false when it answered the
-// request itself (refused, not found, or the query is wrong: 400 with the
+// week, date, techId) in the location's zone, or the error that stops it
+// (refused, not found, or the query is wrong: the page at 400 with the
 // message beside the field).
-func (a *App) timesheetOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*sheet, bool) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok {
-		return nil, false
+func (a *App) timesheetOf(r *http.Request, si *store.SignedIn) (*sheet, error) {
+	d, err := a.deskOf(r, si, r.PathValue("locationID"))
+	if err != nil {
+		return nil, err
 	}
 	if !allows(si, scopeAttendanceRead) {
-		a.render(w, r, http.StatusForbidden, "message", view{Header: d.header, Data: map[string]string{"Title": "Refused", "Text": refusedMessage}})
-		return nil, false
+		return nil, refused(d.header)
 	}
 	ctx, q := r.Context(), r.URL.Query()
 	s := &sheet{d: d, names: map[string]string{},
 		form: form{Values: map[string]string{"period": q.Get("period"), "date": q.Get("date"), "techId": q.Get("techId")}, Errors: map[string]string{}}}
-	var err error
 	if s.techs, err = locationTechnicians(ctx, a.store, d.visibility()); err != nil {
-		a.fail(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	s.now = a.now()
 	p, err := workshop.ParsePeriod(s.form.Values["period"], s.form.Values["date"], s.now.In(d.zone).Format(time.DateOnly))
@@ -62,8 +59,7 @@ func (a *App) timesheetOf(w http.ResponseWriter, r *http.Request, si *store.Sign
 		s.form.Errors["techId"] = "Choose a technician of this location."
 	}
 	if len(s.form.Errors) > 0 {
-		a.render(w, r, http.StatusBadRequest, "timesheets", view{Header: d.header, Form: s.form, Data: s.viewOf()})
-		return nil, false
+		return nil, &pageError{status: http.StatusBadRequest, page: "timesheets", v: view{Header: d.header, Form: s.form, Data: s.viewOf()}}
 	}
 	s.form.Values["period"], s.form.Values["date"] = p.Kind, p.FromDate()
 	records, err := workshop.EveryPage(func(pr workshop.PageRequest) (workshop.Page[workshop.Attendance], error) {
@@ -71,11 +67,10 @@ func (a *App) timesheetOf(w http.ResponseWriter, r *http.Request, si *store.Sign
 			From: p.FromDate(), To: p.ToDate()}, pr)
 	})
 	if err != nil {
-		a.fail(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	s.ts = workshop.BuildTimesheet(p, shown, records, s.now)
-	return s, true
+	return s, nil
 }
 
 // name is a technician's name on the timesheet, also of one since removed.
@@ -94,9 +89,6 @@ func (s *sheet) query(p workshop.Period) string {
 	}
 	return q.Encode()
 }
-
-// hoursMinutes shows minutes as hours:minutes (3:05).
-func hoursMinutes(m int) string { return fmt.Sprintf("%d:%02d", m/60, m%60) }
 
 // sheetEntry is one record on the timesheet page.
 type sheetEntry struct {
@@ -164,9 +156,9 @@ func (s *sheet) viewOf() sheetView {
 		v.Dates = append(v.Dates, workDateText(date, sheetDayLayout))
 	}
 	for _, tech := range ts.Technicians {
-		row := sheetRow{Name: s.name(tech.TechID), Total: hoursMinutes(tech.Minutes)}
+		row := sheetRow{Name: s.name(tech.TechID), Total: durationText(tech.Minutes)}
 		for _, m := range tech.DayMinutes {
-			row.Days = append(row.Days, hoursMinutes(m))
+			row.Days = append(row.Days, durationText(m))
 		}
 		for _, e := range tech.Entries {
 			row.Entries = append(row.Entries, d.sheetEntryOf(e))
@@ -175,9 +167,9 @@ func (s *sheet) viewOf() sheetView {
 		v.Rows = append(v.Rows, row)
 	}
 	for _, m := range ts.DayMinutes {
-		v.DayTotals = append(v.DayTotals, hoursMinutes(m))
+		v.DayTotals = append(v.DayTotals, durationText(m))
 	}
-	v.Total, v.Open, v.ManyPeople = hoursMinutes(ts.Minutes), ts.Open, len(ts.Technicians) > 1
+	v.Total, v.Open, v.ManyPeople = durationText(ts.Minutes), ts.Open, len(ts.Technicians) > 1
 	v.Now = d.when(s.now)
 	return v
 }
@@ -204,7 +196,7 @@ func (d *desk) sheetEntryOf(e workshop.TimesheetEntry) sheetEntry {
 		}
 		return s
 	}
-	v := sheetEntry{ID: e.ID, Date: workDateText(e.WorkDate, sheetDayLayout), In: show(in), Worked: hoursMinutes(e.Minutes), Open: e.Open}
+	v := sheetEntry{ID: e.ID, Date: workDateText(e.WorkDate, sheetDayLayout), In: show(in), Worked: durationText(e.Minutes), Open: e.Open}
 	if e.ClockOut != nil {
 		v.Out = show(out)
 	}
@@ -221,22 +213,22 @@ func workDateText(date, layout string) string {
 }
 
 // timesheetPage is a location's timesheet of a day or a week.
-func (a *App) timesheetPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	s, ok := a.timesheetOf(w, r, si)
-	if !ok {
-		return
+func (a *App) timesheetPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	s, err := a.timesheetOf(r, si)
+	if err != nil {
+		return err
 	}
-	a.render(w, r, http.StatusOK, "timesheets", view{Header: s.d.header, Form: s.form, Data: s.viewOf()})
+	return a.render(w, r, http.StatusOK, "timesheets", view{Header: s.d.header, Form: s.form, Data: s.viewOf()})
 }
 
 // timesheetCSV is the timesheet as a CSV download: a header row, one row
 // per record (technician, date, clock in and out with their offset,
 // minutes), then the totals of each technician, of each date and of the
 // location.
-func (a *App) timesheetCSV(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	s, ok := a.timesheetOf(w, r, si)
-	if !ok {
-		return
+func (a *App) timesheetCSV(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	s, err := a.timesheetOf(r, si)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
 	c := csv.NewWriter(&b)
@@ -267,14 +259,14 @@ func (a *App) timesheetCSV(w http.ResponseWriter, r *http.Request, si *store.Sig
 	}
 	c.Flush()
 	if err := c.Error(); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	p := s.ts.Period
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="timesheet-%s-%s.csv"`, p.FromDate(), p.ToDate()))
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write([]byte(b.String()))
+	return nil
 }
 
 // csvSafe keeps a spreadsheet from reading a cell as a formula (CSV

@@ -5,7 +5,6 @@ import (
 	"context"
 	"html/template"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -96,35 +95,31 @@ func (a *App) boardLocation(r *http.Request, si *store.SignedIn, locID string) (
 // technicians, bays and the counts, kept live by live.js over the board's
 // event stream. Every role sees it (issue 19: a technician sees the
 // board). ?display=wall is the wall display: the board alone, full screen.
-func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	locID := r.PathValue("locationID")
 	h, loc, err := a.boardLocation(r, si, locID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if loc == nil { // of another organisation, or none: alike
-		a.notFound(w, r)
-		return
+		return errNoSuchPage
 	}
 	wall := r.URL.Query().Get("display") == "wall"
 	d, err := a.boardData(r.Context(), loc, wall)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if wall {
 		var b bytes.Buffer
 		if err := a.wall.ExecuteTemplate(&b, "wall.html", d); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = b.WriteTo(w)
-		return
+		return nil
 	}
-	a.render(w, r, http.StatusOK, "board", view{Header: h, Data: d})
+	return a.render(w, r, http.StatusOK, "board", view{Header: h, Data: d})
 }
 
 // boardData reads and shapes a location's board now.
@@ -196,13 +191,13 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 			// (the board's notion of late), or the promise watch last saw
 			// the plan finish it after its promise (job.at_risk).
 			if j.PromiseTime != nil {
-				bj.Promise = promiseText(j.PromiseTime.Time, now, zone)
+				bj.Promise = dateTimeText(j.PromiseTime.Time, zone)
 				if j.Status != workshop.JobReady && j.PromiseTime.Before(now) {
 					bj.AtRisk, bj.Risk = true, "Late: promise passed"
 				}
 			}
 			if !bj.AtRisk && j.PlanLateMinutes != nil && j.Status != workshop.JobReady {
-				bj.AtRisk, bj.Risk = true, "At risk: planned "+strconv.Itoa(*j.PlanLateMinutes)+" min late"
+				bj.AtRisk, bj.Risk = true, "At risk: planned "+durationText(*j.PlanLateMinutes)+" late"
 			}
 			col.Jobs = append(col.Jobs, bj)
 		}
@@ -225,16 +220,6 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 		d.Bays = append(d.Bays, x)
 	}
 	return d, nil
-}
-
-// promiseText is a promise in the location's zone: the time alone today,
-// with the day otherwise.
-func promiseText(t, now time.Time, zone *time.Location) string {
-	lt, ln := t.In(zone), now.In(zone)
-	if lt.Year() == ln.Year() && lt.YearDay() == ln.YearDay() {
-		return lt.Format("15:04")
-	}
-	return lt.Format("Mon 2 Jan 15:04")
 }
 
 func appendOnce(list []string, s string) []string {

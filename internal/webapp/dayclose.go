@@ -30,65 +30,64 @@ func (a *App) dayCloseRoutes(mux *http.ServeMux) {
 
 func dayClosePath(locationID string) string { return "/locations/" + locationID + "/day-close" }
 
-func (a *App) dayClosePage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) dayClosePage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
-	a.renderDayClose(w, r, d, http.StatusOK, closeProblems{})
+	return a.renderDayClose(w, r, d, http.StatusOK, closeProblems{})
 }
 
-func (a *App) startDayClose(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) startDayClose(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	if _, err := a.op.OpenDayClose(r.Context(), d.loc.ID, si.Member.User.ID); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	// The header read before the start: the banner shows from the next page.
 	http.Redirect(w, r, dayClosePath(d.loc.ID), http.StatusSeeOther)
+	return nil
 }
 
-func (a *App) finishDayClose(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) finishDayClose(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	closed, err := a.op.CloseDay(r.Context(), d.loc.ID, si.Member.User.ID)
 	if err == nil {
 		http.Redirect(w, r, "/day-closes/"+closed.ID, http.StatusSeeOther)
-		return
+		return nil
 	}
 	status, msg, known := refusalMessage(err)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.renderDayClose(w, r, d, status, closeProblems{form: msg})
+	return a.renderDayClose(w, r, d, status, closeProblems{form: msg})
 }
 
-func (a *App) carryOver(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) carryOver(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	kind := workshop.CloseItemKind(r.PostFormValue("kind"))
-	err := a.store.CarryOver(r.Context(), si.Member.Org.ID, d.loc.ID, kind, r.PostFormValue("id"), si.Member.User.ID)
-	a.afterCloseAction(w, r, d, string(kind)+"-"+r.PostFormValue("id"), err)
+	err = a.store.CarryOver(r.Context(), si.Member.Org.ID, d.loc.ID, kind, r.PostFormValue("id"), si.Member.User.ID)
+	return a.afterCloseAction(w, r, d, string(kind)+"-"+r.PostFormValue("id"), err)
 }
 
 // closeAction serves the action on one open item of a kind: do acts on
 // the item the path's param names, and the checklist answers.
 func (a *App) closeAction(kind workshop.CloseItemKind, param string, do func(r *http.Request, d *desk, id string) error) http.Handler {
-	return a.member(func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-		d, ok := a.locationDesk(w, r, si, mayWrite(si))
-		if !ok {
-			return
+	return a.member(func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+		d, err := a.locationDesk(w, r, si, mayWrite(si))
+		if err != nil {
+			return err
 		}
 		id := r.PathValue(param)
-		a.afterCloseAction(w, r, d, string(kind)+"-"+id, do(r, d, id))
+		return a.afterCloseAction(w, r, d, string(kind)+"-"+id, do(r, d, id))
 	})
 }
 
@@ -165,15 +164,14 @@ func (d *desk) closeTime(s string, now time.Time) (time.Time, bool) {
 
 // afterCloseAction answers an item's action: back to the checklist
 // (303), or the checklist again with the refusal beside the item.
-func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, key string, err error) {
+func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, key string, err error) error {
 	if err == nil {
 		http.Redirect(w, r, dayClosePath(d.loc.ID)+"#"+key, http.StatusSeeOther)
-		return
+		return nil
 	}
 	status, msg, known := refusalMessage(err)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.renderDayClose(w, r, d, status, closeProblems{item: key, message: msg})
+	return a.renderDayClose(w, r, d, status, closeProblems{item: key, message: msg})
 }

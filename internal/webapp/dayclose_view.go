@@ -44,7 +44,7 @@ type closeSummary struct {
 }
 
 func summaryOf(s workshop.DaySummary) closeSummary {
-	return closeSummary{DaySummary: s, Clocked: hoursMinutes(s.MinutesClocked), Estimated: hoursMinutes(s.MinutesEstimated)}
+	return closeSummary{DaySummary: s, Clocked: durationText(s.MinutesClocked), Estimated: durationText(s.MinutesEstimated)}
 }
 
 // closedDay is a finished close in the list of closed days.
@@ -53,12 +53,11 @@ type closedDay struct {
 	Summary                          closeSummary
 }
 
-func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, status int, pr closeProblems) {
+func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, status int, pr closeProblems) error {
 	ctx := r.Context()
 	cv, err := a.store.DayCloseView(ctx, d.si.Member.Org.ID, d.loc.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	names := a.userNames(r, d.si.Member.Org.ID)
 	data := map[string]any{"Location": d.loc, "Today": a.now().In(d.zone).Format("Monday 2 January 2006"),
@@ -69,8 +68,7 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 			"StartedAt": d.when(c.StartedAt.Time()), "Sections": sections, "Undecided": undecided, "SoFar": summaryOf(cv.SoFar)}
 		tags, err := a.store.CancelTags(ctx, d.loc.ID)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		data["Tags"] = tags
 	}
@@ -80,7 +78,7 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 	}
 	h := *d.header
 	h.DayClosing = cv.Current != nil // as of this read, after a start or a finish
-	a.render(w, r, status, "dayclose", view{Header: &h, Form: f, Data: data})
+	return a.render(w, r, status, "dayclose", view{Header: &h, Form: f, Data: data})
 }
 
 // checklist sorts the open items into their sections, with the refusal
@@ -149,18 +147,20 @@ func longDate(date string) string {
 }
 
 // closedDayPage shows a closed day's summary.
-func (a *App) closedDayPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+func (a *App) closedDayPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	c, err := a.store.DayClose(r.Context(), si.Member.Org.ID, r.PathValue("closeID"))
 	if err != nil {
-		a.readFailed(w, r, err)
-		return
+		return err
 	}
-	d, ok := a.deskOf(w, r, si, c.LocationID)
-	if !ok || a.refuseWrite(w, r, d, mayWrite(si)) {
-		return
+	d, err := a.deskOf(r, si, c.LocationID)
+	if err != nil {
+		return err
+	}
+	if !mayWrite(si) {
+		return refused(d.header)
 	}
 	names := a.userNames(r, si.Member.Org.ID)
 	days := d.closedDays([]workshop.DayClose{c}, names)
-	a.render(w, r, http.StatusOK, "dayclosed", view{Header: d.header, Data: map[string]any{"Location": d.loc, "Day": days[0],
+	return a.render(w, r, http.StatusOK, "dayclosed", view{Header: d.header, Data: map[string]any{"Location": d.loc, "Day": days[0],
 		"Finished": c.Finished(), "StartedBy": names(c.StartedBy), "StartedAt": d.when(c.StartedAt.Time())}})
 }

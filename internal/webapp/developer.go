@@ -54,23 +54,20 @@ func (d *devDesk) orgID() string { return d.si.Member.Org.ID }
 func (d *devDesk) visibility() store.Visibility { return store.Visibility{OrgID: d.orgID()} }
 
 // devDeskOf reads what every page of the developer settings needs,
-// answering the request itself (and false) when it cannot go on: 403
+// or the error that stops it: 403
 // without developer access, or without scope when one is asked ("": none).
-func (a *App) devDeskOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn, scope workshop.Scope) (*devDesk, bool) {
+func (a *App) devDeskOf(r *http.Request, si *store.SignedIn, scope workshop.Scope) (*devDesk, error) {
 	h, err := a.headerOf(r, si, "")
 	if err != nil {
-		a.fail(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	switch {
 	case !si.Member.User.HasDeveloperAccess():
-		a.render(w, r, http.StatusForbidden, "message", view{Header: h, Data: map[string]string{"Title": "Refused", "Text": noDeveloperAccess}})
-		return nil, false
+		return nil, messageError(http.StatusForbidden, h, "Refused", noDeveloperAccess)
 	case scope != "" && !allows(si, scope):
-		a.render(w, r, http.StatusForbidden, "message", view{Header: h, Data: map[string]string{"Title": "Refused", "Text": refusedMessage}})
-		return nil, false
+		return nil, refused(h)
 	}
-	return &devDesk{si: si, header: h}, true
+	return &devDesk{si: si, header: h}, nil
 }
 
 // stamp shows a time of the developer settings: they belong to no
@@ -95,8 +92,8 @@ type secretView struct {
 // showSecret answers a create with the secret, once: it is in this
 // response alone (no-store), never in a URL or the database, so the
 // create is not followed by a redirect.
-func (a *App) showSecret(w http.ResponseWriter, r *http.Request, d *devDesk, s secretView) {
-	a.render(w, r, http.StatusOK, "developer_secret", view{Header: d.header, Data: s})
+func (a *App) showSecret(w http.ResponseWriter, r *http.Request, d *devDesk, s secretView) error {
+	return a.render(w, r, http.StatusOK, "developer_secret", view{Header: d.header, Data: s})
 }
 
 // confirmView is a page that asks before a write that cannot be undone.
@@ -104,24 +101,21 @@ type confirmView struct {
 	Title, Text, Action, Button, Back string
 }
 
-func (a *App) confirm(w http.ResponseWriter, r *http.Request, d *devDesk, c confirmView) {
-	a.render(w, r, http.StatusOK, "developer_confirm", view{Header: d.header, Data: c})
+func (a *App) confirm(w http.ResponseWriter, r *http.Request, d *devDesk, c confirmView) error {
+	return a.render(w, r, http.StatusOK, "developer_confirm", view{Header: d.header, Data: c})
 }
 
-// refuse answers a write the store refused with its reason: not found,
-// or the message of a conflict on the page it came from.
-func (a *App) refuse(w http.ResponseWriter, r *http.Request, d *devDesk, err error) {
+// refused is the error of a write the store refused: not found, or the
+// message of a conflict under the page's header; a fault as it is.
+func (d *devDesk) refused(err error) error {
 	if workshop.ErrorCode(err) == workshop.CodeNotFound {
-		a.notFound(w, r)
-		return
+		return err
 	}
-	f := form{Values: map[string]string{}, Errors: map[string]string{}}
-	status, ok := f.refusal(err, nil)
+	status, text, ok := refusalMessage(err)
 	if !ok {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.render(w, r, status, "message", view{Header: d.header, Data: map[string]string{"Title": "Not done", "Text": f.Errors[""]}})
+	return messageError(status, d.header, "Not done", text)
 }
 
 // endOfDay is the expiry of a key valid through date (yyyy-mm-dd): the

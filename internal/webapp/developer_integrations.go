@@ -30,35 +30,34 @@ type integrationRow struct{ ID, Name, SystemType, Created string }
 
 var integrationFields = []string{"name", "systemType"}
 
-func (a *App) integrationsPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, scopeIntegrationsRead)
-	if !ok {
-		return
+func (a *App) integrationsPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, scopeIntegrationsRead)
+	if err != nil {
+		return err
 	}
-	a.renderIntegrations(w, r, d, http.StatusOK, nil)
+	return a.renderIntegrations(w, r, d, http.StatusOK, nil)
 }
 
-func (a *App) renderIntegrations(w http.ResponseWriter, r *http.Request, d *devDesk, status int, f *form) {
+func (a *App) renderIntegrations(w http.ResponseWriter, r *http.Request, d *devDesk, status int, f *form) error {
 	list, err := a.store.Integrations(r.Context(), d.orgID(), workshop.PageRequest{Limit: integrationsShown})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	p := integrationsData{MayWrite: allows(d.si, scopeIntegrationsWrite)}
 	for _, in := range list.Data {
 		p.Integrations = append(p.Integrations, integrationRow{ID: in.ID, Name: in.Name, SystemType: in.SystemType, Created: stamp(&in.CreatedAt)})
 	}
-	fv := orForm(f, map[string]string{"name": "", "systemType": ""})
+	fv := formOr(f, map[string]string{"name": "", "systemType": ""})
 	for _, t := range workshop.SystemTypes {
 		p.Types = append(p.Types, option{Value: t, Label: t, Checked: fv.Values["systemType"] == t})
 	}
-	a.render(w, r, status, "developer_integrations", view{Header: d.header, Form: fv, Data: p})
+	return a.render(w, r, status, "developer_integrations", view{Header: d.header, Form: fv, Data: p})
 }
 
-func (a *App) createIntegration(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, scopeIntegrationsWrite)
-	if !ok {
-		return
+func (a *App) createIntegration(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, scopeIntegrationsWrite)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, integrationFields...)
 	name := strings.TrimSpace(f.Values["name"])
@@ -70,14 +69,13 @@ func (a *App) createIntegration(w http.ResponseWriter, r *http.Request, si *stor
 		v.Add("systemType", "Choose the kind of system.")
 	}
 	if f.invalid(v.Err()) {
-		a.renderIntegrations(w, r, d, http.StatusUnprocessableEntity, &f)
-		return
+		return a.renderIntegrations(w, r, d, http.StatusUnprocessableEntity, &f)
 	}
 	now := workshop.MicrosOf(a.now())
 	if _, err := a.store.CreateIntegration(r.Context(), workshop.Integration{ID: workshop.NewID(workshop.PrefixIntegration),
 		OrgID: d.orgID(), Name: name, SystemType: f.Values["systemType"], CreatedAt: now, UpdatedAt: now}); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	http.Redirect(w, r, integrationsPath, http.StatusSeeOther)
+	return nil
 }

@@ -46,17 +46,17 @@ var (
 	tokenFields = []string{"tokenName"}
 )
 
-func (a *App) developerPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, "")
-	if !ok {
-		return
+func (a *App) developerPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, "")
+	if err != nil {
+		return err
 	}
-	a.renderDeveloper(w, r, d, http.StatusOK, nil, nil, nil)
+	return a.renderDeveloper(w, r, d, http.StatusOK, nil, nil, nil)
 }
 
 // renderDeveloper writes the page of keys and tokens, with the forms a
 // create failed on (nil: blank) and the scopes it asked for.
-func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk, status int, keyForm, tokenForm *form, scopes []string) {
+func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk, status int, keyForm, tokenForm *form, scopes []string) error {
 	whole := isAdmin(d.si)
 	owner := d.si.Member.User.ID
 	if whole {
@@ -69,8 +69,7 @@ func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk
 	locName := d.locationNames()
 	integrations, err := a.integrationsOf(r, d)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	integName := map[string]string{}
 	for _, in := range integrations {
@@ -79,15 +78,14 @@ func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk
 	for kind, list := range map[workshop.CredentialKind]*[]keyRow{workshop.KindAPIKey: &p.Keys.Rows, workshop.KindMCPToken: &p.Tokens.Rows} {
 		creds, err := a.store.Credentials(r.Context(), store.CredentialFilter{OrgID: d.orgID(), UserID: owner, Kind: kind})
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		for _, c := range creds {
 			*list = append(*list, a.keyRowOf(c, locName, integName))
 		}
 	}
-	p.KeyForm = orForm(keyForm, map[string]string{"name": "", "locationId": "", "integrationId": "", "expires": ""})
-	p.TokenForm = orForm(tokenForm, map[string]string{"tokenName": ""})
+	p.KeyForm = formOr(keyForm, map[string]string{"name": "", "locationId": "", "integrationId": "", "expires": ""})
+	p.TokenForm = formOr(tokenForm, map[string]string{"tokenName": ""})
 	for _, s := range d.si.Member.User.Role.Scopes() {
 		p.Scopes = append(p.Scopes, option{Value: string(s), Label: string(s), Checked: slices.Contains(scopes, string(s))})
 	}
@@ -98,7 +96,7 @@ func (a *App) renderDeveloper(w http.ResponseWriter, r *http.Request, d *devDesk
 		p.Integrations = append(p.Integrations, option{Value: in.ID, Label: in.Name + " (" + in.SystemType + ")",
 			Checked: p.KeyForm.Values["integrationId"] == in.ID})
 	}
-	a.render(w, r, status, "developer", view{Header: d.header, Data: p})
+	return a.render(w, r, status, "developer", view{Header: d.header, Data: p})
 }
 
 // integrationsOf is the organisation's integrations a key may be made for:
@@ -131,10 +129,10 @@ func (a *App) keyRowOf(c store.OwnedCredential, locName, integName map[string]st
 
 // createKey makes an API key with the operator's CreateKey, as `workshop
 // admin key create` does: its scopes are checked against the user's role.
-func (a *App) createKey(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, "")
-	if !ok {
-		return
+func (a *App) createKey(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, "")
+	if err != nil {
+		return err
 	}
 	f := formOf(r, keyFields...)
 	scopes := r.PostForm["scopes"]
@@ -150,7 +148,7 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, si *store.Signed
 	if !valid {
 		v.Add("expires", "Enter the expiry as a date, or leave it empty for none.")
 	}
-	err := v.Err()
+	err = v.Err()
 	var out operator.KeyOut
 	if err == nil {
 		out, err = a.op.CreateKey(r.Context(), operator.KeyRequest{UserID: si.Member.User.ID, Name: f.Values["name"],
@@ -159,43 +157,33 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, si *store.Signed
 	if err != nil {
 		status, ok := f.refusal(err, map[string]string{"location": "locationId", "integration": "integrationId"})
 		if !ok {
-			a.fail(w, r, err)
-			return
+			return err
 		}
-		a.renderDeveloper(w, r, d, status, &f, nil, scopes)
-		return
+		return a.renderDeveloper(w, r, d, status, &f, nil, scopes)
 	}
-	a.showSecret(w, r, d, secretView{Title: "API key created", What: "API key", Name: strings.TrimSpace(f.Values["name"]),
+	return a.showSecret(w, r, d, secretView{Title: "API key created", What: "API key", Name: strings.TrimSpace(f.Values["name"]),
 		Secret: out.Key, Back: developerPath, BackLabel: "Back to keys and tokens"})
 }
 
 // revocable reads a key or token the user may revoke: any of the
 // organisation's for an owner or admin, their own for anyone else (others
-// are not found). false: it answered the request.
-func (a *App) revocable(w http.ResponseWriter, r *http.Request, d *devDesk) (store.OwnedCredential, bool) {
+// are not found).
+func (a *App) revocable(r *http.Request, d *devDesk) (store.OwnedCredential, error) {
 	c, err := a.store.Credential(r.Context(), d.orgID(), r.PathValue("keyID"))
 	if err == nil && !isAdmin(d.si) && c.UserID != d.si.Member.User.ID {
-		err = workshop.Errorf(workshop.CodeNotFound, "No such key.")
+		err = errNoSuchPage
 	}
-	switch {
-	case workshop.ErrorCode(err) == workshop.CodeNotFound:
-		a.notFound(w, r)
-		return c, false
-	case err != nil:
-		a.fail(w, r, err)
-		return c, false
-	}
-	return c, true
+	return c, err
 }
 
-func (a *App) revokeKeyPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, "")
-	if !ok {
-		return
+func (a *App) revokeKeyPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, "")
+	if err != nil {
+		return err
 	}
-	c, ok := a.revocable(w, r, d)
-	if !ok {
-		return
+	c, err := a.revocable(r, d)
+	if err != nil {
+		return err
 	}
 	what := "API key"
 	if c.Kind == workshop.KindMCPToken {
@@ -205,25 +193,25 @@ func (a *App) revokeKeyPage(w http.ResponseWriter, r *http.Request, si *store.Si
 	if name == "" {
 		name = c.ID
 	}
-	a.confirm(w, r, d, confirmView{Title: "Revoke the " + what + " " + name + "?",
+	return a.confirm(w, r, d, confirmView{Title: "Revoke the " + what + " " + name + "?",
 		Text:   "Every request made with it is refused from the next one on, on every server. This cannot be undone.",
 		Action: r.URL.Path, Button: "Revoke " + name, Back: developerPath})
 }
 
 // revokeKey revokes with the operator's RevokeKey; the auth epoch makes it
 // hold on the next request everywhere.
-func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, "")
-	if !ok {
-		return
+func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, "")
+	if err != nil {
+		return err
 	}
-	c, ok := a.revocable(w, r, d)
-	if !ok {
-		return
+	c, err := a.revocable(r, d)
+	if err != nil {
+		return err
 	}
 	if _, err := a.op.RevokeKey(r.Context(), c.ID); err != nil {
-		a.refuse(w, r, d, err)
-		return
+		return d.refused(err)
 	}
 	http.Redirect(w, r, developerPath, http.StatusSeeOther)
+	return nil
 }

@@ -13,23 +13,21 @@ import (
 
 // createMCPToken makes a read-only MCP token acting as the user, and
 // shows it once with a configuration for an MCP client.
-func (a *App) createMCPToken(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, "")
-	if !ok {
-		return
+func (a *App) createMCPToken(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, "")
+	if err != nil {
+		return err
 	}
 	f := formOf(r, tokenFields...)
 	out, err := a.op.CreateNamedMCPToken(r.Context(), si.Member.User.ID, f.Values["tokenName"])
 	if err != nil {
 		status, ok := f.refusal(err, map[string]string{"name": "tokenName"})
 		if !ok {
-			a.fail(w, r, err)
-			return
+			return err
 		}
-		a.renderDeveloper(w, r, d, status, nil, &f, nil)
-		return
+		return a.renderDeveloper(w, r, d, status, nil, &f, nil)
 	}
-	a.showSecret(w, r, d, secretView{Title: "MCP token created", What: "MCP token", Name: strings.TrimSpace(f.Values["tokenName"]),
+	return a.showSecret(w, r, d, secretView{Title: "MCP token created", What: "MCP token", Name: strings.TrimSpace(f.Values["tokenName"]),
 		Secret: out.Token, Snippet: mcpSnippet(mcpURL(r), out.Token), Back: developerPath, BackLabel: "Back to keys and tokens"})
 }
 

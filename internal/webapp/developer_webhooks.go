@@ -58,42 +58,41 @@ type webhooksData struct {
 
 var webhookFields = []string{"url", "locationId"}
 
-func (a *App) webhooksPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, scopeWebhooksRead)
-	if !ok {
-		return
+func (a *App) webhooksPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, scopeWebhooksRead)
+	if err != nil {
+		return err
 	}
-	a.renderWebhooks(w, r, d, http.StatusOK, nil, nil)
+	return a.renderWebhooks(w, r, d, http.StatusOK, nil, nil)
 }
 
-func (a *App) renderWebhooks(w http.ResponseWriter, r *http.Request, d *devDesk, status int, f *form, events []string) {
+func (a *App) renderWebhooks(w http.ResponseWriter, r *http.Request, d *devDesk, status int, f *form, events []string) error {
 	list, err := a.store.Webhooks(r.Context(), d.visibility(), workshop.PageRequest{Limit: webhooksShown})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	names := d.locationNames()
 	p := webhooksData{MayWrite: allows(d.si, scopeWebhooksWrite)}
 	for _, wh := range list.Data {
 		p.Webhooks = append(p.Webhooks, webhookRowOf(wh, names))
 	}
-	fv := orForm(f, map[string]string{"url": "", "locationId": ""})
+	fv := formOr(f, map[string]string{"url": "", "locationId": ""})
 	for _, e := range workshop.EventNames {
 		p.Events = append(p.Events, option{Value: e, Label: e, Checked: slices.Contains(events, e)})
 	}
 	for _, l := range d.header.Locations {
 		p.Locations = append(p.Locations, option{Value: l.ID, Label: l.Name, Checked: fv.Values["locationId"] == l.ID})
 	}
-	a.render(w, r, status, "developer_webhooks", view{Header: d.header, Form: fv, Data: p})
+	return a.render(w, r, status, "developer_webhooks", view{Header: d.header, Form: fv, Data: p})
 }
 
 // createWebhook registers a webhook as POST /v1/platform/webhooks does,
 // for the organisation or one of its locations, and shows its signing
 // secret once.
-func (a *App) createWebhook(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
-	if !ok {
-		return
+func (a *App) createWebhook(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, scopeWebhooksWrite)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, webhookFields...)
 	events := r.PostForm["events"]
@@ -101,26 +100,23 @@ func (a *App) createWebhook(w http.ResponseWriter, r *http.Request, si *store.Si
 	url := strings.TrimSpace(f.Values["url"])
 	checked, err := a.checkWebhook(r.Context(), f, url, events)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	loc := f.Values["locationId"]
 	if loc != "" && !slices.ContainsFunc(d.header.Locations, func(l workshop.Location) bool { return l.ID == loc }) {
 		f.Errors["locationId"] = "Choose a location of your organisation, or all of them."
 	}
 	if len(f.Errors) > 0 {
-		a.renderWebhooks(w, r, d, http.StatusUnprocessableEntity, &f, events)
-		return
+		return a.renderWebhooks(w, r, d, http.StatusUnprocessableEntity, &f, events)
 	}
 	now := workshop.MicrosOf(a.now())
 	wh, err := a.store.CreateWebhook(r.Context(), workshop.Webhook{ID: workshop.NewID(workshop.PrefixWebhook), OrgID: d.orgID(),
 		LocationID: loc, URL: url, Events: checked, SigningSecret: workshop.NewSigningSecret(), IsActive: true,
 		CreatedAt: now, UpdatedAt: now})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.showSecret(w, r, d, secretView{Title: "Webhook created", What: "Signing secret", Name: wh.URL, Secret: wh.SigningSecret,
+	return a.showSecret(w, r, d, secretView{Title: "Webhook created", What: "Signing secret", Name: wh.URL, Secret: wh.SigningSecret,
 		Back: webhookPath(wh.ID), BackLabel: "Go to the webhook"})
 }
 
@@ -156,32 +152,30 @@ type webhookData struct {
 	Shown      int
 }
 
-func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, scopeWebhooksRead)
-	if !ok {
-		return
+func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, scopeWebhooksRead)
+	if err != nil {
+		return err
 	}
 	wh, err := a.store.Webhook(r.Context(), d.visibility(), r.PathValue("webhookID"))
 	if err != nil {
-		a.refuse(w, r, d, err)
-		return
+		return d.refused(err)
 	}
-	a.renderWebhook(w, r, d, wh, http.StatusOK, nil, nil)
+	return a.renderWebhook(w, r, d, wh, http.StatusOK, nil, nil)
 }
 
 // renderWebhook writes a registration's page as it is now, with the edit
 // form an edit failed on (nil: made from the registration) and its events.
-func (a *App) renderWebhook(w http.ResponseWriter, r *http.Request, d *devDesk, wh workshop.Webhook, status int, edit *form, events []string) {
+func (a *App) renderWebhook(w http.ResponseWriter, r *http.Request, d *devDesk, wh workshop.Webhook, status int, edit *form, events []string) error {
 	list, err := a.store.RecentDeliveries(r.Context(), d.visibility(), wh.ID, deliveriesShown)
 	if err != nil {
-		a.refuse(w, r, d, err)
-		return
+		return d.refused(err)
 	}
 	p := webhookData{Webhook: webhookRowOf(wh, d.locationNames()), MayWrite: allows(d.si, scopeWebhooksWrite), Shown: deliveriesShown}
 	if edit == nil {
 		events = wh.Events
 	}
-	p.Edit = orForm(edit, map[string]string{"url": wh.URL})
+	p.Edit = formOr(edit, map[string]string{"url": wh.URL})
 	p.Edit.Values["updatedAt"] = versionOf(wh.UpdatedAt) // a conflict shows the current version to send again
 	for _, e := range workshop.EventNames {
 		p.Events = append(p.Events, option{Value: e, Label: e, Checked: slices.Contains(events, e)})
@@ -195,16 +189,16 @@ func (a *App) renderWebhook(w http.ResponseWriter, r *http.Request, d *devDesk, 
 		}
 		p.Deliveries = append(p.Deliveries, row)
 	}
-	a.render(w, r, status, "developer_webhook", view{Header: d.header, Data: p})
+	return a.render(w, r, status, "developer_webhook", view{Header: d.header, Data: p})
 }
 
 // editWebhook changes a registration's URL and events as PATCH
 // /v1/platform/webhooks/{id} does, from the version the form was made
 // from: a registration changed since is shown with its current values.
-func (a *App) editWebhook(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.devDeskOf(w, r, si, scopeWebhooksWrite)
-	if !ok {
-		return
+func (a *App) editWebhook(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.devDeskOf(r, si, scopeWebhooksWrite)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, "url", "updatedAt")
 	events := r.PostForm["events"]
@@ -212,8 +206,7 @@ func (a *App) editWebhook(w http.ResponseWriter, r *http.Request, si *store.Sign
 	url := strings.TrimSpace(f.Values["url"])
 	checked, err := a.checkWebhook(r.Context(), f, url, events)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	status := http.StatusUnprocessableEntity
 	if len(f.Errors) == 0 {
@@ -222,24 +215,21 @@ func (a *App) editWebhook(w http.ResponseWriter, r *http.Request, si *store.Sign
 			store.WebhookPatch{URL: &url, Events: checked, UpdatedAt: &version}, workshop.MicrosOf(a.now()))
 		if err == nil {
 			http.Redirect(w, r, webhookPath(wh.ID), http.StatusSeeOther)
-			return
+			return nil
 		}
 		var known bool
 		if status, known = f.refusal(err, nil); !known || status == http.StatusNotFound {
-			a.refuse(w, r, d, err)
-			return
+			return d.refused(err)
 		}
 	}
 	wh, err := a.store.Webhook(r.Context(), d.visibility(), r.PathValue("webhookID"))
 	if err != nil {
-		a.refuse(w, r, d, err)
-		return
+		return d.refused(err)
 	}
 	if status == http.StatusConflict { // stale: the form again with the current values, to change once more
 		current := newForm(map[string]string{"url": wh.URL})
 		current.Errors[""] = f.Errors[""]
-		a.renderWebhook(w, r, d, wh, status, current, wh.Events)
-		return
+		return a.renderWebhook(w, r, d, wh, status, current, wh.Events)
 	}
-	a.renderWebhook(w, r, d, wh, status, &f, events)
+	return a.renderWebhook(w, r, d, wh, status, &f, events)
 }

@@ -70,27 +70,26 @@ type dispatchQuery struct {
 	byBay bool
 }
 
-// readDispatchQuery reads the query, answering a bad date itself.
-func (a *App) readDispatchQuery(w http.ResponseWriter, r *http.Request, d *desk) (dispatchQuery, bool) {
+// readDispatchQuery reads the query; a bad date is a 400 that says how
+// to write one.
+func readDispatchQuery(r *http.Request, d *desk) (dispatchQuery, error) {
 	q := dispatchQuery{date: r.URL.Query().Get("date"), byBay: r.URL.Query().Get("by") == "bay"}
 	if _, err := time.Parse(time.DateOnly, q.date); q.date != "" && err != nil {
-		a.render(w, r, http.StatusBadRequest, "message", view{Header: d.header, Data: map[string]string{"Title": "Not a date",
-			"Text": "The date is written YYYY-MM-DD, such as 2026-11-25."}})
-		return q, false
+		return q, messageError(http.StatusBadRequest, d.header, "Not a date", "The date is written YYYY-MM-DD, such as 2026-11-25.")
 	}
-	return q, true
+	return q, nil
 }
 
-func (a *App) dispatchPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, allows(si, scopeBoardRead))
-	if !ok {
-		return
+func (a *App) dispatchPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, allows(si, scopeBoardRead))
+	if err != nil {
+		return err
 	}
-	q, ok := a.readDispatchQuery(w, r, d)
-	if !ok {
-		return
+	q, err := readDispatchQuery(r, d)
+	if err != nil {
+		return err
 	}
-	a.renderDispatch(w, r, d, q, http.StatusOK, "")
+	return a.renderDispatch(w, r, d, q, http.StatusOK, "")
 }
 
 // dispatchBody is what the page's live part renders: the page and every
@@ -141,27 +140,26 @@ func firstWorkDay(p *planning.Plan, zone *time.Location, now time.Time) string {
 	return first.In(zone).Format(time.DateOnly)
 }
 
-func (a *App) renderDispatch(w http.ResponseWriter, r *http.Request, d *desk, q dispatchQuery, status int, problem string) {
+func (a *App) renderDispatch(w http.ResponseWriter, r *http.Request, d *desk, q dispatchQuery, status int, problem string) error {
 	body, td, err := a.dispatchBodyOf(r, d, q)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	f := form{Values: map[string]string{}, Errors: map[string]string{}}
 	if problem != "" {
 		f.Errors[""] = problem
 	}
 	shown := dispatchQuery{date: body.T.Date, byBay: q.byBay} // the stream stays on the day shown
-	a.render(w, r, status, "dispatch", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc,
+	return a.render(w, r, status, "dispatch", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc,
 		"Body": body, "Live": dispatchPath(d.loc.ID) + "/events" + shown.query(nil), "Done": doneMessage(r.URL.Query(), td)}})
 }
 
 // applyPlan accepts what the plan chose: for every step it assigned, or
 // for the one step sent (stepId).
-func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	q := dispatchQuery{date: r.PostFormValue("date"), byBay: r.PostFormValue("by") == "bay"}
 	var stepIDs []string
@@ -177,15 +175,14 @@ func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.Signed
 				done = url.Values{"accepted": {stepIDs[0]}}
 			}
 			http.Redirect(w, r, dispatchPath(d.loc.ID)+q.query(done), http.StatusSeeOther)
-			return
+			return nil
 		}
 	}
 	status, msg, known := refusalMessage(err)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.renderDispatch(w, r, d, q, status, msg)
+	return a.renderDispatch(w, r, d, q, status, msg)
 }
 
 func proposedCount(p *planning.Plan) int {

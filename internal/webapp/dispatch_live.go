@@ -12,16 +12,16 @@ import (
 // the board's stream): the same day and rows as the page that opened it,
 // drawn again after every change to the location, so that two advisors on
 // the page see each other's moves and accepts.
-func (a *App) dispatchEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, allows(si, scopeBoardRead))
-	if !ok {
-		return
+func (a *App) dispatchEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, allows(si, scopeBoardRead))
+	if err != nil {
+		return err
 	}
-	q, ok := a.readDispatchQuery(w, r, d)
-	if !ok {
-		return
+	q, err := readDispatchQuery(r, d)
+	if err != nil {
+		return err
 	}
-	a.streamLive(w, r, si, d.loc.ID, func(ctx context.Context) ([]byte, error) {
+	return a.streamLive(w, r, si, d.loc.ID, func(ctx context.Context) ([]byte, error) {
 		body, _, err := a.dispatchBodyOf(r.WithContext(ctx), d, q)
 		if err != nil {
 			return nil, err

@@ -38,35 +38,33 @@ type moveData struct {
 }
 
 // moveStepOf finds a step of the location's open jobs.
-func (a *App) moveStepOf(w http.ResponseWriter, r *http.Request, d *desk) (workshop.Step, timelineData, bool) {
+func (a *App) moveStepOf(r *http.Request, d *desk) (workshop.Step, timelineData, error) {
 	data, err := a.store.PlanData(r.Context(), d.loc.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return workshop.Step{}, timelineData{}, false
+		return workshop.Step{}, timelineData{}, err
 	}
 	td := timelineDataOf(data)
 	st, ok := td.steps[r.PathValue("stepID")]
 	if !ok {
-		a.notFound(w, r)
+		return st, td, errNoSuchPage
 	}
-	return st, td, ok
+	return st, td, nil
 }
 
-func (a *App) moveForm(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) moveForm(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
-	st, td, ok := a.moveStepOf(w, r, d)
-	if !ok {
-		return
+	st, td, err := a.moveStepOf(r, d)
+	if err != nil {
+		return err
 	}
 	q := r.URL.Query()
 	m := d.moveDataOf(st, td, q.Get("date"), q.Get("by"))
 	plan, err := a.plans.Plan(r.Context(), d.loc.ID, q.Get("date"), a.now())
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	// The form starts from where the plan has the step.
 	for _, ps := range plan.Dispatch.Steps {
@@ -75,7 +73,7 @@ func (a *App) moveForm(w http.ResponseWriter, r *http.Request, si *store.SignedI
 			m.Techs, m.Bays = d.moveOptions(td, ps.TechIDs, ps.BayID)
 		}
 	}
-	a.render(w, r, http.StatusOK, "dispatch_move", view{Header: d.header, Data: m})
+	return a.render(w, r, http.StatusOK, "dispatch_move", view{Header: d.header, Data: m})
 }
 
 func (d *desk) moveDataOf(st workshop.Step, td timelineData, date, by string) moveData {
@@ -111,47 +109,45 @@ type moveAnswer struct {
 	Error   string `json:"error,omitempty"`   // refused, in words
 }
 
-func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
-	st, td, ok := a.moveStepOf(w, r, d)
-	if !ok {
-		return
+	st, td, err := a.moveStepOf(r, d)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, "bayId", "start", "updatedAt", "confirm", "action", "date", "by")
 	techIDs := slices.Compact(slices.Sorted(slices.Values(r.PostForm["techIds"])))
 	m := d.moveDataOf(st, td, f.Values["date"], f.Values["by"])
 	m.Techs, m.Bays = d.moveOptions(td, techIDs, f.Values["bayId"])
 	m.Start, m.UpdatedAt = f.Values["start"], f.Values["updatedAt"]
-	answer := func(status int, ans moveAnswer) {
+	answer := func(status int, ans moveAnswer) error {
 		if strings.Contains(r.Header.Get("Accept"), "application/json") {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
 			_ = json.NewEncoder(w).Encode(ans)
-			return
+			return nil
 		}
 		if ans.Message != "" {
 			q := dispatchQuery{date: m.Date, byBay: m.By == "bay"}
 			http.Redirect(w, r, dispatchPath(d.loc.ID)+q.query(url.Values{"moved": {st.ID}, "how": {f.Values["action"]}}), http.StatusSeeOther)
-			return
+			return nil
 		}
 		m.Warning = ans.Confirm
 		fm := form{Values: map[string]string{}, Errors: map[string]string{"": ans.Error}}
-		a.render(w, r, status, "dispatch_move", view{Header: d.header, Form: fm, Data: m})
+		return a.render(w, r, status, "dispatch_move", view{Header: d.header, Form: fm, Data: m})
 	}
 
 	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"])}
 	if f.Values["action"] != "unschedule" {
 		start, err := time.ParseInLocation(startLayout, f.Values["start"], d.zone)
 		if err != nil {
-			answer(http.StatusUnprocessableEntity, moveAnswer{Error: "The start is a date and a time, such as 2026-11-26 10:30."})
-			return
+			return answer(http.StatusUnprocessableEntity, moveAnswer{Error: "The start is a date and a time, such as 2026-11-26 10:30."})
 		}
 		if warning := moveWarning(st, td, techIDs, f.Values["bayId"]); warning != "" && f.Values["confirm"] != "1" {
-			answer(http.StatusOK, moveAnswer{Confirm: warning + " Move it anyway?"})
-			return
+			return answer(http.StatusOK, moveAnswer{Confirm: warning + " Move it anyway?"})
 		}
 		bay := optionalText(f.Values["bayId"])
 		p.TechIDs, p.BayID = &techIDs, &bay
@@ -163,16 +159,14 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 	if err != nil {
 		status, msg, known := refusalMessage(err)
 		if !known {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
 			msg = "Someone else changed this step since your page showed it, so it was not moved; it is shown where it is now."
 		}
-		answer(status, moveAnswer{Error: td.namesFor(msg)})
-		return
+		return answer(status, moveAnswer{Error: td.namesFor(msg)})
 	}
-	answer(http.StatusOK, moveAnswer{Message: moveMessage(td, moved, f.Values["action"] == "unschedule")})
+	return answer(http.StatusOK, moveAnswer{Message: moveMessage(td, moved, f.Values["action"] == "unschedule")})
 }
 
 // moveMessage says what a move did.

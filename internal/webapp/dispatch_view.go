@@ -145,11 +145,11 @@ func (d *desk) timelineOf(p *planning.Plan, td timelineData, byBay bool, now tim
 	v.AxisFrom, v.AxisSpan = int(from.Sub(day).Minutes()), int(total.Minutes())
 	at := func(t time.Time) float64 { return math.Round(10000*t.Sub(from).Seconds()/total.Seconds()) / 100 }
 	for t := from; !t.After(to); t = t.Add(time.Hour) {
-		v.Ticks = append(v.Ticks, tick{Left: at(t), Label: t.In(d.zone).Format("15:04")})
+		v.Ticks = append(v.Ticks, tick{Left: at(t), Label: clockText(t, d.zone)})
 	}
 	for _, s := range offHours(p.Settings, day, from, to) {
 		v.Shades = append(v.Shades, span{Left: at(s.from), Width: at(s.to) - at(s.from),
-			Label: s.why + " " + s.from.Format("15:04") + "–" + s.to.Format("15:04")})
+			Label: s.why + " " + clockText(s.from, d.zone) + "–" + clockText(s.to, d.zone)})
 	}
 	if !now.Before(from) && now.Before(to) {
 		n := at(now)
@@ -175,9 +175,9 @@ func (d *desk) timelineOf(p *planning.Plan, td timelineData, byBay bool, now tim
 		b.Mark = barStates[b.State].mark
 		start, end := workshop.Later(ps.Start, from), workshop.Earlier(ps.End, to)
 		b.Left, b.Width, b.Clipped = at(start), max(at(end)-at(start), 0.5), ps.End.After(to) || ps.Start.Before(from)
-		when := ps.Start.In(d.zone).Format("15:04") + "–" + ps.End.In(d.zone).Format("15:04")
+		when := clockText(ps.Start, d.zone) + "–" + clockText(ps.End, d.zone)
 		if ps.End.In(d.zone).Format(time.DateOnly) != p.Date {
-			when = ps.Start.In(d.zone).Format("15:04") + " until " + d.when(ps.End)
+			when = clockText(ps.Start, d.zone) + " until " + d.when(ps.End)
 		}
 		words := []string{b.Text, when}
 		if byBay {
@@ -226,7 +226,7 @@ func (d *desk) timelineOf(p *planning.Plan, td timelineData, byBay bool, now tim
 			r.Promise = "promised " + d.when(*o.PromiseTime)
 		}
 		if o.ProjectedCompletion != nil {
-			r.Projected = d.when(*o.ProjectedCompletion) + ", " + hoursMinutes(o.LateMinutes) + " late"
+			r.Projected = d.when(*o.ProjectedCompletion) + ", " + durationText(o.LateMinutes) + " late"
 		}
 		v.AtRisk = append(v.AtRisk, r)
 	}

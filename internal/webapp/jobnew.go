@@ -47,34 +47,33 @@ var newJobFields = []string{"kind", "jobNumber", "vehiclePlate", "vehicleMake", 
 	"serviceCodes", "stepLabel", "stepDuration"}
 
 // newJobPage is the form of a new job.
-func (a *App) newJobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) newJobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	f := form{Values: map[string]string{"kind": "walk_in", "priority": "normal", "stepDuration": "60"}, Errors: map[string]string{}}
 	if d.closing {
 		f.Errors[""] = dayClosingMessage
 	}
-	a.renderNewJob(w, r, d, http.StatusOK, f, nil)
+	return a.renderNewJob(w, r, d, http.StatusOK, f, nil)
 }
 
-func (a *App) renderNewJob(w http.ResponseWriter, r *http.Request, d *desk, status int, f form, codes []string) {
+func (a *App) renderNewJob(w http.ResponseWriter, r *http.Request, d *desk, status int, f form, codes []string) error {
 	catalog, err := a.catalogOf(r, d, codes)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.render(w, r, status, "jobnew", view{Header: d.header, Form: f, Data: map[string]any{
+	return a.render(w, r, status, "jobnew", view{Header: d.header, Form: f, Data: map[string]any{
 		"Location": d.loc, "Catalog": catalog, "Priorities": priorityOptions(f.Values["priority"]), "Closing": d.closing}})
 }
 
 // createJob makes a job with its first steps in one store call: all of it
 // or nothing.
-func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.locationDesk(w, r, si, mayWrite(si))
-	if !ok {
-		return
+func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.locationDesk(w, r, si, mayWrite(si))
+	if err != nil {
+		return err
 	}
 	f := formOf(r, newJobFields...)
 	codes := r.PostForm["serviceCodes"]
@@ -117,21 +116,11 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 			f.refusal(err, nil)
 		}
 	}
-	err := v.Err()
+	err = v.Err()
+	var res store.JobCreate
 	if err == nil && len(f.Errors) == 0 {
-		var res store.JobCreate
-		if res, err = a.store.CreateJob(r.Context(), j, j.Source == "walk_in"); err == nil {
-			http.Redirect(w, r, jobPath(res.Job.ID), http.StatusSeeOther)
-			return
-		}
+		res, err = a.store.CreateJob(r.Context(), j, j.Source == "walk_in")
 	}
-	status := http.StatusUnprocessableEntity
-	if err != nil {
-		var known bool
-		if status, known = f.refusal(err, map[string]string{"serviceCode": "serviceCodes", "label": "stepLabel", "estimatedDuration": "stepDuration"}); !known {
-			a.fail(w, r, err)
-			return
-		}
-	}
-	a.renderNewJob(w, r, d, status, f, codes)
+	aliases := map[string]string{"serviceCode": "serviceCodes", "label": "stepLabel", "estimatedDuration": "stepDuration"}
+	return a.settle(w, r, err, &f, aliases, jobPath(res.Job.ID), func(status int) error { return a.renderNewJob(w, r, d, status, f, codes) })
 }

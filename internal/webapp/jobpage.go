@@ -57,19 +57,17 @@ type detailView struct {
 }
 
 // jobOf reads the job of the path the user's organisation sees, and the
-// desk of its location; false when it answered the request.
-func (a *App) jobOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, workshop.Job, bool) {
+// desk of its location.
+func (a *App) jobOf(r *http.Request, si *store.SignedIn) (*desk, workshop.Job, error) {
 	if !mayRead(si) {
-		a.message(w, r, http.StatusForbidden, "Refused", refusedMessage)
-		return nil, workshop.Job{}, false
+		return nil, workshop.Job{}, refused(nil)
 	}
 	j, err := a.store.Job(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, r.PathValue("jobID"))
 	if err != nil {
-		a.readFailed(w, r, err)
-		return nil, j, false
+		return nil, j, err
 	}
-	d, ok := a.deskOf(w, r, si, j.LocationID)
-	return d, j, ok
+	d, err := a.deskOf(r, si, j.LocationID)
+	return d, j, err
 }
 
 // forms are the forms of a job page a write failed on, to show with
@@ -81,12 +79,12 @@ type jobForms struct {
 	codes, tags            []string
 }
 
-func (a *App) jobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, j, ok := a.jobOf(w, r, si)
-	if !ok {
-		return
+func (a *App) jobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, j, err := a.jobOf(r, si)
+	if err != nil {
+		return err
 	}
-	a.renderJob(w, r, d, j, http.StatusOK, jobForms{})
+	return a.renderJob(w, r, d, j, http.StatusOK, jobForms{})
 }
 
 func newForm(values map[string]string) *form {
@@ -94,27 +92,23 @@ func newForm(values map[string]string) *form {
 }
 
 // renderJob writes the job's page as it is now, with the forms of fs.
-func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j workshop.Job, status int, fs jobForms) {
+func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j workshop.Job, status int, fs jobForms) error {
 	ctx, v := r.Context(), d.visibility()
 	techs, err := a.store.Technicians(ctx, v, workshop.PageRequest{Limit: 200})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	bays, err := a.store.Bays(ctx, v, workshop.PageRequest{Limit: 200})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	tags, err := a.store.CancelTagsWithRetired(ctx, d.loc.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	catalog, err := a.catalogOf(r, d, fs.codes)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	techName := map[string]string{}
 	for _, t := range techs.Data {
@@ -137,21 +131,20 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		}
 		p.Tags = append(p.Tags, option{Value: t.Tag, Label: t.Label, Checked: slices.Contains(fs.tags, t.Tag)})
 	}
-	p.Edit = orForm(fs.edit, map[string]string{"jobNumber": j.JobNumber, "vehiclePlate": deref(j.VehiclePlate),
+	p.Edit = formOr(fs.edit, map[string]string{"jobNumber": j.JobNumber, "vehiclePlate": deref(j.VehiclePlate),
 		"vehicleMake": deref(j.VehicleMake), "vehicleModel": deref(j.VehicleModel), "promiseTime": d.localInput(j.PromiseTime),
 		"priority": j.Priority, "updatedAt": versionOf(j.UpdatedAt)})
 	p.Edit.Values["updatedAt"] = versionOf(j.UpdatedAt) // a conflict shows the current version to send again
 	p.Priorities = priorityOptions(p.Edit.Values["priority"])
-	p.AddStep = orForm(fs.addStep, map[string]string{"serviceCode": "", "label": "", "estimatedDuration": "60"})
-	p.Actions = orForm(fs.actions, map[string]string{"reasonTags": "", "updatedAt": versionOf(j.UpdatedAt)})
+	p.AddStep = formOr(fs.addStep, map[string]string{"serviceCode": "", "label": "", "estimatedDuration": "60"})
+	p.Actions = formOr(fs.actions, map[string]string{"reasonTags": "", "updatedAt": versionOf(j.UpdatedAt)})
 	p.Actions.Values["updatedAt"] = versionOf(j.UpdatedAt)
 
 	var detail *oapi.JobDetail
 	if a.jobDetail != nil {
 		dt, history, err := a.jobDetail(ctx, store.Visibility{OrgID: d.si.Member.Org.ID}, j.ID)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		detail = &dt
 		p.Detail = d.detailViewOf(dt)
@@ -162,8 +155,8 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 	for _, st := range j.Steps {
 		sv := stepView{ID: st.ID, Label: st.Label, Status: st.Status, StatusLabel: stepStatusLabel(st.Status), Version: versionOf(st.UpdatedAt),
 			Minutes: st.EstimatedDuration, MayAssign: p.MayWrite && st.Status != workshop.StepCompleted,
-			MayStart:    !j.Terminal() && st.Status == workshop.StepPending && mayWorkStep(d.si, st),
-			MayComplete: !j.Terminal() && st.Status == workshop.StepInProgress && mayWorkStep(d.si, st)}
+			MayStart:    !j.Terminal() && st.Status == workshop.StepPending && actorOf(d.si).MayWorkStep(st),
+			MayComplete: !j.Terminal() && st.Status == workshop.StepInProgress && actorOf(d.si).MayWorkStep(st)}
 		var names []string
 		for _, id := range st.TechIDs {
 			names = append(names, techName[id])
@@ -182,11 +175,12 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 			}
 		}
 		chosenTechs, chosenBay := st.TechIDs, deref(st.BayID)
+		sv.Form = *newForm(map[string]string{})
 		if fs.stepID == st.ID && fs.step != nil {
-			sv.Form = *fs.step
-			chosenTechs, chosenBay = strings.Fields(sv.Form.Values["techIds"]), sv.Form.Values["bayId"]
-		} else {
-			sv.Form = *newForm(map[string]string{})
+			sv.Form = formOr(fs.step, sv.Form.Values) // after a stale edit: the step as it is now
+			if fs.step.Values != nil {
+				chosenTechs, chosenBay = strings.Fields(sv.Form.Values["techIds"]), sv.Form.Values["bayId"]
+			}
 		}
 		sv.Form.Values["updatedAt"] = sv.Version
 		for _, t := range techs.Data {
@@ -208,14 +202,7 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 			}
 		}
 	}
-	a.render(w, r, status, "job", view{Header: d.header, Data: p})
-}
-
-func orForm(f *form, values map[string]string) form {
-	if f != nil {
-		return *f
-	}
-	return *newForm(values)
+	return a.render(w, r, status, "job", view{Header: d.header, Data: p})
 }
 
 var stepStatusLabels = map[string]string{workshop.StepPending: "Pending", workshop.StepInProgress: "In progress", workshop.StepCompleted: "Completed"}
@@ -276,49 +263,50 @@ func (d *desk) detailViewOf(dt oapi.JobDetail) *detailView {
 	return v
 }
 
-// jobWrite reads the job of a write and refuses it when the user may not
-// write or the day is closing; ok false: answered.
-func (a *App) jobWrite(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed func(workshop.Job) bool) (*desk, workshop.Job, bool) {
-	d, j, ok := a.jobOf(w, r, si)
-	if !ok || a.refuseWrite(w, r, d, allowed(j)) {
-		return nil, j, false
+// jobWrite reads the job of a write, with its form, and refuses it (403)
+// when the user may not make it. The day close is not checked here: the
+// store refuses the write itself (day_close_in_progress), as for the API.
+func (a *App) jobWrite(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed func(workshop.Job) bool) (*desk, workshop.Job, error) {
+	d, j, err := a.jobOf(r, si)
+	if err != nil {
+		return nil, j, err
 	}
-	return d, j, a.parseForm(w, r)
+	if !allowed(j) {
+		return nil, j, refused(d.header)
+	}
+	return d, j, parseForm(w, r)
 }
 
 func writer(si *store.SignedIn) func(workshop.Job) bool {
 	return func(workshop.Job) bool { return mayWrite(si) }
 }
 
-// after answers a write: to the job's page (303) when it went through,
-// else the page again with the refusal on its form (a fresh read: a
-// conflict shows the current values).
-func (a *App) after(w http.ResponseWriter, r *http.Request, d *desk, jobID string, err error, f *form, aliases map[string]string, fs jobForms) {
-	// Back where the form was (a technician's list of work), else the job.
+// settleJob ends a write of the job's page with settle: back where the
+// form was (a technician's list of work) or to the job, else the job's
+// page again, read afresh (a conflict shows the current values), with
+// the forms of fs.
+func (a *App) settleJob(w http.ResponseWriter, r *http.Request, d *desk, jobID string, err error, f *form, fs jobForms) error {
 	next, ok := localPath(r.PostFormValue("next"))
 	if !ok {
 		next = jobPath(jobID)
 	}
-	status, again := a.settle(w, r, err, f, aliases, next)
-	if !again {
-		return
-	}
-	j, rerr := a.store.Job(r.Context(), store.Visibility{OrgID: d.si.Member.Org.ID}, jobID)
-	if rerr != nil {
-		a.fail(w, r, rerr)
-		return
-	}
-	a.renderJob(w, r, d, j, status, fs)
+	return a.settle(w, r, err, f, nil, next, func(status int) error {
+		j, err := a.store.Job(r.Context(), store.Visibility{OrgID: d.si.Member.Org.ID}, jobID)
+		if err != nil {
+			return err
+		}
+		return a.renderJob(w, r, d, j, status, fs)
+	})
 }
 
 var editFields = []string{"jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority", "updatedAt"}
 
 // editJob changes a job's fields against the version the form was made
 // from.
-func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, j, ok := a.jobWrite(w, r, si, writer(si))
-	if !ok {
-		return
+func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, j, err := a.jobWrite(w, r, si, writer(si))
+	if err != nil {
+		return err
 	}
 	f := formOf(r, editFields...)
 	var v workshop.Validation
@@ -326,7 +314,7 @@ func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 	if err := workshop.CheckJobNumber(number); err != nil {
 		f.refusal(err, nil)
 	}
-	err := v.Err()
+	err = v.Err()
 	if err == nil && len(f.Errors) == 0 {
 		prio := f.Values["priority"]
 		plate, make_, model := optionalText(f.Values["vehiclePlate"]), optionalText(f.Values["vehicleMake"]), optionalText(f.Values["vehicleModel"])
@@ -334,27 +322,14 @@ func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 			JobNumber: &number, VehiclePlate: &plate, VehicleMake: &make_, VehicleModel: &model, PromiseTime: &promise, Priority: &prio},
 			workshop.MicrosOf(a.now()))
 	}
-	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
-		// someone else changed it: the form shows the job as it is now
-		f.refusal(err, nil)
-		cur, rerr := a.store.Job(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, j.ID)
-		if rerr != nil {
-			a.fail(w, r, rerr)
-			return
-		}
-		a.renderJob(w, r, d, cur, http.StatusConflict, jobForms{edit: &form{Values: map[string]string{"jobNumber": cur.JobNumber,
-			"vehiclePlate": deref(cur.VehiclePlate), "vehicleMake": deref(cur.VehicleMake), "vehicleModel": deref(cur.VehicleModel),
-			"promiseTime": d.localInput(cur.PromiseTime), "priority": cur.Priority}, Errors: f.Errors}})
-		return
-	}
-	a.after(w, r, d, j.ID, err, &f, nil, jobForms{edit: &f})
+	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{edit: &f})
 }
 
 // addStep adds a step from the catalog or of free text.
-func (a *App) addStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, j, ok := a.jobWrite(w, r, si, writer(si))
-	if !ok {
-		return
+func (a *App) addStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, j, err := a.jobWrite(w, r, si, writer(si))
+	if err != nil {
+		return err
 	}
 	f := formOf(r, "serviceCode", "label", "estimatedDuration")
 	now := workshop.MicrosOf(a.now())
@@ -374,11 +349,11 @@ func (a *App) addStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 		}
 		st.EstimatedDuration = n
 	}
-	err := v.Err()
+	err = v.Err()
 	if err == nil {
 		_, err = a.store.CreateStep(r.Context(), d.visibility(), st)
 	}
-	a.after(w, r, d, j.ID, err, &f, nil, jobForms{addStep: &f})
+	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{addStep: &f})
 }
 
 // stepOf finds the step of the path in the job.
@@ -392,52 +367,29 @@ func stepOf(j workshop.Job, id string) (workshop.Step, bool) {
 
 // patchStep writes a step change made on the job page: assign, start or
 // complete.
-func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed func(*store.SignedIn, workshop.Step) bool,
-	patch func(f form, p *store.StepPatch)) {
+func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed func(workshop.Actor, workshop.Step) bool,
+	patch func(f form, p *store.StepPatch)) error {
 	stepID := r.PathValue("stepID")
-	d, j, ok := a.jobWrite(w, r, si, func(j workshop.Job) bool {
+	d, j, err := a.jobWrite(w, r, si, func(j workshop.Job) bool {
 		st, found := stepOf(j, stepID)
-		return !found || allowed(si, st) // an unknown step is a 404 below
+		return !found || allowed(actorOf(si), st) // an unknown step is a 404 below
 	})
-	if !ok {
-		return
+	if err != nil {
+		return err
 	}
 	if _, found := stepOf(j, stepID); !found {
-		a.notFound(w, r)
-		return
+		return errNoSuchPage
 	}
 	f := formOf(r, "techIds", "bayId", "updatedAt")
 	f.Values["techIds"] = strings.Join(r.PostForm["techIds"], " ")
 	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"])}
 	patch(f, &p)
-	_, err := a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
-	fs := jobForms{stepID: stepID, step: &f}
-	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
-		// the step as it is now: the choices from the record, not the form
-		f.refusal(err, nil)
-		fs.step = &form{Values: map[string]string{}, Errors: f.Errors}
-		if cur, rerr := a.store.Job(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, j.ID); rerr == nil {
-			if st, found := stepOf(cur, stepID); found {
-				fs.step.Values["techIds"], fs.step.Values["bayId"] = strings.Join(st.TechIDs, " "), deref(st.BayID)
-			}
-		}
-		a.afterStale(w, r, d, j.ID, fs)
-		return
-	}
-	a.after(w, r, d, j.ID, err, &f, nil, fs)
+	_, err = a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
+	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{stepID: stepID, step: &f})
 }
 
-func (a *App) afterStale(w http.ResponseWriter, r *http.Request, d *desk, jobID string, fs jobForms) {
-	j, err := a.store.Job(r.Context(), store.Visibility{OrgID: d.si.Member.Org.ID}, jobID)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	a.renderJob(w, r, d, j, http.StatusConflict, fs)
-}
-
-func (a *App) assignStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, func(si *store.SignedIn, _ workshop.Step) bool { return mayWrite(si) }, func(f form, p *store.StepPatch) {
+func (a *App) assignStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	return a.patchStep(w, r, si, func(ac workshop.Actor, _ workshop.Step) bool { return ac.Role.Allows(scopeJobsWrite) }, func(f form, p *store.StepPatch) {
 		techs := strings.Fields(f.Values["techIds"])
 		if techs == nil {
 			techs = []string{}
@@ -447,36 +399,32 @@ func (a *App) assignStep(w http.ResponseWriter, r *http.Request, si *store.Signe
 	})
 }
 
-func (a *App) startStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, mayWorkStep, func(_ form, p *store.StepPatch) {
+func (a *App) startStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	return a.patchStep(w, r, si, workshop.Actor.MayWorkStep, func(_ form, p *store.StepPatch) {
 		s := workshop.StepInProgress
 		p.Status = &s
 	})
 }
 
-func (a *App) completeStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.patchStep(w, r, si, mayWorkStep, func(_ form, p *store.StepPatch) {
+func (a *App) completeStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	return a.patchStep(w, r, si, workshop.Actor.MayWorkStep, func(_ form, p *store.StepPatch) {
 		s := workshop.StepCompleted
 		p.Status = &s
 	})
 }
 
-// finishJob delivers or cancels a job. The store's deliver and cancel take
-// no version, so the version the form was made from is checked first: a
-// job changed since is shown again as it is now rather than finished
-// unseen.
-func (a *App) finishJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn, cancel bool) {
-	d, j, ok := a.jobWrite(w, r, si, writer(si))
-	if !ok {
-		return
+// finishJob delivers or cancels a job against the version the form was
+// made from: a job changed since is a conflict, shown again as it is now
+// rather than finished unseen.
+func (a *App) finishJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn, cancel bool) error {
+	d, j, err := a.jobWrite(w, r, si, writer(si))
+	if err != nil {
+		return err
 	}
 	f := formOf(r, "reasonTags", "updatedAt")
 	tags := r.PostForm["reasonTags"]
 	fs := jobForms{actions: &f, tags: tags}
-	// The form's version is checked in the write itself: a change made
-	// since the page was shown is a conflict, never finished unseen.
 	unchanged := store.IfUnchanged(parseVersion(f.Values["updatedAt"]))
-	var err error
 	switch {
 	case cancel && len(tags) == 0:
 		err = workshop.Invalid("reasonTags", "Choose at least one reason.")
@@ -488,15 +436,15 @@ func (a *App) finishJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
 		fs.tags = nil // the job as it is now
 	}
-	a.after(w, r, d, j.ID, err, &f, nil, fs)
+	return a.settleJob(w, r, d, j.ID, err, &f, fs)
 }
 
-func (a *App) deliverJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.finishJob(w, r, si, false)
+func (a *App) deliverJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	return a.finishJob(w, r, si, false)
 }
 
-func (a *App) cancelJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	a.finishJob(w, r, si, true)
+func (a *App) cancelJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	return a.finishJob(w, r, si, true)
 }
 
 // reasonLabels names a cancelled job's reasons by their labels, a retired

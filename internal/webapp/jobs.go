@@ -26,7 +26,6 @@ const (
 	dayClosingMessage = "The day is being closed at this location: jobs and steps cannot be changed until the close finishes."
 	staleMessage      = "Someone else changed this since you opened it. The current values are shown below; make your change again."
 	refusedMessage    = "Your role may not do this. Ask an advisor or an admin."
-	timeLayout        = "Mon 2 Jan 15:04"
 	inputTimeLayout   = "2006-01-02T15:04" // datetime-local
 	openJobsShown     = 100
 	searchLimit       = 50
@@ -38,13 +37,10 @@ func jobPath(jobID string) string { return "/jobs/" + jobID }
 func mayRead(si *store.SignedIn) bool  { return allows(si, scopeJobsRead) }
 func mayWrite(si *store.SignedIn) bool { return allows(si, scopeJobsWrite) }
 
-// mayWorkStep tells whether the signed-in user may start or complete the
-// step. Every start and complete is decided here alone: a user whose role
-// writes jobs may, and so may a technician the step is assigned to (the
-// user works as that technician; issue 19: a technician starts and
-// completes their own steps, and nothing else).
-func mayWorkStep(si *store.SignedIn, st workshop.Step) bool {
-	return mayWrite(si) || si.Member.TechnicianID != "" && slices.Contains(st.TechIDs, si.Member.TechnicianID)
+// actorOf is the signed-in user as the domain's rules of access see them
+// (workshop.Actor: who may work a step, who may clock whom).
+func actorOf(si *store.SignedIn) workshop.Actor {
+	return workshop.Actor{Role: si.Member.User.Role, TechnicianID: si.Member.TechnicianID}
 }
 
 // desk is a location's page as a member sees it.
@@ -60,53 +56,42 @@ func (d *desk) visibility() store.Visibility {
 	return store.Visibility{OrgID: d.si.Member.Org.ID, LocationID: d.loc.ID}
 }
 
-// deskOf reads what every page of a location needs, answering the request
-// itself (and false) when it cannot go on: 403 without jobs:read, 404 for
-// a location of another organisation.
-func (a *App) deskOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn, locationID string) (*desk, bool) {
+// deskOf reads what every page of a location needs, or the error that
+// stops it: 403 without jobs:read, 404 for a location of another
+// organisation.
+func (a *App) deskOf(r *http.Request, si *store.SignedIn, locationID string) (*desk, error) {
 	if !mayRead(si) {
-		a.message(w, r, http.StatusForbidden, "Refused", refusedMessage)
-		return nil, false
+		return nil, refused(nil)
 	}
 	h, err := a.headerOf(r, si, locationID)
 	if err != nil {
-		a.fail(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	d := &desk{si: si, header: h}
 	i := slices.IndexFunc(h.Locations, func(l workshop.Location) bool { return l.ID == locationID })
 	if i < 0 {
-		a.notFound(w, r)
-		return nil, false
+		return nil, errNoSuchPage
 	}
 	d.loc = h.Locations[i]
 	if d.zone, err = d.loc.Zone(); err != nil {
-		a.fail(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	d.closing = h.DayClosing
-	return d, true
+	return d, nil
 }
 
 // locationDesk opens a request of a page of the path's location: its
-// desk for a user allowed (else 403), with a posted form read; false when
-// it answered the request.
-func (a *App) locationDesk(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed bool) (*desk, bool) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok || a.refuseWrite(w, r, d, allowed) {
-		return nil, false
+// desk for a user allowed (else 403 under the page's header), with a
+// posted form read.
+func (a *App) locationDesk(w http.ResponseWriter, r *http.Request, si *store.SignedIn, allowed bool) (*desk, error) {
+	d, err := a.deskOf(r, si, r.PathValue("locationID"))
+	if err != nil {
+		return nil, err
 	}
-	return d, r.Method != http.MethodPost || a.parseForm(w, r)
-}
-
-// refuseWrite answers a write the user may not make or the day close
-// blocks; it tells whether it did.
-func (a *App) refuseWrite(w http.ResponseWriter, r *http.Request, d *desk, allowed bool) bool {
 	if !allowed {
-		a.render(w, r, http.StatusForbidden, "message", view{Header: d.header, Data: map[string]string{"Title": "Refused", "Text": refusedMessage}})
-		return true
+		return nil, refused(d.header)
 	}
-	return false
+	return d, parseForm(w, r)
 }
 
 // refusal puts a refused write's reason on the form, beside the field or
@@ -189,7 +174,7 @@ func vehicleOf(j workshop.Job) string {
 	return strings.TrimSpace(deref(j.VehicleMake) + " " + deref(j.VehicleModel))
 }
 
-func (d *desk) when(t time.Time) string { return t.In(d.zone).Format(timeLayout) }
+func (d *desk) when(t time.Time) string { return dateTimeText(t, d.zone) }
 
 func (d *desk) rowOf(j workshop.Job) jobRow {
 	r := jobRow{ID: j.ID, Number: j.JobNumber, Plate: deref(j.VehiclePlate), Vehicle: vehicleOf(j), Status: j.Status, StatusLabel: statusLabel(j.Status)}
@@ -204,10 +189,10 @@ var openStatuses = []string{workshop.JobBooked, workshop.JobArrived, workshop.Jo
 
 // findJobs is a location's job desk: the jobs whose number, plate or
 // external key is q, or its open jobs.
-func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.deskOf(w, r, si, r.PathValue("locationID"))
-	if !ok {
-		return
+func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.deskOf(r, si, r.PathValue("locationID"))
+	if err != nil {
+		return err
 	}
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	var jobs []workshop.Job
@@ -215,16 +200,14 @@ func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedI
 	if q != "" {
 		found, err := a.store.SearchJobs(r.Context(), d.visibility(), d.loc.ID, q, searchLimit)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		jobs = found
 	} else {
 		page, err := a.store.Jobs(r.Context(), store.JobFilter{Visibility: d.visibility(), Statuses: openStatuses},
 			workshop.PageRequest{Limit: openJobsShown})
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		jobs, more = page.Data, page.NextCursor != nil
 	}
@@ -233,7 +216,7 @@ func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedI
 		rows[i] = d.rowOf(j)
 	}
 	f := form{Values: map[string]string{"q": q}, Errors: map[string]string{}}
-	a.render(w, r, http.StatusOK, "jobs", view{Header: d.header, Form: f, Data: map[string]any{
+	return a.render(w, r, http.StatusOK, "jobs", view{Header: d.header, Form: f, Data: map[string]any{
 		"Location": d.loc, "Query": q, "Jobs": rows, "More": more, "Shown": openJobsShown, "MayWrite": mayWrite(si)}})
 }
 

@@ -13,32 +13,38 @@ import (
 
 var setupFields = []string{"orgName", "locationName", "timezone", "currency", "email", "password"}
 
-func (a *App) setupPage(w http.ResponseWriter, r *http.Request) {
-	if !a.setupOpen(w, r) {
-		return
+func (a *App) setupPage(w http.ResponseWriter, r *http.Request) error {
+	if err := a.setupOpen(r); err != nil {
+		return err
 	}
 	f := form{Values: map[string]string{"currency": "EUR"}, Errors: map[string]string{}}
-	a.render(w, r, http.StatusOK, "setup", view{Form: f})
+	return a.render(w, r, http.StatusOK, "setup", view{Form: f})
 }
 
-// setupOpen answers 404 unless the request's setup link works.
-func (a *App) setupOpen(w http.ResponseWriter, r *http.Request) bool {
+// errSetupLink answers a setup link that is used, expired or unknown.
+var errSetupLink = messageError(http.StatusNotFound, nil, "Setup link not valid", "This setup link is used, expired or unknown.")
+
+// errInviteLink answers an invite link that is used, expired or unknown.
+var errInviteLink = messageError(http.StatusNotFound, nil, "Invite not valid",
+	"This invite link is used, expired or unknown. Ask for a new one.")
+
+// setupOpen is errSetupLink unless the request's setup link works.
+func (a *App) setupOpen(r *http.Request) error {
 	open, err := a.store.SetupOpen(r.Context(), workshop.HashSecret(r.PathValue("token")))
-	if err != nil {
-		a.fail(w, r, err)
-		return false
+	if err == nil && !open {
+		err = errSetupLink
 	}
-	if !open {
-		a.message(w, r, http.StatusNotFound, "Setup link not valid", "This setup link is used, expired or unknown.")
-	}
-	return open
+	return err
 }
 
 // setup makes the first organisation, its location and owner, and signs
 // the owner in.
-func (a *App) setup(w http.ResponseWriter, r *http.Request) {
-	if !a.parseForm(w, r) || !a.setupOpen(w, r) {
-		return
+func (a *App) setup(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	if err := a.setupOpen(r); err != nil {
+		return err
 	}
 	f := formOf(r, setupFields...)
 	password := f.Values["password"]
@@ -50,56 +56,49 @@ func (a *App) setup(w http.ResponseWriter, r *http.Request) {
 	})
 	switch {
 	case f.invalid(err):
-		a.render(w, r, http.StatusUnprocessableEntity, "setup", view{Form: f})
-		return
+		return a.render(w, r, http.StatusUnprocessableEntity, "setup", view{Form: f})
 	case workshop.ErrorCode(err) == workshop.CodeNotFound:
-		a.message(w, r, http.StatusNotFound, "Setup link not valid", "This setup link is used, expired or unknown.")
-		return
+		return errSetupLink
 	case err != nil:
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.signInAndGoHome(w, r, store.Member{User: owner})
+	return a.signInAndGoHome(w, r, store.Member{User: owner})
 }
 
-func (a *App) signInAndGoHome(w http.ResponseWriter, r *http.Request, m store.Member) {
+func (a *App) signInAndGoHome(w http.ResponseWriter, r *http.Request, m store.Member) error {
 	if err := a.startSession(w, r, []store.Member{m}); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
 }
 
-func (a *App) invitePage(w http.ResponseWriter, r *http.Request) {
-	m, ok := a.invitee(w, r)
-	if ok {
-		a.render(w, r, http.StatusOK, "invite", view{Data: m})
+func (a *App) invitePage(w http.ResponseWriter, r *http.Request) error {
+	m, err := a.invitee(r)
+	if err != nil {
+		return err
 	}
+	return a.render(w, r, http.StatusOK, "invite", view{Data: m})
 }
 
-// invitee is the member of the request's invite link; false (and a 404
-// page) when the link does not work.
-func (a *App) invitee(w http.ResponseWriter, r *http.Request) (store.Member, bool) {
+// invitee is the member of the request's invite link; errInviteLink when
+// the link does not work.
+func (a *App) invitee(r *http.Request) (store.Member, error) {
 	m, err := a.store.Invitee(r.Context(), workshop.HashSecret(r.PathValue("token")))
-	switch {
-	case workshop.ErrorCode(err) == workshop.CodeNotFound:
-		a.message(w, r, http.StatusNotFound, "Invite not valid", "This invite link is used, expired or unknown. Ask for a new one.")
-		return m, false
-	case err != nil:
-		a.fail(w, r, err)
-		return m, false
+	if workshop.ErrorCode(err) == workshop.CodeNotFound {
+		return m, errInviteLink
 	}
-	return m, true
+	return m, err
 }
 
 // acceptInvite sets the invited user's password and signs them in.
-func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
-	if !a.parseForm(w, r) {
-		return
+func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(w, r); err != nil {
+		return err
 	}
-	m, ok := a.invitee(w, r)
-	if !ok {
-		return
+	m, err := a.invitee(r)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, "password", "confirm")
 	password, confirm := f.Values["password"], f.Values["confirm"]
@@ -108,17 +107,14 @@ func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		f.Errors["confirm"] = "The two passwords differ."
 	}
 	if len(f.Errors) > 0 {
-		a.render(w, r, http.StatusUnprocessableEntity, "invite", view{Form: f, Data: m})
-		return
+		return a.render(w, r, http.StatusUnprocessableEntity, "invite", view{Form: f, Data: m})
 	}
-	m, err := a.store.AcceptInvite(r.Context(), workshop.HashSecret(r.PathValue("token")), workshop.HashPassword(password))
+	m, err = a.store.AcceptInvite(r.Context(), workshop.HashSecret(r.PathValue("token")), workshop.HashPassword(password))
 	if workshop.ErrorCode(err) == workshop.CodeNotFound { // used up by a request at the same moment
-		a.message(w, r, http.StatusNotFound, "Invite not valid", "This invite link is used, expired or unknown. Ask for a new one.")
-		return
+		return errInviteLink
 	}
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.signInAndGoHome(w, r, m)
+	return a.signInAndGoHome(w, r, m)
 }

@@ -38,19 +38,17 @@ func (a *App) Run(ctx context.Context) { a.hub.Run(ctx) }
 // with event "end" (live.js then reloads the page, which asks to sign
 // in), and a wall display open all day keeps its session alive, as the
 // read refreshes last_seen_at.
-func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	locID := r.PathValue("locationID")
 	_, loc, err := a.boardLocation(r, si, locID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if loc == nil {
-		a.notFound(w, r)
-		return
+		return errNoSuchPage
 	}
 	wall := r.URL.Query().Get("display") == "wall" // the wall display's board: fewer jobs per status
-	a.streamLive(w, r, si, locID, func(ctx context.Context) ([]byte, error) {
+	return a.streamLive(w, r, si, locID, func(ctx context.Context) ([]byte, error) {
 		d, err := a.boardData(ctx, loc, wall)
 		if err != nil {
 			return nil, err
@@ -63,9 +61,10 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 
 // streamLive answers with the event stream of a location's live page
 // (the board, the dispatch timeline): render's HTML now and after every
-// change the hub reports.
+// change the hub reports. Once the stream is open, nothing is an error
+// to answer: it ends, or the browser goes.
 func (a *App) streamLive(w http.ResponseWriter, r *http.Request, si *store.SignedIn, locID string,
-	render func(context.Context) ([]byte, error)) {
+	render func(context.Context) ([]byte, error)) error {
 	sub, cancel := a.hub.subscribe(locID)
 	defer cancel()
 	ctx := r.Context()
@@ -90,6 +89,7 @@ func (a *App) streamLive(w http.ResponseWriter, r *http.Request, si *store.Signe
 			}
 		}}
 	s.run(ctx, a.hub.done, sub.c)
+	return nil
 }
 
 // stream is one open board stream.

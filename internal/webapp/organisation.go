@@ -33,22 +33,19 @@ func (o orgAdmin) orgID() string { return o.si.Member.Org.ID }
 
 // organisationAdmin serves h to owners and admins only (403 for the other roles),
 // with the form of a post read.
-func (a *App) organisationAdmin(h func(http.ResponseWriter, *http.Request, orgAdmin)) func(http.ResponseWriter, *http.Request, *store.SignedIn) {
-	return func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
+func (a *App) organisationAdmin(h func(http.ResponseWriter, *http.Request, orgAdmin) error) memberFunc {
+	return func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 		hd, err := a.headerOf(r, si, "")
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		if !isAdmin(si) {
-			a.render(w, r, http.StatusForbidden, "message", view{Header: hd, Data: map[string]string{"Title": "Refused",
-				"Text": "Only the organisation's owners and admins manage its locations and users."}})
-			return
+			return messageError(http.StatusForbidden, hd, "Refused", "Only the organisation's owners and admins manage its locations and users.")
 		}
-		if r.Method == http.MethodPost && !a.parseForm(w, r) {
-			return
+		if err := parseForm(w, r); err != nil {
+			return err
 		}
-		h(w, r, orgAdmin{si: si, header: hd})
+		return h(w, r, orgAdmin{si: si, header: hd})
 	}
 }
 
@@ -72,8 +69,8 @@ type orgUserRow struct {
 	RoleLabel string
 }
 
-func (a *App) organisationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	a.renderOrganisation(w, r, o, http.StatusOK, orgInviteForm(), nil)
+func (a *App) organisationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
+	return a.renderOrganisation(w, r, o, http.StatusOK, orgInviteForm(), nil)
 }
 
 // orgInviteForm is the empty invite form: most users invited are advisors.
@@ -82,11 +79,10 @@ func orgInviteForm() form {
 }
 
 // renderOrganisation writes the organisation's page with the invite form f.
-func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAdmin, status int, f form, inv *inviteShown) {
+func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAdmin, status int, f form, inv *inviteShown) error {
 	users, err := a.store.OrgUsers(r.Context(), o.orgID())
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	rows := make([]orgUserRow, len(users))
 	for i, u := range users {
@@ -95,7 +91,7 @@ func (a *App) renderOrganisation(w http.ResponseWriter, r *http.Request, o orgAd
 	p := orgPageData{Org: o.si.Member.Org, Locations: o.header.Locations, Users: rows, Invite: f,
 		Roles: orgRoleOptions(o.si.Member.User, workshop.Role(f.Values["role"])), Invited: inv}
 	pushAddress(w, r, organisationPath)
-	a.render(w, r, status, "organisation", view{Header: o.header, Data: p})
+	return a.render(w, r, status, "organisation", view{Header: o.header, Data: p})
 }
 
 // pushAddress tells htmx the address of the page a post answers with (the

@@ -30,44 +30,43 @@ type orgLocationPageData struct {
 	HasJobs  bool // a new time zone needs confirming
 }
 
-func (a *App) newOrgLocationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+func (a *App) newOrgLocationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
 	f := form{Values: map[string]string{"currency": "EUR"}, Errors: map[string]string{}}
-	a.render(w, r, http.StatusOK, "organisation_location", view{Header: o.header, Form: f, Data: orgLocationPageData{Zones: zoneSuggestions}})
+	return a.render(w, r, http.StatusOK, "organisation_location", view{Header: o.header, Form: f, Data: orgLocationPageData{Zones: zoneSuggestions}})
 }
 
 // createOrgLocation makes a location with the default workshop settings; it
 // shows in every page's header at once.
-func (a *App) createOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+func (a *App) createOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
 	f := formOf(r, orgLocationFields...)
 	_, err := a.op.CreateLocation(r.Context(), o.orgID(), strings.TrimSpace(f.Values["name"]),
 		strings.TrimSpace(f.Values["timezone"]), strings.TrimSpace(f.Values["currency"]))
 	if err == nil {
 		http.Redirect(w, r, organisationPath, http.StatusSeeOther)
-		return
+		return nil
 	}
 	if !f.invalid(err) {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.render(w, r, http.StatusUnprocessableEntity, "organisation_location", view{Header: o.header, Form: f, Data: orgLocationPageData{Zones: zoneSuggestions}})
+	return a.render(w, r, http.StatusUnprocessableEntity, "organisation_location", view{Header: o.header, Form: f, Data: orgLocationPageData{Zones: zoneSuggestions}})
 }
 
 // orgLocation is the location of the path in the header's list (the
-// organisation's locations), or a 404 answered.
-func (a *App) orgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) (workshop.Location, bool) {
+// organisation's locations), or not found.
+func orgLocation(r *http.Request, o orgAdmin) (workshop.Location, error) {
 	i := slices.IndexFunc(o.header.Locations, func(l workshop.Location) bool { return l.ID == r.PathValue("locationID") })
 	if i < 0 {
-		a.notFound(w, r)
-		return workshop.Location{}, false
+		return workshop.Location{}, errNoSuchPage
 	}
-	return o.header.Locations[i], true
+	return o.header.Locations[i], nil
 }
 
-func (a *App) orgLocationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	l, ok := a.orgLocation(w, r, o)
-	if ok {
-		a.renderOrgLocation(w, r, o, l, http.StatusOK, orgLocationForm(l))
+func (a *App) orgLocationPage(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
+	l, err := orgLocation(r, o)
+	if err != nil {
+		return err
 	}
+	return a.renderOrgLocation(w, r, o, l, http.StatusOK, orgLocationForm(l))
 }
 
 // orgLocationForm is the edit form filled with the location as it is.
@@ -76,23 +75,22 @@ func orgLocationForm(l workshop.Location) form {
 		"updatedAt": versionOf(l.UpdatedAt)}, Errors: map[string]string{}}
 }
 
-func (a *App) renderOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin, l workshop.Location, status int, f form) {
+func (a *App) renderOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin, l workshop.Location, status int, f form) error {
 	has, err := a.store.LocationHasJobs(r.Context(), l.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.render(w, r, status, "organisation_location", view{Header: o.header, Form: f,
+	return a.render(w, r, status, "organisation_location", view{Header: o.header, Form: f,
 		Data: orgLocationPageData{Location: &l, Zones: zoneSuggestions, HasJobs: has}})
 }
 
 // editOrgLocation changes a location's name, time zone and currency against
 // the version the form was made from; a stale edit shows the current
 // values with the conflict.
-func (a *App) editOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	l, ok := a.orgLocation(w, r, o)
-	if !ok {
-		return
+func (a *App) editOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
+	l, err := orgLocation(r, o)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, orgLocationFields...)
 	fields, err := operator.CheckLocationFields(operator.LocationFields{Name: strings.TrimSpace(f.Values["name"]),
@@ -104,20 +102,18 @@ func (a *App) editOrgLocation(w http.ResponseWriter, r *http.Request, o orgAdmin
 	}
 	if err == nil {
 		http.Redirect(w, r, organisationPath, http.StatusSeeOther)
-		return
+		return nil
 	}
 	status, known := f.refusal(err, nil)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if status == http.StatusConflict { // someone else changed it: the form shows it as it is now
 		cur, err := a.store.Location(r.Context(), o.orgID(), l.ID)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		l, f = cur, form{Values: orgLocationForm(cur).Values, Errors: f.Errors}
 	}
-	a.renderOrgLocation(w, r, o, l, status, f)
+	return a.renderOrgLocation(w, r, o, l, status, f)
 }

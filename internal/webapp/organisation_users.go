@@ -28,7 +28,7 @@ func orgRoleOptions(actor workshop.User, chosen workshop.Role) []option {
 // inviteUser makes a user without a password and shows the one-time link
 // where they choose one. The page is answered directly, not redirected to:
 // the link exists only in this answer (the store keeps its hash).
-func (a *App) inviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
+func (a *App) inviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
 	f := formOf(r, "email", "role", "developer")
 	role := workshop.Role(f.Values["role"])
 	err := workshop.CheckInvite(o.si.Member.User, role, false)
@@ -39,24 +39,21 @@ func (a *App) inviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
 	}
 	if err != nil {
 		if !f.invalid(err) {
-			a.fail(w, r, err)
-			return
+			return err
 		}
-		a.renderOrganisation(w, r, o, http.StatusUnprocessableEntity, f, nil)
-		return
+		return a.renderOrganisation(w, r, o, http.StatusUnprocessableEntity, f, nil)
 	}
-	a.invite(w, r, o, u, http.StatusCreated)
+	return a.invite(w, r, o, u, http.StatusCreated)
 }
 
 // invite makes an invite link for u and shows it on the organisation's
 // page, with an empty invite form.
-func (a *App) invite(w http.ResponseWriter, r *http.Request, o orgAdmin, u workshop.User, status int) {
+func (a *App) invite(w http.ResponseWriter, r *http.Request, o orgAdmin, u workshop.User, status int) error {
 	out, err := a.op.Invite(r.Context(), u.ID, baseURLOf(r))
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.renderOrganisation(w, r, o, status, orgInviteForm(), &inviteShown{Email: u.Email, Link: out.InviteURL})
+	return a.renderOrganisation(w, r, o, status, orgInviteForm(), &inviteShown{Email: u.Email, Link: out.InviteURL})
 }
 
 // baseURLOf is where the browser reached the application: invite links
@@ -72,32 +69,22 @@ func baseURLOf(r *http.Request) string {
 
 // reinviteUser makes a new link for a user who has no password yet (the
 // first was lost or expired).
-func (a *App) reinviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	u, ok := a.orgUser(w, r, o)
-	if !ok {
-		return
+func (a *App) reinviteUser(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
+	u, err := a.orgUser(r, o)
+	if err != nil {
+		return err
 	}
 	if err := workshop.CheckInvite(o.si.Member.User, u.Role, u.PasswordSet); err != nil {
-		a.refuseOnOrgUser(w, r, o, u, err, func(n *orgUserNotices, text string) { n.Invite = text })
-		return
+		return a.refuseOnOrgUser(w, r, o, u, err, func(n *orgUserNotices, text string) { n.Invite = text })
 	}
-	a.invite(w, r, o, u.User, http.StatusOK)
+	return a.invite(w, r, o, u.User, http.StatusOK)
 }
 
 func orgUserPath(id string) string { return organisationPath + "/users/" + id }
 
-// orgUser is the user of the path in the organisation, or a 404 answered.
-func (a *App) orgUser(w http.ResponseWriter, r *http.Request, o orgAdmin) (store.OrgUser, bool) {
-	u, err := a.store.OrgUser(r.Context(), o.orgID(), r.PathValue("userID"))
-	switch {
-	case workshop.ErrorCode(err) == workshop.CodeNotFound:
-		a.notFound(w, r)
-		return u, false
-	case err != nil:
-		a.fail(w, r, err)
-		return u, false
-	}
-	return u, true
+// orgUser is the user of the path in the organisation.
+func (a *App) orgUser(r *http.Request, o orgAdmin) (store.OrgUser, error) {
+	return a.store.OrgUser(r.Context(), o.orgID(), r.PathValue("userID"))
 }
 
 // orgUserPageData is a user's page: the role form and removal.
@@ -112,11 +99,12 @@ type orgUserPageData struct {
 // orgUserNotices are refusals of the page's forms without fields.
 type orgUserNotices struct{ Remove, Invite string }
 
-func (a *App) orgUserPage(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	u, ok := a.orgUser(w, r, o)
-	if ok {
-		a.renderOrgUser(w, r, o, u, http.StatusOK, orgUserForm(u), orgUserNotices{})
+func (a *App) orgUserPage(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
+	u, err := a.orgUser(r, o)
+	if err != nil {
+		return err
 	}
+	return a.renderOrgUser(w, r, o, u, http.StatusOK, orgUserForm(u), orgUserNotices{})
 }
 
 func orgUserForm(u store.OrgUser) form {
@@ -127,70 +115,68 @@ func orgUserForm(u store.OrgUser) form {
 	return f
 }
 
-func (a *App) renderOrgUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, status int, f form, n orgUserNotices) {
+func (a *App) renderOrgUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, status int, f form, n orgUserNotices) error {
 	actor := o.si.Member.User
 	p := orgUserPageData{User: u, Self: u.ID == o.si.Member.User.ID, Notices: n,
 		MayChange: actor.Role == workshop.RoleOwner || u.Role != workshop.RoleOwner,
 		Roles:     orgRoleOptions(actor, workshop.Role(f.Values["role"]))}
 	pushAddress(w, r, orgUserPath(u.ID))
-	a.render(w, r, status, "organisation_user", view{Header: o.header, Form: f, Data: p})
+	return a.render(w, r, status, "organisation_user", view{Header: o.header, Form: f, Data: p})
 }
 
 // changeUser sets a user's role and developer access against the version
 // the form was made from. The user's next request, page or API call, is
 // served with the new role.
-func (a *App) changeUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	u, ok := a.orgUser(w, r, o)
-	if !ok {
-		return
+func (a *App) changeUser(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
+	u, err := a.orgUser(r, o)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, "role", "developer", "updatedAt")
-	_, err := a.store.ChangeUser(r.Context(), o.si.Member.User, u.ID, store.UserChange{Role: workshop.Role(f.Values["role"]),
+	_, err = a.store.ChangeUser(r.Context(), o.si.Member.User, u.ID, store.UserChange{Role: workshop.Role(f.Values["role"]),
 		DeveloperAccess: f.Values["developer"] != "", UpdatedAt: parseVersion(f.Values["updatedAt"])}, workshop.MicrosOf(a.now()))
 	if err == nil {
 		http.Redirect(w, r, organisationPath, http.StatusSeeOther)
-		return
+		return nil
 	}
 	status, known := f.refusal(err, nil)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if status == http.StatusConflict || status == http.StatusNotFound {
-		cur, ok := a.orgUser(w, r, o)
-		if !ok {
-			return
+		cur, err := a.orgUser(r, o)
+		if err != nil {
+			return err
 		}
 		u, f = cur, form{Values: orgUserForm(cur).Values, Errors: f.Errors}
 	}
-	a.renderOrgUser(w, r, o, u, status, f, orgUserNotices{})
+	return a.renderOrgUser(w, r, o, u, status, f, orgUserNotices{})
 }
 
 // removeUser removes a user: their sessions end, and their API keys and
 // MCP tokens are refused, on their next request on every process.
-func (a *App) removeUser(w http.ResponseWriter, r *http.Request, o orgAdmin) {
-	u, ok := a.orgUser(w, r, o)
-	if !ok {
-		return
+func (a *App) removeUser(w http.ResponseWriter, r *http.Request, o orgAdmin) error {
+	u, err := a.orgUser(r, o)
+	if err != nil {
+		return err
 	}
-	err := a.store.RemoveUser(r.Context(), o.si.Member.User, u.ID, workshop.MicrosOf(a.now()))
+	err = a.store.RemoveUser(r.Context(), o.si.Member.User, u.ID, workshop.MicrosOf(a.now()))
 	if err == nil {
 		http.Redirect(w, r, organisationPath, http.StatusSeeOther)
-		return
+		return nil
 	}
-	a.refuseOnOrgUser(w, r, o, u, err, func(n *orgUserNotices, text string) { n.Remove = text })
+	return a.refuseOnOrgUser(w, r, o, u, err, func(n *orgUserNotices, text string) { n.Remove = text })
 }
 
 // refuseOnOrgUser shows the user's page with a refusal of a form without
 // fields, put in its place by set.
-func (a *App) refuseOnOrgUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, err error, set func(*orgUserNotices, string)) {
+func (a *App) refuseOnOrgUser(w http.ResponseWriter, r *http.Request, o orgAdmin, u store.OrgUser, err error, set func(*orgUserNotices, string)) error {
 	f := form{Values: map[string]string{}, Errors: map[string]string{}} // no fields: the reason goes on top
 	status, known := f.refusal(err, nil)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	var n orgUserNotices
 	set(&n, f.Errors[""])
-	a.renderOrgUser(w, r, o, u, status, orgUserForm(u), n)
+	return a.renderOrgUser(w, r, o, u, status, orgUserForm(u), n)
 }

@@ -144,39 +144,20 @@ func (a *App) headerOf(r *http.Request, si *store.SignedIn, locationID string) (
 }
 
 // render writes a page whole: it is rendered before the status is sent, so
-// a failure is a clean 500, never half a page.
-func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
+// a failure is returned before anything is written, never half a page.
+func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) error {
 	if v.Form.Values == nil {
 		v.Form = form{Values: map[string]string{}, Errors: map[string]string{}}
 	}
 	var b bytes.Buffer
 	if err := a.pages[page].ExecuteTemplate(&b, "layout.html", v); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = b.WriteTo(w)
-}
-
-// message is a page with a title and a sentence (refusals, not found).
-func (a *App) message(w http.ResponseWriter, r *http.Request, status int, title, text string) {
-	a.render(w, r, status, "message", view{Data: map[string]string{"Title": title, "Text": text}})
-}
-
-func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
-	a.message(w, r, http.StatusNotFound, "Not found", "There is no such page.")
-}
-
-// readFailed answers a failed read of a page's record: not found when
-// there is none (or it was deleted meanwhile), else a fault.
-func (a *App) readFailed(w http.ResponseWriter, r *http.Request, err error) {
-	if workshop.ErrorCode(err) == workshop.CodeNotFound {
-		a.notFound(w, r)
-		return
-	}
-	a.fail(w, r, err)
+	return nil
 }
 
 // fail answers a fault of the server (never of the input): logged, 500.

@@ -58,65 +58,32 @@ const listedLimit = 200
 // resourceDesk is deskOf for a page of the kind: 403 unless the role
 // reads it, and for a write (the request's method is POST) unless it
 // writes it too, before anything is read.
-func (a *App) resourceDesk(w http.ResponseWriter, r *http.Request, si *store.SignedIn, kind resource, locationID string) (*desk, bool) {
+func (a *App) resourceDesk(w http.ResponseWriter, r *http.Request, si *store.SignedIn, kind resource, locationID string) (*desk, error) {
 	if !allows(si, kind.read) || r.Method == http.MethodPost && !allows(si, kind.write) {
-		a.message(w, r, http.StatusForbidden, "Refused", refusedMessage)
-		return nil, false
+		return nil, refused(nil)
 	}
-	d, ok := a.deskOf(w, r, si, locationID)
-	return d, ok && (r.Method != http.MethodPost || a.parseForm(w, r))
+	d, err := a.deskOf(r, si, locationID)
+	if err != nil {
+		return nil, err
+	}
+	return d, parseForm(w, r)
 }
 
 // recordOf reads the record of a page of the kind (read: by the path's id,
-// in the user's organisation) and the desk of its location; false when it
-// answered the request (403 first, so a refusal tells nothing of the id).
+// in the user's organisation) and the desk of its location, or
+// the error to answer with (403 first, so a refusal tells nothing of the id).
 func recordOf[T any](a *App, w http.ResponseWriter, r *http.Request, si *store.SignedIn, kind resource,
-	read func(v store.Visibility) (T, error), locationOf func(T) string) (*desk, T, bool) {
+	read func(v store.Visibility) (T, error), locationOf func(T) string) (*desk, T, error) {
 	var rec T
 	if !allows(si, kind.read) || r.Method == http.MethodPost && !allows(si, kind.write) {
-		a.message(w, r, http.StatusForbidden, "Refused", refusedMessage)
-		return nil, rec, false
+		return nil, rec, refused(nil)
 	}
 	rec, err := read(store.Visibility{OrgID: si.Member.Org.ID})
 	if err != nil {
-		a.readFailed(w, r, err)
-		return nil, rec, false
+		return nil, rec, err
 	}
-	d, ok := a.resourceDesk(w, r, si, kind, locationOf(rec))
-	return d, rec, ok
-}
-
-// answer ends a write: to next (303) when it went through, else show the
-// page again at the status of the refusal, which f carries. A stale edit
-// (someone changed the record since the form was made) clears f's values,
-// so that the page shows the record as it is now beside the message.
-func (a *App) answer(w http.ResponseWriter, r *http.Request, err error, f *form, aliases map[string]string, next string, show func(status int)) {
-	status, again := a.settle(w, r, err, f, aliases, next)
-	if !again {
-		return
-	}
-	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
-		f.Values = nil
-	}
-	show(status)
-}
-
-// settle answers a write that went through (303 to next) or failed on a
-// fault of the server (500); again tells that it did neither: the refusal
-// is on f, and the page is to be shown again at status.
-func (a *App) settle(w http.ResponseWriter, r *http.Request, err error, f *form, aliases map[string]string, next string) (status int, again bool) {
-	if err == nil && len(f.Errors) == 0 {
-		http.Redirect(w, r, next, http.StatusSeeOther)
-		return 0, false
-	}
-	if err == nil {
-		return http.StatusUnprocessableEntity, true
-	}
-	status, known := f.refusal(err, aliases)
-	if !known {
-		a.fail(w, r, err)
-	}
-	return status, known
+	d, err := a.resourceDesk(w, r, si, kind, locationOf(rec))
+	return d, rec, err
 }
 
 // formOr is the form a failed write left (its values, or the record's

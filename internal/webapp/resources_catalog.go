@@ -50,44 +50,44 @@ func (d *desk) catalogItemOf(f form, code string) workshop.CatalogItem {
 	return it
 }
 
-func (a *App) catalog(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	if d, ok := a.resourceDesk(w, r, si, catalogScopes, r.PathValue("locationID")); ok {
-		a.renderCatalog(w, r, d, http.StatusOK, nil)
+func (a *App) catalog(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.resourceDesk(w, r, si, catalogScopes, r.PathValue("locationID"))
+	if err != nil {
+		return err
 	}
+	return a.renderCatalog(w, r, d, http.StatusOK, nil)
 }
 
 // renderCatalog writes the location's catalog with the create form
 // (failed: as a refused create left it).
-func (a *App) renderCatalog(w http.ResponseWriter, r *http.Request, d *desk, status int, failed *form) {
+func (a *App) renderCatalog(w http.ResponseWriter, r *http.Request, d *desk, status int, failed *form) error {
 	list, err := a.store.CatalogItems(r.Context(), d.visibility(), workshop.PageRequest{Limit: listedLimit})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	rows := make([]catalogRow, len(list.Data))
 	for i, it := range list.Data {
 		rows[i] = catalogRowOf(it)
 	}
 	f := formOr(failed, map[string]string{"serviceCode": "", "name": "", "estimatedDuration": "60", "requiredSkills": "", "isActive": "on"})
-	a.render(w, r, status, "catalog", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc, "Items": rows,
+	return a.render(w, r, status, "catalog", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc, "Items": rows,
 		"More": list.NextCursor != nil, "MayWrite": allows(d.si, catalogScopes.write)}})
 }
 
-func (a *App) createCatalogItem(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.resourceDesk(w, r, si, catalogScopes, r.PathValue("locationID"))
-	if !ok {
-		return
+func (a *App) createCatalogItem(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.resourceDesk(w, r, si, catalogScopes, r.PathValue("locationID"))
+	if err != nil {
+		return err
 	}
 	f := formOf(r, append(catalogFields, "serviceCode")...)
 	it := d.catalogItemOf(f, f.Values["serviceCode"])
 	now := workshop.MicrosOf(a.now())
 	it.ID, it.CreatedAt, it.UpdatedAt = workshop.NewID(workshop.PrefixCatalogItem), now, now
 	f.invalid(workshop.CheckCatalogItem(it))
-	var err error
 	if len(f.Errors) == 0 {
 		_, err = a.store.CreateCatalogItem(r.Context(), it)
 	}
-	a.answer(w, r, err, &f, nil, catalogItemPath(d.loc.ID, it.ServiceCode), func(status int) { a.renderCatalog(w, r, d, status, &f) })
+	return a.settle(w, r, err, &f, nil, catalogItemPath(d.loc.ID, it.ServiceCode), func(status int) error { return a.renderCatalog(w, r, d, status, &f) })
 }
 
 // catalogItemForms are the forms of a catalog item's page a write failed on.
@@ -95,58 +95,58 @@ type catalogItemForms struct{ edit, remove *form }
 
 // catalogItemOf reads the item of the path and the desk of its location;
 // false: answered.
-func (a *App) catalogItemOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, workshop.CatalogItem, bool) {
+func (a *App) catalogItemOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, workshop.CatalogItem, error) {
 	return recordOf(a, w, r, si, catalogScopes, func(v store.Visibility) (workshop.CatalogItem, error) {
 		return a.store.CatalogItem(r.Context(), v, r.PathValue("locationID"), r.PathValue("serviceCode"))
 	}, func(it workshop.CatalogItem) string { return it.LocationID })
 }
 
-func (a *App) catalogItemPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	if d, it, ok := a.catalogItemOf(w, r, si); ok {
-		a.renderCatalogItem(w, r, d, it.ServiceCode, http.StatusOK, catalogItemForms{})
+func (a *App) catalogItemPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, it, err := a.catalogItemOf(w, r, si)
+	if err != nil {
+		return err
 	}
+	return a.renderCatalogItem(w, r, d, it.ServiceCode, http.StatusOK, catalogItemForms{})
 }
 
 // renderCatalogItem writes a catalog item's page as the item is now.
-func (a *App) renderCatalogItem(w http.ResponseWriter, r *http.Request, d *desk, code string, status int, fs catalogItemForms) {
+func (a *App) renderCatalogItem(w http.ResponseWriter, r *http.Request, d *desk, code string, status int, fs catalogItemForms) error {
 	it, err := a.store.CatalogItem(r.Context(), d.visibility(), d.loc.ID, code)
 	if err != nil {
-		a.readFailed(w, r, err)
-		return
+		return err
 	}
-	a.render(w, r, status, "catalogitem", view{Header: d.header, Data: map[string]any{
+	return a.render(w, r, status, "catalogitem", view{Header: d.header, Data: map[string]any{
 		"Location": d.loc, "Item": catalogRowOf(it), "MayWrite": allows(d.si, catalogScopes.write),
 		"Edit": formOr(fs.edit, map[string]string{"name": it.Name, "estimatedDuration": strconv.Itoa(it.EstimatedDuration),
 			"requiredSkills": listText(it.RequiredSkills), "isActive": checked(it.IsActive), "updatedAt": versionOf(it.UpdatedAt)}),
 		"Remove": formOr(fs.remove, map[string]string{})}})
 }
 
-func (a *App) editCatalogItem(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, it, ok := a.catalogItemOf(w, r, si)
-	if !ok {
-		return
+func (a *App) editCatalogItem(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, it, err := a.catalogItemOf(w, r, si)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, append(catalogFields, "updatedAt")...)
 	in := d.catalogItemOf(f, it.ServiceCode)
 	in.UpdatedAt = workshop.MicrosOf(a.now())
-	var err error
 	if len(f.Errors) == 0 {
 		_, err = a.store.EditCatalogItem(r.Context(), d.visibility(), in, parseVersion(f.Values["updatedAt"]))
 	}
 	path := catalogItemPath(d.loc.ID, it.ServiceCode)
-	a.answer(w, r, err, &f, nil, path, func(status int) {
-		a.renderCatalogItem(w, r, d, it.ServiceCode, status, catalogItemForms{edit: &f})
+	return a.settle(w, r, err, &f, nil, path, func(status int) error {
+		return a.renderCatalogItem(w, r, d, it.ServiceCode, status, catalogItemForms{edit: &f})
 	})
 }
 
-func (a *App) deleteCatalogItem(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, it, ok := a.catalogItemOf(w, r, si)
-	if !ok {
-		return
+func (a *App) deleteCatalogItem(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, it, err := a.catalogItemOf(w, r, si)
+	if err != nil {
+		return err
 	}
 	f := formOf(r)
-	err := a.store.DeleteUnusedCatalogItem(r.Context(), d.visibility(), d.loc.ID, it.ServiceCode)
-	a.answer(w, r, err, &f, nil, catalogPath(d.loc.ID), func(status int) {
-		a.renderCatalogItem(w, r, d, it.ServiceCode, status, catalogItemForms{remove: &f})
+	err = a.store.DeleteUnusedCatalogItem(r.Context(), d.visibility(), d.loc.ID, it.ServiceCode)
+	return a.settle(w, r, err, &f, nil, catalogPath(d.loc.ID), func(status int) error {
+		return a.renderCatalogItem(w, r, d, it.ServiceCode, status, catalogItemForms{remove: &f})
 	})
 }

@@ -49,51 +49,49 @@ func (a *App) technicianUsers(r *http.Request, d *desk, chosen string) ([]option
 	return opts, emails, nil
 }
 
-func (a *App) technicians(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.resourceDesk(w, r, si, techniciansScopes, r.PathValue("locationID"))
-	if ok {
-		a.renderTechnicians(w, r, d, http.StatusOK, nil)
+func (a *App) technicians(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.resourceDesk(w, r, si, techniciansScopes, r.PathValue("locationID"))
+	if err != nil {
+		return err
 	}
+	return a.renderTechnicians(w, r, d, http.StatusOK, nil)
 }
 
 // renderTechnicians writes the location's technicians with the create
 // form (failed: as a refused create left it).
-func (a *App) renderTechnicians(w http.ResponseWriter, r *http.Request, d *desk, status int, failed *form) {
+func (a *App) renderTechnicians(w http.ResponseWriter, r *http.Request, d *desk, status int, failed *form) error {
 	list, err := a.store.Technicians(r.Context(), d.visibility(), workshop.PageRequest{Limit: listedLimit})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	f := formOr(failed, map[string]string{"name": "", "skills": "", "wipLimit": strconv.Itoa(workshop.DefaultWIPLimit), "userId": ""})
 	users, emails, err := a.technicianUsers(r, d, f.Values["userId"])
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	rows := make([]technicianRow, len(list.Data))
 	for i, t := range list.Data {
 		rows[i] = technicianRowOf(t, emails)
 	}
-	a.render(w, r, status, "technicians", view{Header: d.header, Form: f, Data: map[string]any{
+	return a.render(w, r, status, "technicians", view{Header: d.header, Form: f, Data: map[string]any{
 		"Location": d.loc, "Technicians": rows, "More": list.NextCursor != nil, "MayWrite": allows(d.si, techniciansScopes.write),
 		"Users": users}})
 }
 
-func (a *App) createTechnician(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.resourceDesk(w, r, si, techniciansScopes, r.PathValue("locationID"))
-	if !ok {
-		return
+func (a *App) createTechnician(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.resourceDesk(w, r, si, techniciansScopes, r.PathValue("locationID"))
+	if err != nil {
+		return err
 	}
 	f := formOf(r, technicianFields...)
 	t := workshop.Technician{Name: f.Values["name"], Skills: listOf(f.Values["skills"]), Status: "available"}
 	f.wholeNumber("wipLimit", wipMessage, &t.WIPLimit)
 	f.invalid(workshop.CheckTechnician(t))
-	var err error
 	if len(f.Errors) == 0 {
 		t, err = a.op.CreateTechnician(r.Context(), operator.TechnicianRequest{LocationID: d.loc.ID, Name: t.Name, Skills: t.Skills,
 			WIPLimit: t.WIPLimit, UserID: f.Values["userId"]})
 	}
-	a.answer(w, r, err, &f, technicianAliases, technicianPath(t.ID), func(status int) { a.renderTechnicians(w, r, d, status, &f) })
+	return a.settle(w, r, err, &f, technicianAliases, technicianPath(t.ID), func(status int) error { return a.renderTechnicians(w, r, d, status, &f) })
 }
 
 // technicianForms are the forms of a technician's page a write failed on.
@@ -101,32 +99,32 @@ type technicianForms struct{ edit, status, remove *form }
 
 // technicianOf reads the technician of the path and the desk of its
 // location; false: answered.
-func (a *App) technicianOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, workshop.Technician, bool) {
+func (a *App) technicianOf(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, workshop.Technician, error) {
 	return recordOf(a, w, r, si, techniciansScopes, func(v store.Visibility) (workshop.Technician, error) {
 		return a.store.Technician(r.Context(), v, r.PathValue("techID"))
 	}, func(t workshop.Technician) string { return t.LocationID })
 }
 
-func (a *App) technicianPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	if d, t, ok := a.technicianOf(w, r, si); ok {
-		a.renderTechnician(w, r, d, t.ID, http.StatusOK, technicianForms{})
+func (a *App) technicianPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, t, err := a.technicianOf(w, r, si)
+	if err != nil {
+		return err
 	}
+	return a.renderTechnician(w, r, d, t.ID, http.StatusOK, technicianForms{})
 }
 
 // renderTechnician writes a technician's page as the technician is now.
-func (a *App) renderTechnician(w http.ResponseWriter, r *http.Request, d *desk, id string, status int, fs technicianForms) {
+func (a *App) renderTechnician(w http.ResponseWriter, r *http.Request, d *desk, id string, status int, fs technicianForms) error {
 	t, err := a.store.Technician(r.Context(), d.visibility(), id)
 	if err != nil {
-		a.readFailed(w, r, err)
-		return
+		return err
 	}
 	version := versionOf(t.UpdatedAt)
 	edit := formOr(fs.edit, map[string]string{"name": t.Name, "skills": listText(t.Skills), "wipLimit": strconv.Itoa(t.WIPLimit),
 		"userId": t.UserID, "updatedAt": version})
 	users, emails, err := a.technicianUsers(r, d, edit.Values["userId"])
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	st := formOr(fs.status, map[string]string{"status": t.Status})
 	st.Values["updatedAt"] = version // a status is set on what the page shows
@@ -134,56 +132,54 @@ func (a *App) renderTechnician(w http.ResponseWriter, r *http.Request, d *desk, 
 	for _, s := range workshop.TechnicianStatuses {
 		statuses = append(statuses, option{Value: s, Label: technicianStatusLabels[s], Checked: s == st.Values["status"]})
 	}
-	a.render(w, r, status, "technician", view{Header: d.header, Data: map[string]any{
+	return a.render(w, r, status, "technician", view{Header: d.header, Data: map[string]any{
 		"Location": d.loc, "Technician": technicianRowOf(t, emails), "MayWrite": allows(d.si, techniciansScopes.write),
 		"Edit": edit, "Users": users, "Status": st, "Statuses": statuses, "Remove": formOr(fs.remove, map[string]string{})}})
 }
 
-func (a *App) editTechnician(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, t, ok := a.technicianOf(w, r, si)
-	if !ok {
-		return
+func (a *App) editTechnician(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, t, err := a.technicianOf(w, r, si)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, append(technicianFields, "updatedAt")...)
 	e := store.TechnicianEdit{UpdatedAt: parseVersion(f.Values["updatedAt"]), Name: f.Values["name"], Skills: listOf(f.Values["skills"]),
 		UserID: f.Values["userId"]}
 	f.wholeNumber("wipLimit", wipMessage, &e.WIPLimit)
-	var err error
 	if len(f.Errors) == 0 {
 		_, err = a.store.EditTechnician(r.Context(), d.visibility(), t.ID, e, workshop.MicrosOf(a.now()))
 	}
-	a.answer(w, r, err, &f, technicianAliases, technicianPath(t.ID), func(status int) {
-		a.renderTechnician(w, r, d, t.ID, status, technicianForms{edit: &f})
+	return a.settle(w, r, err, &f, technicianAliases, technicianPath(t.ID), func(status int) error {
+		return a.renderTechnician(w, r, d, t.ID, status, technicianForms{edit: &f})
 	})
 }
 
 // technicianStatus sets the status as the API's PATCH does.
-func (a *App) technicianStatus(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, t, ok := a.technicianOf(w, r, si)
-	if !ok {
-		return
+func (a *App) technicianStatus(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, t, err := a.technicianOf(w, r, si)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, "status", "updatedAt")
-	var err error
 	if !slices.Contains(workshop.TechnicianStatuses, f.Values["status"]) {
 		f.Errors["status"] = "Choose a status."
 	} else {
 		_, err = a.store.PatchTechnicianStatus(r.Context(), d.visibility(), t.ID, parseVersion(f.Values["updatedAt"]), f.Values["status"],
 			workshop.MicrosOf(a.now()))
 	}
-	a.answer(w, r, err, &f, nil, technicianPath(t.ID), func(status int) {
-		a.renderTechnician(w, r, d, t.ID, status, technicianForms{status: &f})
+	return a.settle(w, r, err, &f, nil, technicianPath(t.ID), func(status int) error {
+		return a.renderTechnician(w, r, d, t.ID, status, technicianForms{status: &f})
 	})
 }
 
-func (a *App) deleteTechnician(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, t, ok := a.technicianOf(w, r, si)
-	if !ok {
-		return
+func (a *App) deleteTechnician(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, t, err := a.technicianOf(w, r, si)
+	if err != nil {
+		return err
 	}
 	f := formOf(r)
-	err := a.store.DeleteUnusedTechnician(r.Context(), d.visibility(), t.ID)
-	a.answer(w, r, err, &f, nil, "/locations/"+d.loc.ID+"/technicians", func(status int) {
-		a.renderTechnician(w, r, d, t.ID, status, technicianForms{remove: &f})
+	err = a.store.DeleteUnusedTechnician(r.Context(), d.visibility(), t.ID)
+	return a.settle(w, r, err, &f, nil, "/locations/"+d.loc.ID+"/technicians", func(status int) error {
+		return a.renderTechnician(w, r, d, t.ID, status, technicianForms{remove: &f})
 	})
 }

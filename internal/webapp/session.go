@@ -49,8 +49,8 @@ func sessionOf(r *http.Request) *store.SignedIn {
 
 // member serves h to a signed-in user acting in an organisation: others
 // go to sign in (and come back) or to pick their organisation.
-func (a *App) member(h func(http.ResponseWriter, *http.Request, *store.SignedIn)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (a *App) member(h memberFunc) http.Handler {
+	return a.serve(func(w http.ResponseWriter, r *http.Request) error {
 		si := sessionOf(r)
 		switch {
 		case si == nil:
@@ -58,8 +58,9 @@ func (a *App) member(h func(http.ResponseWriter, *http.Request, *store.SignedIn)
 		case si.UserID == "":
 			http.Redirect(w, r, "/orgs", http.StatusSeeOther)
 		default:
-			h(w, r, si)
+			return h(w, r, si)
 		}
+		return nil
 	})
 }
 

@@ -26,21 +26,20 @@ func settingsPath(locationID string) string { return "/locations/" + locationID 
 
 // settingsDesk opens a settings request: the location's desk for a role
 // that reads the workshop, and for a write an owner or admin.
-func (a *App) settingsDesk(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, bool) {
+func (a *App) settingsDesk(w http.ResponseWriter, r *http.Request, si *store.SignedIn) (*desk, error) {
 	return a.locationDesk(w, r, si, allows(si, scopeWorkshopRead) && (r.Method != http.MethodPost || isAdmin(si)))
 }
 
-func (a *App) settingsPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.settingsDesk(w, r, si)
-	if !ok {
-		return
+func (a *App) settingsPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.settingsDesk(w, r, si)
+	if err != nil {
+		return err
 	}
 	st, err := a.store.Settings(r.Context(), d.loc.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.renderSettings(w, r, d, http.StatusOK, settingsForm(st), form{Values: map[string]string{}, Errors: map[string]string{}})
+	return a.renderSettings(w, r, d, http.StatusOK, settingsForm(st), form{Values: map[string]string{}, Errors: map[string]string{}})
 }
 
 // settingsFields are the names of the settings form's inputs.
@@ -79,17 +78,17 @@ func settingsAliases() map[string]string {
 	return m
 }
 
-func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.settingsDesk(w, r, si)
-	if !ok {
-		return
+func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.settingsDesk(w, r, si)
+	if err != nil {
+		return err
 	}
 	f := formOf(r, settingsFields()...)
 	for _, day := range workshop.Weekdays {
 		f.Values["hours-"+day] = "" // where the day's hours' message goes
 	}
 	st, v := settingsOf(f)
-	err := v.Err()
+	err = v.Err()
 	if err == nil {
 		err = workshop.ValidateSettings(st)
 	}
@@ -98,24 +97,22 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, si *store.Sig
 	}
 	if err == nil {
 		http.Redirect(w, r, settingsPath(d.loc.ID)+"?saved=1", http.StatusSeeOther)
-		return
+		return nil
 	}
 	status, known := f.refusal(err, settingsAliases())
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt { // the settings as they are now
 		cur, rerr := a.store.Settings(r.Context(), d.loc.ID)
 		if rerr != nil {
-			a.fail(w, r, rerr)
-			return
+			return rerr
 		}
 		stale := settingsForm(cur)
 		stale.Errors = f.Errors
 		f = stale
 	}
-	a.renderSettings(w, r, d, status, f, form{Values: map[string]string{}, Errors: map[string]string{}})
+	return a.renderSettings(w, r, d, status, f, form{Values: map[string]string{}, Errors: map[string]string{}})
 }
 
 // settingsOf reads the form: a day with neither time is closed; breaks
@@ -154,64 +151,61 @@ func settingsOf(f form) (workshop.Settings, *workshop.Validation) {
 }
 
 // putCancelTag adds a tag, relabels one, or reinstates a retired one.
-func (a *App) putCancelTag(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.settingsDesk(w, r, si)
-	if !ok {
-		return
+func (a *App) putCancelTag(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.settingsDesk(w, r, si)
+	if err != nil {
+		return err
 	}
 	tf := formOf(r, "tag", "label")
 	tag, label := strings.TrimSpace(tf.Values["tag"]), strings.TrimSpace(tf.Values["label"])
 	if label == "" {
 		label = workshop.TagLabel(tag)
 	}
-	err := workshop.CheckCancelTag("tag", "label", tag, label)
+	err = workshop.CheckCancelTag("tag", "label", tag, label)
 	if err == nil {
 		err = a.store.PutCancelTag(r.Context(), d.loc.ID, workshop.CancelTag{Tag: tag, Label: label})
 	}
-	a.afterTag(w, r, d, tf, err)
+	return a.afterTag(w, r, d, tf, err)
 }
 
-func (a *App) retireCancelTag(w http.ResponseWriter, r *http.Request, si *store.SignedIn) {
-	d, ok := a.settingsDesk(w, r, si)
-	if !ok {
-		return
+func (a *App) retireCancelTag(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	d, err := a.settingsDesk(w, r, si)
+	if err != nil {
+		return err
 	}
-	a.afterTag(w, r, d, form{Values: map[string]string{}, Errors: map[string]string{}},
+	return a.afterTag(w, r, d, form{Values: map[string]string{}, Errors: map[string]string{}},
 		a.store.RetireCancelTag(r.Context(), d.loc.ID, r.PathValue("tag")))
 }
 
-func (a *App) afterTag(w http.ResponseWriter, r *http.Request, d *desk, tf form, err error) {
+func (a *App) afterTag(w http.ResponseWriter, r *http.Request, d *desk, tf form, err error) error {
 	if err == nil {
 		http.Redirect(w, r, settingsPath(d.loc.ID)+"#tags-heading", http.StatusSeeOther)
-		return
+		return nil
 	}
 	status, known := tf.refusal(err, nil)
 	if !known {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	st, err := a.store.Settings(r.Context(), d.loc.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.renderSettings(w, r, d, status, settingsForm(st), tf)
+	return a.renderSettings(w, r, d, status, settingsForm(st), tf)
 }
 
 // dayRow is a weekday's inputs.
 type dayRow struct{ Day, Name string }
 
-func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, d *desk, status int, f, tagForm form) {
+func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, d *desk, status int, f, tagForm form) error {
 	tags, err := a.store.CancelTagsWithRetired(r.Context(), d.loc.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	days := make([]dayRow, len(workshop.Weekdays))
 	for i, day := range workshop.Weekdays {
 		days[i] = dayRow{Day: day, Name: workshop.DayName(day)}
 	}
-	a.render(w, r, status, "settings", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc, "Days": days,
+	return a.render(w, r, status, "settings", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc, "Days": days,
 		"Tags": tags, "TagForm": tagForm, "MayEdit": isAdmin(d.si), "Saved": r.URL.Query().Get("saved") == "1" && status == http.StatusOK,
 		"MaxBuffer": workshop.MaxBayBufferMinutes}})
 }

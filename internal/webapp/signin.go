@@ -14,44 +14,46 @@ import (
 // maxFormBytes bounds a posted form: every form here is a few fields.
 const maxFormBytes = 64 << 10
 
-// parseForm reads a posted form; false (and a 400 page) when it cannot.
-func (a *App) parseForm(w http.ResponseWriter, r *http.Request) bool {
+// parseForm reads the form of a post (a GET has none to read); errBadForm
+// when it cannot.
+func parseForm(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodPost {
+		return nil
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		a.message(w, r, http.StatusBadRequest, "Bad request", "The form could not be read. Reload the page and send it again.")
-		return false
+		return errBadForm
 	}
-	return true
+	return nil
 }
 
 // root sends a visitor to sign in, to pick an organisation, or to the
 // board of the organisation's first location.
-func (a *App) root(w http.ResponseWriter, r *http.Request) {
+func (a *App) root(w http.ResponseWriter, r *http.Request) error {
 	si := sessionOf(r)
 	switch {
 	case si == nil:
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
-		return
+		return nil
 	case si.UserID == "":
 		http.Redirect(w, r, "/orgs", http.StatusSeeOther)
-		return
+		return nil
 	}
 	h, err := a.headerOf(r, si, "")
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if len(h.Locations) == 0 {
-		a.render(w, r, http.StatusOK, "message", view{Header: h, Data: map[string]string{"Title": "No location yet",
+		return a.render(w, r, http.StatusOK, "message", view{Header: h, Data: map[string]string{"Title": "No location yet",
 			"Text": "This organisation has no location yet, so there is no board to show."}})
-		return
 	}
 	http.Redirect(w, r, boardPath(h.Locations[0].ID), http.StatusSeeOther)
+	return nil
 }
 
-func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
+func (a *App) loginPage(w http.ResponseWriter, r *http.Request) error {
 	f := form{Values: map[string]string{"next": r.URL.Query().Get("next")}, Errors: map[string]string{}}
-	a.render(w, r, http.StatusOK, "login", view{Form: f})
+	return a.render(w, r, http.StatusOK, "login", view{Form: f})
 }
 
 // wrongCredentials is the one message for a wrong email and a wrong
@@ -61,9 +63,9 @@ const wrongCredentials = "Wrong email or password."
 // login checks an email and password against every user with the email
 // (one per organisation); the users whose password it is are the ones the
 // session may act as.
-func (a *App) login(w http.ResponseWriter, r *http.Request) {
-	if !a.parseForm(w, r) {
-		return
+func (a *App) login(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(w, r); err != nil {
+		return err
 	}
 	f := formOf(r, "email", "password", "next")
 	email, password := strings.TrimSpace(f.Values["email"]), f.Values["password"]
@@ -75,38 +77,31 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		f.Errors["password"] = "Enter your password."
 	}
 	if len(f.Errors) > 0 {
-		a.render(w, r, http.StatusUnprocessableEntity, "login", view{Form: f})
-		return
+		return a.render(w, r, http.StatusUnprocessableEntity, "login", view{Form: f})
 	}
 	ctx := r.Context()
 	if until, locked, err := a.store.LoginLockedUntil(ctx, email); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	} else if locked {
 		minutes := int(math.Ceil(until.Time().Sub(a.now()).Minutes()))
 		f.Errors[""] = fmt.Sprintf("Too many failed sign-ins for this email: signing in with it is locked for %d more minute%s.",
 			minutes, plural(minutes))
-		a.render(w, r, http.StatusTooManyRequests, "login", view{Form: f})
-		return
+		return a.render(w, r, http.StatusTooManyRequests, "login", view{Form: f})
 	}
 	members, err := a.store.MembersByEmail(ctx, email)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	matched := passwordMatches(members, password)
 	if len(matched) == 0 {
 		if _, err := a.store.RecordLoginFailure(ctx, email); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		f.Errors[""] = wrongCredentials
-		a.render(w, r, http.StatusUnauthorized, "login", view{Form: f})
-		return
+		return a.render(w, r, http.StatusUnauthorized, "login", view{Form: f})
 	}
 	if err := a.startSession(w, r, matched); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	next, ok := localPath(f.Values["next"])
 	switch {
@@ -117,6 +112,7 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 	}
+	return nil
 }
 
 // passwordMatches are the members whose password it is. With no member,
@@ -161,13 +157,13 @@ func localPath(next string) (string, bool) {
 	return next, true
 }
 
-func (a *App) logout(w http.ResponseWriter, r *http.Request) {
+func (a *App) logout(w http.ResponseWriter, r *http.Request) error {
 	if si := sessionOf(r); si != nil {
 		if err := a.store.DeleteSession(r.Context(), si.ID); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	clearSessionCookie(w, r)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	return nil
 }

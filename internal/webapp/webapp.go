@@ -80,16 +80,16 @@ func New(st *store.Store, cfg Config) (*App, error) {
 // a write a page of this origin did not make.
 func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", a.root)
-	mux.HandleFunc("GET /login", a.loginPage)
-	mux.HandleFunc("POST /login", a.login)
-	mux.HandleFunc("POST /logout", a.logout)
-	mux.HandleFunc("GET /orgs", a.orgsPage)
-	mux.HandleFunc("POST /orgs", a.chooseOrg)
-	mux.HandleFunc("GET /setup/{token}", a.setupPage)
-	mux.HandleFunc("POST /setup/{token}", a.setup)
-	mux.HandleFunc("GET /invite/{token}", a.invitePage)
-	mux.HandleFunc("POST /invite/{token}", a.acceptInvite)
+	mux.Handle("GET /{$}", a.serve(a.root))
+	mux.Handle("GET /login", a.serve(a.loginPage))
+	mux.Handle("POST /login", a.serve(a.login))
+	mux.Handle("POST /logout", a.serve(a.logout))
+	mux.Handle("GET /orgs", a.serve(a.orgsPage))
+	mux.Handle("POST /orgs", a.serve(a.chooseOrg))
+	mux.Handle("GET /setup/{token}", a.serve(a.setupPage))
+	mux.Handle("POST /setup/{token}", a.serve(a.setup))
+	mux.Handle("GET /invite/{token}", a.serve(a.invitePage))
+	mux.Handle("POST /invite/{token}", a.serve(a.acceptInvite))
 	mux.Handle("GET /locations/{locationID}/board", a.member(a.board))
 	mux.Handle("GET /locations/{locationID}/board/events", a.member(a.boardEvents))
 	mux.Handle("GET /locations/{locationID}/jobs", a.member(a.findJobs))
@@ -112,11 +112,12 @@ func (a *App) Handler() http.Handler {
 	a.organisationRoutes(mux)
 	a.dispatchRoutes(mux)
 	mux.HandleFunc("GET /static/{name}", serveAsset)
-	mux.HandleFunc("/", a.notFound)
+	mux.Handle("/", a.serve(func(http.ResponseWriter, *http.Request) error { return errNoSuchPage }))
 
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.message(w, r, http.StatusForbidden, "Refused", "This form was sent from another site. Open the page here and send it again.")
+		a.answerError(w, r, messageError(http.StatusForbidden, nil, "Refused",
+			"This form was sent from another site. Open the page here and send it again."))
 	}))
 	return cop.Handler(a.withSession(mux))
 }

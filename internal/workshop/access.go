@@ -147,3 +147,26 @@ func (p *Principal) ResolveLocation(sent string, required bool) (string, error) 
 	}
 	return sent, nil
 }
+
+// Actor is a user acting in the application as the rules of access see
+// them: their role and the technician they work as ("": none).
+type Actor struct {
+	Role         Role
+	TechnicianID string
+}
+
+// MayWorkStep tells whether the actor may start or complete the step: a
+// role that writes jobs may, and so may a technician the step is assigned
+// to (issue 19: a technician starts and completes their own steps, and
+// nothing else). Only who may is decided here: the step's status, the
+// job's and the day close are the store's write to check.
+func (a Actor) MayWorkStep(st Step) bool {
+	return a.Role.Allows("jobs:write") || a.TechnicianID != "" && slices.Contains(st.TechIDs, a.TechnicianID)
+}
+
+// MayClock tells whether the actor may clock the technician in or out: a
+// role with attendance:write clocks anyone, and every user clocks the
+// technician they work as (a technician clocks themself, nobody else).
+func (a Actor) MayClock(techID string) bool {
+	return a.Role.Allows("attendance:write") || techID != "" && techID == a.TechnicianID
+}
