@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -379,4 +380,33 @@ func stepByID(t *testing.T, w *testWorld, s *dispatchShop, id string) workshop.S
 	}
 	t.Fatalf("no step %s", id)
 	return workshop.Step{}
+}
+
+// Dragging a shared step from Ana's row to Cem's replaces Ana and keeps
+// Ben; a step dragged from the tray onto a technician without its skills
+// is asked about, then placed.
+func TestBrowserDispatchSharedAndTray(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	s := newDispatchShop(t, w)
+	appUser(t, w, s.org.ID, "share@timeline.example", workshop.RoleAdvisor, testPassword)
+	srv := startServer(t, db)
+	b := dispatchSession(t, srv.URL, s, "share@timeline.example", "")
+
+	shared := `document.querySelector('.tl-row[data-name="Ana Petrova"] .tl-bar[data-step="` + s.shared.ID + `"]')`
+	b.drag(t, b.dragTo(t, shared, "Cem Yilmaz", 13*60))
+	b.waitFor(t, "the shared step moves", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
+	if st := stepByID(t, w, s, s.shared.ID); len(st.TechIDs) != 2 || !slices.Contains(st.TechIDs, s.ben.ID) || !slices.Contains(st.TechIDs, s.cem.ID) {
+		t.Errorf("the shared step dragged from Ana to Cem has %v, want Ben and Cem", st.TechIDs)
+	}
+	b.waitFor(t, "Cem's row shows it shared", `!!document.querySelector('.tl-row[data-name="Cem Yilmaz"] .tl-bar.shared[data-step="`+s.shared.ID+`"]')`)
+
+	b.do(t, "agree to confirmations", chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = q => { window.asked = q; return true; }`))
+	b.drag(t, b.dragTo(t, `document.querySelector('.tray-step[data-step="`+s.lonely.ID+`"]')`, "Ana Petrova", 15*60))
+	b.waitFor(t, "asked about the skills", `window.asked.includes("Ana Petrova lacks the skills isolation")`)
+	b.waitFor(t, "placed from the tray", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
+	if st := stepByID(t, w, s, s.lonely.ID); len(st.TechIDs) != 1 || st.TechIDs[0] != s.ana.ID || st.NotBefore == nil {
+		t.Errorf("the tray step dropped on Ana: %v at %v; want Ana, scheduled", st.TechIDs, st.NotBefore)
+	}
 }

@@ -183,6 +183,7 @@
     // The bar's start follows the pointer as it was grabbed.
     var offset = item.classList.contains("tl-bar") ? e.clientX - item.getBoundingClientRect().left : 0;
     drag = { item: item, x: e.clientX, y: e.clientY, id: e.pointerId, move: null, offset: offset };
+    busy = true; // no swap under a pressed pointer: the item would be gone
     item.setPointerCapture(e.pointerId);
   });
   root.addEventListener("pointermove", function (e) {
@@ -205,13 +206,15 @@
     if (!drag || e.pointerId !== drag.id) return;
     var d = drag;
     drag = null;
-    if (!d.move) return; // a click: the link opens the form
+    if (!d.move) { idle(); return; } // a click: the link opens the form
     justDragged = true;
     setTimeout(function () { justDragged = false; }, 0);
     var under = e.type === "pointerup" && rowAt(e.clientX, e.clientY, d.item);
     if (!under) { d.move.end(); idle(); say("Not moved."); return; }
     d.move.send(false);
   }
+  // A link's own drag and drop would take the pointer away (pointercancel).
+  root.addEventListener("dragstart", function (e) { if (movable(e.target)) e.preventDefault(); });
   root.addEventListener("pointerup", drop);
   root.addEventListener("pointercancel", drop);
   root.addEventListener("click", function (e) { if (justDragged) { e.preventDefault(); e.stopPropagation(); } }, true);
