@@ -116,11 +116,10 @@ func (a *App) dispatchBodyOf(r *http.Request, d *desk, q dispatchQuery) (dispatc
 			}
 		}
 	}
-	data, err := a.store.PlanData(ctx, d.loc.ID) // the names and records of what the plan speaks of
+	td, err := a.names.of(ctx, a.store, d.loc.ID, plan.Version) // the names and records of what the plan speaks of
 	if err != nil {
 		return dispatchBody{}, timelineData{}, err
 	}
-	td := timelineDataOf(data)
 	return dispatchBody{LocationID: d.loc.ID, MayWrite: mayWrite(d.si), T: d.timelineOf(plan, td, q.byBay, now)}, td, nil
 }
 

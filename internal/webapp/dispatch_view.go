@@ -1,9 +1,11 @@
 package webapp
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/planning"
@@ -94,6 +96,38 @@ type timelineData struct {
 	techs map[string]workshop.Technician
 	bays  map[string]workshop.Bay
 	data  store.PlanData
+}
+
+// timelineCache keeps each location's timelineData of the last plan
+// version read: a dispatch page, and every push of its stream, drawn
+// while nothing changed reads no records (as the plan it draws is kept).
+type timelineCache struct {
+	mu   sync.Mutex
+	kept map[string]timelineData // by location
+}
+
+// of is the location's timelineData at least as new as version.
+func (c *timelineCache) of(ctx context.Context, st *store.Store, locationID string, version int64) (timelineData, error) {
+	c.mu.Lock()
+	td, ok := c.kept[locationID]
+	c.mu.Unlock()
+	if ok && td.data.Version >= version {
+		return td, nil
+	}
+	data, err := st.PlanData(ctx, locationID)
+	if err != nil {
+		return timelineData{}, err
+	}
+	td = timelineDataOf(data)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.kept == nil {
+		c.kept = map[string]timelineData{}
+	}
+	if old, ok := c.kept[locationID]; !ok || old.data.Version <= data.Version {
+		c.kept[locationID] = td
+	}
+	return td, nil
 }
 
 func timelineDataOf(data store.PlanData) timelineData {

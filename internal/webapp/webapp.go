@@ -48,6 +48,7 @@ type App struct {
 	jobDetail JobDetailFunc
 	plans     *planning.Service
 	guard     *webhooks.Guard
+	names     timelineCache // the dispatch page's records, by plan version
 }
 
 // New makes the application on a store.
