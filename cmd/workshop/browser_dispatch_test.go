@@ -193,7 +193,7 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	b.screenshot(t, "dispatch-bays", 1280, 800)
 
 	// Accept one proposed bar: the message says which step went where.
-	b.do(t, "accept one", jsClick(`.tl-bar.proposed form button`), chromedp.WaitVisible(`#dispatch-message`))
+	b.do(t, "accept one", jsClick(`.tl-bar.proposed button`), chromedp.WaitVisible(`#dispatch-message`))
 	if msg := b.text(t, "#dispatch-message"); !strings.Contains(msg, "Accepted ") || !strings.Contains(msg, " · ") {
 		t.Errorf("after accepting one step: %q", msg)
 	}
@@ -331,7 +331,8 @@ func TestBrowserDispatchRefusedDrop(t *testing.T) {
 	if st := stepByID(t, w, s, p.Step); st.BayID != nil && *st.BayID == s.lift2.ID {
 		t.Errorf("a declined move was made: %+v", st)
 	}
-	b.do(t, "say yes from now on", chromedp.Evaluate[chromedp.Void](`window.confirm = q => { window.asked = q; return true; }`))
+	b.do(t, "say yes from now on", chromedp.Evaluate[chromedp.Void](`window.confirm = q => { window.asked = q; return true; };
+		document.getElementById("dispatch-message").textContent = ""`))
 	b.drag(t, b.dragTo(t, `document.querySelector('.tl-bar[data-step="`+p.Step+`"]')`, "Lift 2", 15*60))
 	b.waitFor(t, "confirmed, it moves", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
 	if st := stepByID(t, w, s, p.Step); st.BayID == nil || *st.BayID != s.lift2.ID {
@@ -402,7 +403,8 @@ func TestBrowserDispatchSharedAndTray(t *testing.T) {
 	}
 	b.waitFor(t, "Cem's row shows it shared", `!!document.querySelector('.tl-row[data-name="Cem Yilmaz"] .tl-bar.shared[data-step="`+s.shared.ID+`"]')`)
 
-	b.do(t, "agree to confirmations", chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = q => { window.asked = q; return true; }`))
+	b.do(t, "agree to confirmations", chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = q => { window.asked = q; return true; };
+		document.getElementById("dispatch-message").textContent = ""`))
 	b.drag(t, b.dragTo(t, `document.querySelector('.tray-step[data-step="`+s.lonely.ID+`"]')`, "Ana Petrova", 15*60))
 	b.waitFor(t, "asked about the skills", `window.asked.includes("Ana Petrova lacks the skills isolation")`)
 	b.waitFor(t, "placed from the tray", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)

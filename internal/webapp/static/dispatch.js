@@ -165,7 +165,7 @@
 
   function movable(target) {
     if (!timeline() || !timeline().dataset.mayMove) return null;
-    if (target.closest("form")) return null; // the Accept button
+    if (target.closest("button")) return null; // the Accept button
     return target.closest(".tl-bar[data-movable], .tray-step[data-movable]");
   }
 
