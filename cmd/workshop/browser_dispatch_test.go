@@ -192,6 +192,12 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	b.checkAccessible(t, "dispatch by bay")
 	b.screenshot(t, "dispatch-bays", 1280, 800)
 
+	// A bar opens its step's move form, which passes axe too.
+	b.do(t, "open a bar's form", jsClick(`.tl-bar.proposed a`), chromedp.WaitVisible(`form.move-form`))
+	b.checkAccessible(t, "a step's move form")
+	b.screenshot(t, "dispatch-move-form", 1280, 800)
+	b.do(t, "back to dispatch", chromedp.NavigateBack(), chromedp.WaitVisible(`.timeline`))
+
 	// Accept one proposed bar: the message says which step went where.
 	b.do(t, "accept one", jsClick(`.tl-bar.proposed button`), chromedp.WaitVisible(`#dispatch-message`))
 	if msg := b.text(t, "#dispatch-message"); !strings.Contains(msg, "Accepted ") || !strings.Contains(msg, " · ") {
