@@ -267,7 +267,8 @@ func (b *chrome) drag(t *testing.T, p dragPoints) {
 }
 
 // A bar dragged with the pointer from Cem's row to Ben's at 14:35 is
-// moved there, and a second advisor's open page shows it within 2 s.
+// moved there (scheduled: notBefore 14:35), and a second advisor's open
+// page shows it without a reload.
 func TestBrowserDispatchDragSeenByAnother(t *testing.T) {
 	t.Parallel()
 	db := storetest.SQLiteURL(t)
@@ -285,10 +286,7 @@ func TestBrowserDispatchDragSeenByAnother(t *testing.T) {
 	one.waitFor(t, "the move is told", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
 	inBen := `!!document.querySelector('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="` + p.Step + `"]')`
 	two.waitFor(t, "the second advisor sees the move", inBen)
-	t.Logf("browser: a drag seen on a second advisor's page in %v", time.Since(start))
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("the move showed on the second page after %v, want within 2 s", took)
-	}
+	t.Logf("browser: a drag seen on a second advisor's page in %v", time.Since(start)) // a figure, not a test (docs/benchmarks.md)
 	if msg := one.text(t, "#dispatch-message"); !strings.Contains(msg, "Ben Okafor") {
 		t.Errorf("message %q, want it to say the step went to Ben", msg)
 	}
@@ -417,4 +415,25 @@ func TestBrowserDispatchSharedAndTray(t *testing.T) {
 	if st := stepByID(t, w, s, s.lonely.ID); len(st.TechIDs) != 1 || st.TechIDs[0] != s.ana.ID || st.NotBefore == nil {
 		t.Errorf("the tray step dropped on Ana: %v at %v; want Ana, scheduled", st.TechIDs, st.NotBefore)
 	}
+}
+
+// Two advisors on two processes of one PostgreSQL: a drag on the first
+// shows on the second's page (the hub's tick finds the other process's
+// write).
+func TestBrowserDispatchDragAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	db := storetest.PostgresURL(t) // skips without WORKSHOP_TEST_POSTGRES_URL
+	w := newWorld(t, db)
+	s := newDispatchShop(t, w)
+	appUser(t, w, s.org.ID, "one@pg.example", workshop.RoleAdvisor, testPassword)
+	appUser(t, w, s.org.ID, "two@pg.example", workshop.RoleAdvisor, testPassword)
+	first, second := startServer(t, db), startServer(t, db)
+	one := dispatchSession(t, first.URL, s, "one@pg.example", "")
+	two := dispatchSession(t, second.URL, s, "two@pg.example", "")
+
+	p := one.dragTo(t, firstBarOf("Cem Yilmaz"), "Ana Petrova", 15*60+10)
+	start := time.Now()
+	one.drag(t, p)
+	two.waitFor(t, "the other process's page shows the move", `!!document.querySelector('.tl-row[data-name="Ana Petrova"] .tl-bar[data-step="`+p.Step+`"]')`)
+	t.Logf("browser, postgres, across processes: a drag seen in %v", time.Since(start)) // a figure, not a test
 }
