@@ -597,6 +597,7 @@ func (e TechnicianPatchStatus) Valid() bool {
 
 // Defines values for UnplacedReason.
 const (
+	AfterUnplacedStep     UnplacedReason = "after_unplaced_step"
 	BeyondHorizon         UnplacedReason = "beyond_horizon"
 	NoQualifiedTechnician UnplacedReason = "no_qualified_technician"
 	NoSuitableBay         UnplacedReason = "no_suitable_bay"
@@ -605,6 +606,8 @@ const (
 // Valid indicates whether the value is a known member of the UnplacedReason enum.
 func (e UnplacedReason) Valid() bool {
 	switch e {
+	case AfterUnplacedStep:
+		return true
 	case BeyondHorizon:
 		return true
 	case NoQualifiedTechnician:
@@ -909,14 +912,16 @@ type ClockRequest struct {
 
 // Delay defines model for Delay.
 type Delay struct {
-	// End The actual end, or the projected end of a step not finished.
+	// End The actual end, or the plan's end of a step in progress.
 	End time.Time `json:"end"`
 
 	// Minutes Working minutes past the planned end.
 	Minutes int `json:"minutes"`
 
 	// Ongoing The step is not finished yet.
-	Ongoing    bool      `json:"ongoing"`
+	Ongoing bool `json:"ongoing"`
+
+	// PlannedEnd The end its estimate gave from its actual start (actual start plus estimatedDuration in working time).
 	PlannedEnd time.Time `json:"plannedEnd"`
 	StepId     string    `json:"stepId"`
 }
@@ -1235,7 +1240,7 @@ type JobDetail struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
-	// Delays Steps that ended (or will end) after their planned end.
+	// Delays Steps that started and ended (or will end) after the end their estimate gave from their actual start.
 	Delays []Delay `json:"delays"`
 
 	// DeliveredAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
@@ -1262,23 +1267,25 @@ type JobDetail struct {
 	JobNumber string `json:"jobNumber"`
 
 	// LocationId Example: loc_01jd4f3k2q8v6w9x0y1z2a3b4c
-	LocationId string    `json:"locationId"`
-	PlannedEnd time.Time `json:"plannedEnd"`
+	LocationId string `json:"locationId"`
 
-	// PlannedStart The baseline plan, laid out from the arrival (or creation) in working time; with the location's offset.
-	PlannedStart time.Time `json:"plannedStart"`
+	// PlannedEnd The plan's end of a step not completed (null when unplaced); for a completed step, its actual start plus its estimate in working time. For the job, the latest of its steps', null when a step not completed has none.
+	PlannedEnd nullable.Nullable[time.Time] `json:"plannedEnd"`
+
+	// PlannedStart With the location's offset. For a step not completed of a job in its location's dispatch plan, the plan's start (GET /v1/scheduler/plan; from its actual start when in progress), null when the plan leaves it unplaced; for a completed step, its actual start (the window its estimate gave from there: planned versus actual shows how it ran against its estimate); null for a step of a delivered or cancelled job that was not completed. For the job, the earliest of its steps'.
+	PlannedStart nullable.Nullable[time.Time] `json:"plannedStart"`
 
 	// Priority Default normal.
 	Priority Priority `json:"priority"`
 	Promise  struct {
-		// AtRisk For a job in the dispatch plan, the plan's atRisk (late, or a step unplaced): the detail and the plan never disagree. Otherwise the projection is past the promise, or less than 30 working minutes before it while work remains.
+		// AtRisk For a job in the dispatch plan, the plan's atRisk (late, or a step unplaced): the detail and the plan never disagree. Otherwise whether it was completed after its promise.
 		AtRisk bool `json:"atRisk"`
 
-		// ProjectedCompletion For a job in its location's dispatch plan (not delivered or cancelled, with a step not completed), the plan's projected completion (GET /v1/scheduler/plan; the job's own layout when a step is unplaced). Otherwise the last step's projected end (for a finished job, when it finished).
-		ProjectedCompletion time.Time                    `json:"projectedCompletion"`
+		// ProjectedCompletion For a job in its location's dispatch plan (not delivered or cancelled, with a step not completed), the plan's projected completion (GET /v1/scheduler/plan of today), null when a step is unplaced. Otherwise the last actual end once every step is completed; null for a job without steps, and for a delivered or cancelled job with work not completed.
+		ProjectedCompletion nullable.Nullable[time.Time] `json:"projectedCompletion"`
 		PromiseTime         nullable.Nullable[time.Time] `json:"promiseTime"`
 
-		// SlackMinutes Working minutes from the projection to the promise (negative when late); null without a promise.
+		// SlackMinutes Working minutes from the projection to the promise (negative when late); null without a promise or a projection.
 		SlackMinutes nullable.Nullable[int] `json:"slackMinutes"`
 	} `json:"promise"`
 
@@ -1711,14 +1718,16 @@ type StepDetail struct {
 	NotBefore nullable.Nullable[time.Time] `json:"notBefore"`
 
 	// Phase The ordering group of the step.
-	Phase      int       `json:"phase"`
-	PlannedEnd time.Time `json:"plannedEnd"`
+	Phase int `json:"phase"`
 
-	// PlannedStart The baseline plan, laid out from the arrival (or creation) in working time; with the location's offset.
-	PlannedStart time.Time `json:"plannedStart"`
+	// PlannedEnd The plan's end of a step not completed (null when unplaced); for a completed step, its actual start plus its estimate in working time. For the job, the latest of its steps', null when a step not completed has none.
+	PlannedEnd nullable.Nullable[time.Time] `json:"plannedEnd"`
 
-	// ProjectedEnd When the step is expected to end now: its actual end, or its actual start plus its duration, or its place in the projection.
-	ProjectedEnd time.Time `json:"projectedEnd"`
+	// PlannedStart With the location's offset. For a step not completed of a job in its location's dispatch plan, the plan's start (GET /v1/scheduler/plan; from its actual start when in progress), null when the plan leaves it unplaced; for a completed step, its actual start (the window its estimate gave from there: planned versus actual shows how it ran against its estimate); null for a step of a delivered or cancelled job that was not completed. For the job, the earliest of its steps'.
+	PlannedStart nullable.Nullable[time.Time] `json:"plannedStart"`
+
+	// ProjectedEnd When the step is expected to end now: its actual end, or the plan's end; null for a step the plan leaves unplaced, and for one not completed of a delivered or cancelled job.
+	ProjectedEnd nullable.Nullable[time.Time] `json:"projectedEnd"`
 
 	// SchedulingMode Sequential steps of a phase run one after another, parallel ones side by side.
 	SchedulingMode SchedulingMode `json:"schedulingMode"`
@@ -1823,14 +1832,16 @@ type TechnicianPatch struct {
 // TechnicianPatchStatus defines model for TechnicianPatch.Status.
 type TechnicianPatchStatus string
 
-// UnplacedReason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start.
+// UnplacedReason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
 type UnplacedReason string
 
 // UnplacedStep defines model for UnplacedStep.
 type UnplacedStep struct {
-	JobId string `json:"jobId"`
+	// BlockedBy With reason after_unplaced_step only: the first (in phase, then creation order) of the steps it waits for that are unplaced with a reason of their own.
+	BlockedBy *string `json:"blockedBy,omitempty"`
+	JobId     string  `json:"jobId"`
 
-	// Reason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start.
+	// Reason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
 	Reason UnplacedReason `json:"reason"`
 	StepId string         `json:"stepId"`
 }
@@ -1957,10 +1968,12 @@ type Windows struct {
 
 	// ActualStart When work started; null before.
 	ActualStart nullable.Nullable[time.Time] `json:"actualStart"`
-	PlannedEnd  time.Time                    `json:"plannedEnd"`
 
-	// PlannedStart The baseline plan, laid out from the arrival (or creation) in working time; with the location's offset.
-	PlannedStart time.Time `json:"plannedStart"`
+	// PlannedEnd The plan's end of a step not completed (null when unplaced); for a completed step, its actual start plus its estimate in working time. For the job, the latest of its steps', null when a step not completed has none.
+	PlannedEnd nullable.Nullable[time.Time] `json:"plannedEnd"`
+
+	// PlannedStart With the location's offset. For a step not completed of a job in its location's dispatch plan, the plan's start (GET /v1/scheduler/plan; from its actual start when in progress), null when the plan leaves it unplaced; for a completed step, its actual start (the window its estimate gave from there: planned versus actual shows how it ran against its estimate); null for a step of a delivered or cancelled job that was not completed. For the job, the earliest of its steps'.
+	PlannedStart nullable.Nullable[time.Time] `json:"plannedStart"`
 }
 
 // WorkshopSettings defines model for WorkshopSettings.

@@ -68,6 +68,11 @@ func (b *chrome) waitText(t *testing.T, doing, sel, want string) {
 		`(document.querySelector(`+strconv.Quote(sel)+`) || {}).textContent === `+strconv.Quote(want))
 }
 
+// worked0 is the number of the job whose page is at address.
+func worked0(t *testing.T, w *testWorld, orgID, address string) string {
+	return deskJob(t, w, orgID, path.Base(address)).JobNumber
+}
+
 // The service advisor's day in a real browser: a walk-in is booked in
 // with a catalog step, assigned, started, completed and delivered;
 // another job is cancelled with a reason; a stale edit shows the conflict
@@ -121,17 +126,26 @@ func TestBrowserJobDesk(t *testing.T) {
 
 	// Worked: assigned to Jonas in Lift 1, started, completed, delivered.
 	b.do(t, "assign the step",
-		jsClick(`form.assign input[name="techIds"][value="`+jonas.ID+`"]`),
-		chromedp.SetValue(`form.assign select[name="bayId"]`, bay.ID),
-		jsClick(`form.assign button[type="submit"]`),
+		jsClick(`details.assign summary`),
+		jsClick(`details.assign input[name="techIds"][value="`+jonas.ID+`"]`),
+		chromedp.SetValue(`details.assign select[name="bayId"]`, bay.ID),
+		jsClick(`details.assign button[type="submit"]`),
 	)
 	b.waitFor(t, "the assignment", `document.querySelector(".step dl").textContent.includes("Jonas Weber")`)
-	b.do(t, "start the step", jsClick(`form[action$="/start"] button`), chromedp.WaitVisible(`form[action$="/complete"] button`))
+	b.waitFor(t, "the assignment said at its step", `(document.querySelector(".step .confirmation") || {}).textContent === "Oil change assigned to Jonas Weber in Lift 1."`)
+	b.do(t, "start the step", jsClick(`form[action*="/start"] button`), chromedp.WaitVisible(`form[action*="/complete"] button`))
 	b.waitText(t, "the started job", "h1 .status", "In progress")
-	b.do(t, "complete the step", jsClick(`form[action$="/complete"] button`))
+	b.waitText(t, "the start said at its step", ".step .confirmation", "Oil change started.")
+	b.waitFor(t, "the step in view", `(r => r.top >= 0 && r.top < innerHeight)(document.querySelector(".step").getBoundingClientRect())`)
+	b.screenshots(t, "job-started")
+	b.do(t, "complete the step", jsClick(`form[action*="/complete"] button`))
 	b.waitText(t, "the completed job", "h1 .status", "Ready")
-	b.do(t, "deliver", jsClick(`form[action$="/deliver"] button`))
+	b.do(t, "deliver", jsClick(`form[action*="/deliver"] button`))
 	b.waitText(t, "the delivered job", "h1 .status", "Delivered")
+	b.waitText(t, "the delivery said", "main .confirmation", worked0(t, w, org.ID, jobPage)+" delivered.")
+	if loc := b.location(t); strings.Contains(loc, "/deliver") {
+		t.Errorf("after delivering, the address bar is %s, want the job's page", loc)
+	}
 	b.checkAccessible(t, "delivered job page")
 	worked := deskJob(t, w, org.ID, path.Base(jobPage))
 	if worked.Status != workshop.JobDelivered || len(worked.Steps) != 1 || !slices.Equal(worked.Steps[0].TechIDs, []string{jonas.ID}) ||
@@ -142,25 +156,32 @@ func TestBrowserJobDesk(t *testing.T) {
 	// Cancelled with a reason.
 	cancelled := w.job(org.ID, loc.ID)
 	b.do(t, "a job to cancel", chromedp.Navigate(srv.URL+"/jobs/"+cancelled.ID), chromedp.WaitVisible(`#finish-heading`))
+	b.do(t, "ask to cancel it", jsClick(`a[href$="/cancel"]`), chromedp.WaitVisible(`#confirm-heading`))
+	b.screenshots(t, "job-cancel-confirm")
+	b.checkAccessible(t, "the cancel's confirmation")
+	if got := deskJob(t, w, org.ID, cancelled.ID).Status; got == workshop.JobCancelled {
+		t.Fatalf("one click cancelled the job")
+	}
 	b.do(t, "cancel it", jsClick(`input[name="reasonTags"][value="no_show"]`), jsClick(`form[action$="/cancel"] button`))
 	b.waitText(t, "the cancelled job", "h1 .status", "Cancelled")
+	b.waitText(t, "the cancel said", "main .confirmation", cancelled.JobNumber+" cancelled.")
 	if j := deskJob(t, w, org.ID, cancelled.ID); j.Status != workshop.JobCancelled || len(j.CancelReasons) != 1 || j.CancelReasons[0] != "no_show" {
 		t.Errorf("cancelled job = %s %v, want cancelled for no_show", j.Status, j.CancelReasons)
 	}
 
 	// A stale edit: someone changes the plate while the form is open.
 	stale := w.job(org.ID, loc.ID)
-	b.do(t, "a job to edit", chromedp.Navigate(srv.URL+"/jobs/"+stale.ID), chromedp.WaitVisible(`form[action$="/edit"]`))
+	b.do(t, "a job to edit", chromedp.Navigate(srv.URL+"/jobs/"+stale.ID), chromedp.WaitVisible(`form[action*="/edit"]`))
 	plate := ptrTo(ptrTo("HH-XY 9"))
 	if _, err := w.st.PatchJob(ctx, v, stale.ID, store.JobPatch{UpdatedAt: stale.UpdatedAt, VehiclePlate: plate}, workshop.MicrosOf(time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	b.do(t, "save the stale edit",
-		chromedp.SetValue(`form[action$="/edit"] #vehiclePlate`, "B-OLD 1"),
-		jsClick(`form[action$="/edit"] button[type="submit"]`),
-		chromedp.WaitVisible(`form[action$="/edit"] p.error[role="alert"]`),
+		chromedp.SetValue(`form[action*="/edit"] #vehiclePlate`, "B-OLD 1"),
+		jsClick(`form[action*="/edit"] button[type="submit"]`),
+		chromedp.WaitVisible(`form[action*="/edit"] p.error[role="alert"]`),
 	)
-	if got, err := chromedp.Run(b.ctx, chromedp.Value(`form[action$="/edit"] #vehiclePlate`)); err != nil || got != "HH-XY 9" {
+	if got, err := chromedp.Run(b.ctx, chromedp.Value(`form[action*="/edit"] #vehiclePlate`)); err != nil || got != "HH-XY 9" {
 		t.Errorf("after the conflict the plate field shows %q (%v), want the current HH-XY 9", got, err)
 	}
 	b.checkAccessible(t, "job page with a conflict")
@@ -175,8 +196,12 @@ func TestBrowserJobDesk(t *testing.T) {
 	}
 	b.do(t, "a job during the day close", chromedp.Navigate(srv.URL+"/jobs/"+open.ID), chromedp.WaitVisible(`.banner[role="status"]`))
 	b.checkAccessible(t, "job page during a day close")
-	b.do(t, "deliver during the day close", jsClick(`form[action$="/deliver"] button`),
-		chromedp.WaitVisible(`#finish-heading ~ p.error[role="alert"], section p.error[role="alert"]`))
+	b.do(t, "deliver during the day close", jsClick(`form[action*="/deliver"] button`),
+		chromedp.WaitVisible(`#finish p.error[role="alert"]`))
+	b.waitFor(t, "the refusal in view", `(r => r.top >= 0 && r.bottom <= innerHeight)(document.querySelector("#finish p.error").getBoundingClientRect())`)
+	if loc := b.location(t); strings.Contains(loc, "/deliver") {
+		t.Errorf("after a refused delivery, the address bar is %s, want the job's page", loc)
+	}
 	if j := deskJob(t, w, org.ID, open.ID); j.Status == workshop.JobDelivered {
 		t.Errorf("a job was delivered during the day close")
 	}

@@ -88,6 +88,20 @@ func TestAppDesk(t *testing.T) {
 		b.get(newJob).want(t, "the new job form", http.StatusOK, "", "Oil change", `name="serviceCodes" value="OIL"`,
 			`<label for="vehiclePlate">`, `type="datetime-local"`)
 
+		// The empty form: 422, a message beside the vehicle and the steps,
+		// nothing written (the application's rule; the API's create takes
+		// a location alone).
+		b.post(newJob, url.Values{"kind": {"walk_in"}, "priority": {"normal"}}).want(t, "the empty form", http.StatusUnprocessableEntity, "",
+			`id="vehiclePlate-error"`, `id="serviceCodes-error"`)
+		if page, err := w.st.Jobs(ctx, store.JobFilter{Visibility: store.Visibility{OrgID: org.ID}}, workshop.PageRequest{Limit: 10}); err != nil || len(page.Data) != 0 {
+			t.Fatalf("the empty form wrote %d jobs (%v), want none", len(page.Data), err)
+		}
+		// Catalog steps chosen: the availability quote, whose button fills
+		// the promise (without JavaScript: the form again, nothing written).
+		b.get(newJob+"/quote?serviceCodes=OIL").want(t, "the quote", http.StatusOK, "", "Could be ready", `name="usePromise"`)
+		b.post(newJob, url.Values{"kind": {"walk_in"}, "priority": {"normal"}, "serviceCodes": {"OIL"}, "usePromise": {"2030-01-02T10:30"}}).
+			want(t, "take the quote as the promise", http.StatusOK, "", `value="2030-01-02T10:30"`, `value="OIL" checked`)
+
 		// A value the job cannot take: 422, the message beside its field, the values kept.
 		form := url.Values{"kind": {"walk_in"}, "vehiclePlate": {"ab 123 cd"}, "vehicleMake": {"VW"}, "priority": {"high"},
 			"promiseTime": {"tomorrow-ish"}, "serviceCodes": {"OIL"}}
@@ -125,14 +139,14 @@ func TestAppDesk(t *testing.T) {
 		b.get(jobs+"?q="+url.QueryEscape(j.JobNumber)).want(t, "find by number", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
 		b.get(jobs+"?q=NOPE").want(t, "find nothing", http.StatusOK, "", "No job has this number")
 		b.get(jobs).want(t, "open jobs", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
-		b.get("/jobs/"+jobID).want(t, "the job page", http.StatusOK, "", "Oil change", "Pending", "Planned", "Projected completion", "History")
+		b.get("/jobs/"+jobID).want(t, "the job page", http.StatusOK, "", "Oil change", "Pending", "Plan", "Actual", "History")
 		b.get("/jobs/"+stranger.ID).want(t, "another organisation's job", http.StatusNotFound, "")
 
 		// Assign, start and complete the step.
 		st := j.Steps[0]
 		stepPath := "/jobs/" + jobID + "/steps/" + st.ID
 		b.post(stepPath+"/assign", url.Values{"techIds": {tech.ID}, "bayId": {bay.ID}, "updatedAt": {ver(st.UpdatedAt)}}).
-			want(t, "assign", http.StatusSeeOther, "/jobs/"+jobID)
+			want(t, "assign", http.StatusSeeOther, "/jobs/"+jobID+"?done=assigned&step="+st.ID+"#step-"+st.ID)
 		st = deskJob(t, w, org.ID, jobID).Steps[0]
 		if !slices.Equal(st.TechIDs, []string{tech.ID}) || st.BayID == nil || *st.BayID != bay.ID {
 			t.Errorf("assigned step = techs %v bay %v, want [%s] %s", st.TechIDs, st.BayID, tech.ID, bay.ID)
@@ -142,10 +156,14 @@ func TestAppDesk(t *testing.T) {
 			want(t, "a stale assignment", http.StatusConflict, "", "Someone else changed this", `value="`+tech.ID+`" checked`)
 		b.post("/jobs/"+stranger.ID+"/deliver", url.Values{"updatedAt": {ver(stranger.UpdatedAt)}}).
 			want(t, "deliver another organisation's job", http.StatusNotFound, "")
-		b.post(stepPath+"/start", url.Values{"updatedAt": {ver(st.UpdatedAt)}}).want(t, "start", http.StatusSeeOther, "/jobs/"+jobID)
+		p = b.post(stepPath+"/start", url.Values{"updatedAt": {ver(st.UpdatedAt)}})
+		p.want(t, "start", http.StatusSeeOther, "/jobs/"+jobID+"?done=started&step="+st.ID+"#step-"+st.ID)
+		b.get(p.location).want(t, "the start confirmed at its step", http.StatusOK, "", `role="status">Oil change started.`)
+		// The address of a write, opened (a reload after a refusal, a bookmark): the job, not Not found.
+		b.get(stepPath+"/start").want(t, "GET of a write's address", http.StatusSeeOther, "/jobs/"+jobID)
 		b.get("/jobs/"+jobID).want(t, "a step in progress", http.StatusOK, "", "In progress")
 		st = deskJob(t, w, org.ID, jobID).Steps[0]
-		b.post(stepPath+"/complete", url.Values{"updatedAt": {ver(st.UpdatedAt)}}).want(t, "complete", http.StatusSeeOther, "/jobs/"+jobID)
+		b.post(stepPath+"/complete", url.Values{"updatedAt": {ver(st.UpdatedAt)}}).want(t, "complete", http.StatusSeeOther, "/jobs/"+jobID+"?done=completed&step="+st.ID+"#step-"+st.ID)
 		b.post(stepPath+"/start", url.Values{"updatedAt": {ver(deskJob(t, w, org.ID, jobID).Steps[0].UpdatedAt)}}).
 			want(t, "start a completed step", http.StatusConflict, "")
 
@@ -154,7 +172,7 @@ func TestAppDesk(t *testing.T) {
 		stale := ver(j.UpdatedAt)
 		edit := url.Values{"jobNumber": {j.JobNumber}, "vehiclePlate": {"AB 123 CD"}, "vehicleMake": {"VW"}, "vehicleModel": {"Golf"},
 			"promiseTime": {promise}, "priority": {"high"}, "updatedAt": {stale}}
-		b.post("/jobs/"+jobID+"/edit", edit).want(t, "edit", http.StatusSeeOther, "/jobs/"+jobID)
+		b.post("/jobs/"+jobID+"/edit", edit).want(t, "edit", http.StatusSeeOther, "/jobs/"+jobID+"?done=saved#edit-heading")
 		edit.Set("vehicleModel", "Polo")
 		p = b.post("/jobs/"+jobID+"/edit", edit)
 		p.want(t, "a stale edit", http.StatusConflict, "", "Someone else changed this", `value="Golf"`)
@@ -186,7 +204,9 @@ func TestAppDesk(t *testing.T) {
 			t.Errorf("a stale deliver delivered the job")
 		}
 		// Deliver: the webhook events are there.
-		b.post("/jobs/"+jobID+"/deliver", url.Values{"updatedAt": {ver(j.UpdatedAt)}}).want(t, "deliver", http.StatusSeeOther, "/jobs/"+jobID)
+		p = b.post("/jobs/"+jobID+"/deliver", url.Values{"updatedAt": {ver(j.UpdatedAt)}})
+		p.want(t, "deliver", http.StatusSeeOther, "/jobs/"+jobID+"?done=delivered#job-heading")
+		b.get(p.location).want(t, "the delivery confirmed", http.StatusOK, "", j.JobNumber+" delivered.")
 		if got := deskJob(t, w, org.ID, jobID).Status; got != workshop.JobDelivered {
 			t.Errorf("status after deliver = %s, want delivered", got)
 		}
@@ -205,10 +225,21 @@ func TestAppDesk(t *testing.T) {
 		if booking.Status != workshop.JobBooked || len(booking.Steps) != 1 || booking.Steps[0].EstimatedDuration != 30 {
 			t.Errorf("booking = %s with %+v, want booked with one 30-minute step", booking.Status, booking.Steps)
 		}
-		b.post("/jobs/"+bookingID+"/cancel", url.Values{"updatedAt": {ver(booking.UpdatedAt)}}).
-			want(t, "cancel without a reason", http.StatusUnprocessableEntity, "", `id="reasonTags-error"`)
+		// Never one click: a cancel, and a delivery with a step not
+		// completed, ask first and name the steps.
 		b.post("/jobs/"+bookingID+"/cancel", url.Values{"updatedAt": {ver(booking.UpdatedAt)}, "reasonTags": {"customer_declined"}}).
-			want(t, "cancel", http.StatusSeeOther, "/jobs/"+bookingID)
+			want(t, "cancel unconfirmed", http.StatusSeeOther, "/jobs/"+bookingID+"/cancel")
+		b.post("/jobs/"+bookingID+"/deliver", url.Values{"updatedAt": {ver(booking.UpdatedAt)}}).
+			want(t, "deliver with a pending step, unconfirmed", http.StatusSeeOther, "/jobs/"+bookingID+"/deliver")
+		b.get("/jobs/"+bookingID+"/deliver").want(t, "the delivery's confirmation", http.StatusOK, "", "Check brakes (pending)", `name="confirm" value="yes"`)
+		b.get("/jobs/"+bookingID+"/cancel").want(t, "the cancel's confirmation", http.StatusOK, "", "Check brakes (pending)", `value="customer_declined"`)
+		if got := deskJob(t, w, org.ID, bookingID).Status; got != workshop.JobBooked {
+			t.Errorf("status after unconfirmed deliver and cancel = %s, want booked", got)
+		}
+		b.post("/jobs/"+bookingID+"/cancel", url.Values{"updatedAt": {ver(booking.UpdatedAt)}, "confirm": {"yes"}}).
+			want(t, "cancel without a reason", http.StatusUnprocessableEntity, "", `id="reasonTags-error"`, "Check brakes (pending)")
+		b.post("/jobs/"+bookingID+"/cancel", url.Values{"updatedAt": {ver(booking.UpdatedAt)}, "reasonTags": {"customer_declined"}, "confirm": {"yes"}}).
+			want(t, "cancel", http.StatusSeeOther, "/jobs/"+bookingID+"?done=cancelled#job-heading")
 		if got := deskJob(t, w, org.ID, bookingID); got.Status != workshop.JobCancelled || !slices.Equal(got.CancelReasons, []string{"customer_declined"}) {
 			t.Errorf("cancelled job = %s %v, want cancelled [customer_declined]", got.Status, got.CancelReasons)
 		}

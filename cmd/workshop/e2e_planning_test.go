@@ -191,13 +191,27 @@ func TestPlanningEndToEnd(t *testing.T) {
 		for _, pj := range plan.Jobs {
 			var d struct {
 				Promise struct {
-					ProjectedCompletion time.Time
+					ProjectedCompletion *time.Time
 					AtRisk              bool
+				}
+				Steps []struct {
+					ID                       string
+					PlannedStart, PlannedEnd *time.Time
 				}
 			}
 			p.call("GET", "/v1/scheduler/jobs/"+pj.JobID+"/detail", nil, 200).Decode(t, &d)
-			if d.Promise.AtRisk != pj.AtRisk || (pj.ProjectedCompletion != nil && !d.Promise.ProjectedCompletion.Equal(*pj.ProjectedCompletion)) {
+			if d.Promise.AtRisk != pj.AtRisk || (pj.ProjectedCompletion == nil) != (d.Promise.ProjectedCompletion == nil) ||
+				pj.ProjectedCompletion != nil && !d.Promise.ProjectedCompletion.Equal(*pj.ProjectedCompletion) {
 				t.Errorf("job %s: detail promise %+v, plan %+v", pj.JobID, d.Promise, pj)
+			}
+			for _, st := range d.Steps {
+				i, ok := placed[st.ID]
+				switch {
+				case ok && (st.PlannedStart == nil || !st.PlannedStart.Equal(plan.Steps[i].PlannedStart) || !st.PlannedEnd.Equal(plan.Steps[i].PlannedEnd)):
+					t.Errorf("step %s: detail planned %v-%v, plan %+v", st.ID, st.PlannedStart, st.PlannedEnd, plan.Steps[i])
+				case !ok && (st.PlannedStart != nil || st.PlannedEnd != nil):
+					t.Errorf("step %s unplaced: detail planned %v-%v, want null", st.ID, st.PlannedStart, st.PlannedEnd)
+				}
 			}
 		}
 

@@ -95,5 +95,36 @@ func TestSchedulingAStepEndToEnd(t *testing.T) {
 		if created.NotBefore == nil || created.ServiceCode != nil {
 			t.Errorf("created %+v, want its notBefore and serviceCode null", created)
 		}
+
+		// A free-text step after a step nobody can do waits for it.
+		gearJob, gear := p.job(time.Now().Add(8*time.Hour), "normal", "GEARBOX", "")
+		var unplaced struct {
+			Unplaced []struct {
+				StepID    string  `json:"stepId"`
+				Reason    string  `json:"reason"`
+				BlockedBy *string `json:"blockedBy"`
+			} `json:"unplaced"`
+		}
+		p.call("GET", "/v1/scheduler/plan?locationId="+p.loc.ID, nil, 200).Decode(t, &unplaced)
+		reasons := map[string]string{}
+		for _, u := range unplaced.Unplaced {
+			reasons[u.StepID] = u.Reason
+			if (u.BlockedBy != nil) != (u.Reason == "after_unplaced_step") || u.BlockedBy != nil && *u.BlockedBy != gear[0] {
+				t.Errorf("unplaced %s: %s blocked by %v, want blockedBy %s with after_unplaced_step only", u.StepID, u.Reason, u.BlockedBy, gear[0])
+			}
+		}
+		if reasons[gear[0]] != "no_qualified_technician" || reasons[gear[1]] != "after_unplaced_step" {
+			t.Errorf("unplaced reasons %v, want GEARBOX no_qualified_technician, the wash after_unplaced_step", reasons)
+		}
+		var detail struct {
+			Promise struct {
+				ProjectedCompletion *time.Time
+				AtRisk              bool
+			}
+		}
+		p.call("GET", "/v1/scheduler/jobs/"+gearJob+"/detail", nil, 200).Decode(t, &detail)
+		if detail.Promise.ProjectedCompletion != nil || !detail.Promise.AtRisk {
+			t.Errorf("detail of the unplaceable job: %+v, want projectedCompletion null and at risk", detail.Promise)
+		}
 	})
 }

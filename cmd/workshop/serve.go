@@ -148,7 +148,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 	docs := apidocs.Handler()
 	api.Mount("/docs", docs)
 	api.Mount("/docs/", docs)
-	app, err := webapp.New(st, webapp.Config{Logger: log, JobDetail: api.JobDetail, Plans: plans, WebhookGuard: guard})
+	app, err := webapp.New(st, webapp.Config{Logger: log, Plans: plans, WebhookGuard: guard})
 	if err != nil {
 		return err
 	}

@@ -191,7 +191,7 @@ func start(ctx context.Context, dbURL string, stepPool int) (*env, func(), error
 	api.Mount("/mcp", mcpHandler)
 	// The application as `workshop serve` mounts it, with its change
 	// watcher running (the live board's scenarios need it).
-	app, err := webapp.New(st, webapp.Config{Logger: slog.New(slog.DiscardHandler), JobDetail: api.JobDetail})
+	app, err := webapp.New(st, webapp.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		cleanup()
 		return nil, nil, err

@@ -96,18 +96,7 @@ func (h *handlers) quoteSteps(ctx context.Context, loc string, codes []string) (
 	if err != nil {
 		return nil, err
 	}
-	var v workshop.Validation
-	steps := make([]workshop.QuoteStep, 0, len(codes))
-	for i, code := range codes {
-		it, ok := items[code]
-		if !ok || !it.IsActive {
-			v.AddCode("serviceCodes", "unknown_service_code", "serviceCodes[%d]: %s is not an active service of the location's catalog.", i, code)
-			continue
-		}
-		steps = append(steps, workshop.QuoteStep{ServiceCode: code, Duration: time.Duration(it.EstimatedDuration) * time.Minute,
-			RequiredSkills: it.RequiredSkills})
-	}
-	return steps, v.Err()
+	return workshop.QuoteStepsOf(items, codes)
 }
 
 // bodyLocation is the location a write body names, resolved as every
@@ -144,7 +133,11 @@ func planOf(p *planning.Plan, now time.Time) oapi.Plan {
 			NotBefore: nullableOf(inZone(s.NotBefore, p.Zone))})
 	}
 	for _, u := range d.Unplaced {
-		out.Unplaced = append(out.Unplaced, oapi.UnplacedStep{StepId: u.StepID, JobId: u.JobID, Reason: oapi.UnplacedReason(u.Reason)})
+		us := oapi.UnplacedStep{StepId: u.StepID, JobId: u.JobID, Reason: oapi.UnplacedReason(u.Reason)}
+		if u.BlockedBy != "" {
+			us.BlockedBy = &u.BlockedBy
+		}
+		out.Unplaced = append(out.Unplaced, us)
 	}
 	for _, j := range d.Jobs {
 		out.Jobs = append(out.Jobs, oapi.PlanJob{JobId: j.JobID, PromiseTime: nullableOf(j.PromiseTime),

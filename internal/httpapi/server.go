@@ -42,7 +42,6 @@ type Store interface {
 	BoardStore
 	WebhookStore
 	OperationsStore
-	DetailStore
 	PlanStore
 }
 

@@ -24,6 +24,7 @@ import (
 type Store interface {
 	PlanVersion(ctx context.Context, locationID string) (int64, error)
 	PlanData(ctx context.Context, locationID string) (store.PlanData, error)
+	JobDetail(ctx context.Context, v store.Visibility, id string) (store.JobDetailInput, error)
 	AssignSteps(ctx context.Context, v store.Visibility, locationID string, version int64, as []store.StepAssignment,
 		now workshop.Micros) ([]workshop.Step, error)
 }
@@ -40,16 +41,6 @@ type Plan struct {
 	// calendar belongs to one goroutine.
 	Input    workshop.DispatchInput
 	Dispatch workshop.Dispatch
-}
-
-// Outlook is the plan's view of one job, and whether the job is in it.
-func (p *Plan) Outlook(jobID string) (workshop.JobOutlook, bool) {
-	for _, o := range p.Dispatch.Jobs {
-		if o.JobID == jobID {
-			return o, true
-		}
-	}
-	return workshop.JobOutlook{}, false
 }
 
 // FreshInput is the plan's input with a calendar of its own, for one

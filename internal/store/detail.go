@@ -12,21 +12,14 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// JobDetailInput is everything the job detail is computed from: the job
-// with its steps, its status history, its location's zone and settings,
-// and the other work in progress of the technicians on its steps.
+// JobDetailInput is what the job detail is computed from besides the
+// location's plan: the job with its steps, its status history, its
+// location's zone and settings.
 type JobDetailInput struct {
 	Job      workshop.Job
 	History  []StatusChange
 	Timezone string
 	Settings workshop.Settings
-	TechWork map[string][]OtherWork
-}
-
-// OtherWork is a step of another job in progress with a technician.
-type OtherWork struct {
-	StartedAt workshop.Micros
-	Minutes   int
 }
 
 // JobDetail reads what the detail of a job the caller sees needs; it works
@@ -44,10 +37,7 @@ func (s *Store) JobDetail(ctx context.Context, v Visibility, id string) (JobDeta
 	if in.Settings, err = s.settings.parse(hours, breaks, buffer); err != nil {
 		return in, err
 	}
-	if in.History, err = statusHistory(history.String); err != nil {
-		return in, err
-	}
-	in.TechWork, err = s.otherWork(ctx, j)
+	in.History, err = statusHistory(history.String)
 	return in, err
 }
 
@@ -79,36 +69,4 @@ func statusHistory(text string) ([]StatusChange, error) {
 	}
 	slices.SortStableFunc(out, func(a, b StatusChange) int { return cmp.Compare(a.At, b.At) })
 	return out, nil
-}
-
-// otherWork lists, for each technician on the job's steps, their steps of
-// other jobs in progress.
-func (s *Store) otherWork(ctx context.Context, j workshop.Job) (map[string][]OtherWork, error) {
-	var techs []any
-	for _, st := range j.Steps {
-		for _, t := range st.TechIDs {
-			techs = append(techs, t)
-		}
-	}
-	out := map[string][]OtherWork{}
-	if len(techs) == 0 {
-		return out, nil
-	}
-	rows, err := s.read().query(ctx, `SELECT a.tech_id, s.started_at, s.estimated_duration FROM step_technicians a
-		JOIN steps s ON s.id = a.step_id
-		WHERE `+stepHoldsWork+` AND s.job_id <> ? AND a.tech_id IN (`+placeholders(len(techs))+`)`,
-		append([]any{j.ID}, techs...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var tech string
-		var w OtherWork
-		if err := rows.Scan(&tech, &w.StartedAt, &w.Minutes); err != nil {
-			return nil, err
-		}
-		out[tech] = append(out[tech], w)
-	}
-	return out, rows.Err()
 }

@@ -13,8 +13,8 @@ func TestStatusHistoryParsesAndOrders(t *testing.T) {
 		wantErr bool
 	}{
 		{text: "", want: nil},
-		{text: "booked 10", want: []StatusChange{{"booked", 10}}},
-		{text: "waiting 30,booked 10,in_progress 20", want: []StatusChange{{"booked", 10}, {"in_progress", 20}, {"waiting", 30}}},
+		{text: "booked 10", want: []StatusChange{{Status: "booked", At: 10}}},
+		{text: "waiting 30,booked 10,in_progress 20", want: []StatusChange{{Status: "booked", At: 10}, {Status: "in_progress", At: 20}, {Status: "waiting", At: 30}}},
 		{text: "booked ten", wantErr: true},
 	} {
 		got, err := statusHistory(tc.text)

@@ -383,7 +383,4 @@ const (
 func statusArgs(args []any, j workshop.Job) []any { return append(args, j.ID, j.Status, j.UpdatedAt) }
 
 // StatusChange is one entry of a job's status history.
-type StatusChange struct {
-	Status string
-	At     workshop.Micros
-}
+type StatusChange = workshop.StatusChange

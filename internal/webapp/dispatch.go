@@ -48,19 +48,12 @@ func (q dispatchQuery) query(extra url.Values) string {
 	return "?" + v.Encode()
 }
 
-// unplacedReason says why the plan could not place a step.
-func unplacedReason(code string) string {
-	switch code {
-	case workshop.UnplacedNoTechnician:
-		return "No technician has the skills, or every one who has is unavailable"
-	case workshop.UnplacedNoBay:
-		return "No bay takes this service, or every one is in maintenance"
-	case workshop.UnplacedBeyond:
-		return "It does not fit in the next 14 days"
-	case "after_unplaced_step":
-		return "It waits for a step of its job that cannot be placed"
-	}
-	return code
+// unplacedReasons say why the plan could not place a step.
+var unplacedReasons = map[string]string{
+	workshop.UnplacedNoTechnician: "No technician has the skills, or every one who has is unavailable",
+	workshop.UnplacedNoBay:        "No bay takes this service, or every one is in maintenance",
+	workshop.UnplacedBeyond:       "It does not fit in the next 14 days",
+	workshop.UnplacedAfter:        "It waits for a step of its job that cannot be placed",
 }
 
 // dispatchQuery is what a dispatch page or stream is asked for: the date
@@ -120,7 +113,7 @@ func (a *App) dispatchBodyOf(r *http.Request, d *desk, q dispatchQuery) (dispatc
 	if err != nil {
 		return dispatchBody{}, timelineData{}, err
 	}
-	return dispatchBody{LocationID: d.loc.ID, MayWrite: mayWrite(d.si), T: d.timelineOf(plan, td, q.byBay, now)}, td, nil
+	return dispatchBody{LocationID: d.loc.ID, MayWrite: mayWrite(d.si), T: d.dayTimeline(plan, td, q.byBay, now)}, td, nil
 }
 
 // firstWorkDay is the local date of the first planned step that is not

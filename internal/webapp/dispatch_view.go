@@ -73,6 +73,7 @@ type bar struct {
 // trayStep is a step the plan cannot place.
 type trayStep struct {
 	StepID, JobID, Text, Reason, UpdatedAt, TechIDs, BayID string
+	BlockedBy, BlockedByText                               string // the unplaceable step it waits for
 }
 
 // riskJob is a job the plan finishes after its promise, or cannot finish.
@@ -167,8 +168,8 @@ func (td timelineData) techNames(ids []string) string {
 	return strings.Join(names, ", ")
 }
 
-// timelineOf draws the plan's date, rows by technician or by bay.
-func (d *desk) timelineOf(p *planning.Plan, td timelineData, byBay bool, now time.Time) timelineView {
+// dayTimeline draws the plan's date, rows by technician or by bay.
+func (d *desk) dayTimeline(p *planning.Plan, td timelineData, byBay bool, now time.Time) timelineView {
 	day, _ := time.ParseInLocation(time.DateOnly, p.Date, d.zone)
 	v := timelineView{Date: p.Date, ByBay: byBay, Totals: p.Dispatch.Totals,
 		Prev: day.AddDate(0, 0, -1).Format(time.DateOnly), Next: day.AddDate(0, 0, 1).Format(time.DateOnly),
@@ -244,8 +245,8 @@ func (d *desk) timelineOf(p *planning.Plan, td timelineData, byBay bool, now tim
 	for _, u := range p.Dispatch.Unplaced {
 		st := td.steps[u.StepID]
 		v.Tray = append(v.Tray, trayStep{StepID: u.StepID, JobID: u.JobID, Text: td.stepText(u.StepID),
-			Reason: unplacedReason(u.Reason), UpdatedAt: versionOf(st.UpdatedAt), TechIDs: strings.Join(st.TechIDs, " "),
-			BayID: deref(st.BayID)})
+			Reason: unplacedReasons[u.Reason], UpdatedAt: versionOf(st.UpdatedAt), TechIDs: strings.Join(st.TechIDs, " "),
+			BayID: deref(st.BayID), BlockedBy: u.BlockedBy, BlockedByText: td.steps[u.BlockedBy].Label})
 	}
 	for _, o := range p.Dispatch.Jobs {
 		if !o.AtRisk {

@@ -64,8 +64,16 @@ func (a *App) renderNewJob(w http.ResponseWriter, r *http.Request, d *desk, stat
 	if err != nil {
 		return err
 	}
+	quote, err := a.quoteOf(r, d, codes)
+	if err != nil {
+		return err
+	}
+	if r.Method == http.MethodPost {
+		pushAddress(w, r, newJobPath(d.loc.ID)) // the form again: its address, which a reload can GET
+	}
 	return a.render(w, r, status, "jobnew", view{Header: d.header, Form: f, Data: map[string]any{
-		"Location": d.loc, "Catalog": catalog, "Priorities": priorityOptions(f.Values["priority"]), "Closing": d.closing}})
+		"Location": d.loc, "Catalog": catalog, "Priorities": priorityOptions(f.Values["priority"]), "Closing": d.closing,
+		"Quote": quote}})
 }
 
 // createJob makes a job with its first steps in one store call: all of it
@@ -77,7 +85,19 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 	}
 	f := formOf(r, newJobFields...)
 	codes := r.PostForm["serviceCodes"]
+	if promise := r.PostFormValue("usePromise"); promise != "" { // the quote taken as the promise: the form again, nothing written
+		f.Values["promiseTime"] = promise
+		return a.renderNewJob(w, r, d, http.StatusOK, f, codes)
+	}
 	var v workshop.Validation
+	// The application's own rules (the API creates a job of a location
+	// alone): a vehicle to work on, and something to do.
+	if strings.TrimSpace(f.Values["vehiclePlate"]+f.Values["vehicleMake"]+f.Values["vehicleModel"]) == "" {
+		v.Add("vehiclePlate", "Enter the plate, or the make and model of a vehicle without one.")
+	}
+	if len(codes) == 0 && strings.TrimSpace(f.Values["stepLabel"]) == "" {
+		v.Add("serviceCodes", "Choose a step from the catalog, or describe one below.")
+	}
 	checkLengths(&v, f, 200, "stepLabel")
 	if f.Values["kind"] != "walk_in" && f.Values["kind"] != "booking" {
 		v.Add("kind", "Choose walk-in or booking.")

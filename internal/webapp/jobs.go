@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -9,15 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
-
-// JobDetailFunc computes a job's detail (plan, promise, holds, delays) as
-// the API's GET /v1/scheduler/jobs/{id}/detail does, with the status
-// history it was made from: httpapi's (*Server).JobDetail.
-type JobDetailFunc func(ctx context.Context, v store.Visibility, id string) (oapi.JobDetail, []store.StatusChange, error)
 
 const (
 	scopeJobsRead  = workshop.Scope("jobs:read")

@@ -22,11 +22,9 @@ import (
 type Config struct {
 	Logger *slog.Logger
 	Now    func() time.Time // default time.Now
-	// JobDetail computes the job page's plan, promise, holds, delays and
-	// history as the API does; nil: the page goes without them.
-	JobDetail JobDetailFunc
-	// Plans computes the locations' plans (the dispatch view); nil: one
-	// of the application's own. serve shares the API's.
+	// Plans computes the locations' plans (the dispatch view) and the job
+	// detail (the job page); nil: one of the application's own. serve
+	// shares the API's.
 	Plans *planning.Service
 	// WebhookGuard checks the URLs of webhooks made in the developer
 	// settings as the API checks them (--webhook-allow-insecure); nil:
@@ -45,10 +43,9 @@ type App struct {
 	hub   *hub               // the live board's change watcher (Run)
 	live  liveTimes
 
-	jobDetail JobDetailFunc
-	plans     *planning.Service
-	guard     *webhooks.Guard
-	names     timelineCache // the dispatch page's records, by plan version
+	plans *planning.Service
+	guard *webhooks.Guard
+	names timelineCache // the dispatch page's records, by plan version
 }
 
 // New makes the application on a store.
@@ -73,7 +70,7 @@ func New(st *store.Store, cfg Config) (*App, error) {
 	op := operator.New(st)
 	op.Now = cfg.Now
 	return &App{store: st, op: op, log: cfg.Logger, now: cfg.Now, pages: p, wall: wall, hub: newHub(st, cfg.Logger),
-		live: defaultLiveTimes, jobDetail: cfg.JobDetail, plans: cfg.Plans, guard: cfg.WebhookGuard}, nil
+		live: defaultLiveTimes, plans: cfg.Plans, guard: cfg.WebhookGuard}, nil
 }
 
 // Handler serves every page. Form posts from another origin are refused
@@ -96,14 +93,8 @@ func (a *App) Handler() http.Handler {
 	mux.Handle("GET /locations/{locationID}/jobs", a.member(a.findJobs))
 	mux.Handle("GET /locations/{locationID}/jobs/new", a.member(a.newJobPage))
 	mux.Handle("POST /locations/{locationID}/jobs/new", a.member(a.createJob))
-	mux.Handle("GET /jobs/{jobID}", a.member(a.jobPage))
-	mux.Handle("POST /jobs/{jobID}/edit", a.member(a.editJob))
-	mux.Handle("POST /jobs/{jobID}/steps", a.member(a.addStep))
-	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/assign", a.member(a.assignStep))
-	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/start", a.member(a.startStep))
-	mux.Handle("POST /jobs/{jobID}/steps/{stepID}/complete", a.member(a.completeStep))
-	mux.Handle("POST /jobs/{jobID}/deliver", a.member(a.deliverJob))
-	mux.Handle("POST /jobs/{jobID}/cancel", a.member(a.cancelJob))
+	mux.Handle("GET /locations/{locationID}/jobs/new/quote", a.member(a.newJobQuote))
+	a.jobRoutes(mux)
 	mux.Handle("GET /my/work", a.member(a.myWork))
 	a.resourceRoutes(mux)
 	a.attendanceRoutes(mux)

@@ -96,13 +96,22 @@ type PlannedStep struct {
 }
 
 // UnplacedStep is a step the plan could not place, with why.
-type UnplacedStep struct{ StepID, JobID, Reason string }
+type UnplacedStep struct {
+	StepID, JobID, Reason string
+	// BlockedBy is, with UnplacedAfter only, the first (in phase, then
+	// creation order) of the steps it waits for that are unplaced with a
+	// reason of their own.
+	BlockedBy string
+}
 
-// Reasons a step is unplaced.
+// Reasons a step is unplaced. A step's own want of a technician or a bay
+// comes first; a step that could be placed but waits for an unplaced step
+// of its job is UnplacedAfter.
 const (
 	UnplacedNoTechnician = "no_qualified_technician"
 	UnplacedNoBay        = "no_suitable_bay"
 	UnplacedBeyond       = "beyond_horizon"
+	UnplacedAfter        = "after_unplaced_step"
 )
 
 // JobOutlook is what the plan says of a job's promise.

@@ -248,12 +248,13 @@ func hasAll(have, need []string) bool {
 	return true
 }
 
-// placement is where a decode put a step; reason is set when it could not.
+// placement is where a decode put a step; reason is set when it could not
+// (blockedBy with UnplacedAfter).
 type placement struct {
-	techs      []string
-	bay        string
-	start, end int64
-	reason     string
+	techs             []string
+	bay               string
+	start, end        int64
+	reason, blockedBy string
 }
 
 // decoded is one plan: each job's placements (by its steps' index) and the
@@ -323,16 +324,29 @@ func (p *problem) placeJob(pj *pjob, tech, bay map[string]*timeline) []placement
 }
 
 // placeStep places step si of pj after the steps it waits for (placed at
-// places); a step waiting for an unplaced one is unplaced for the same
-// reason.
+// places). A step waiting for an unplaced one is unplaced: for its own
+// want of a technician or a bay when it has one, else UnplacedAfter,
+// blocked by the first step it waits for that is unplaced for a reason of
+// its own (its predecessors' predecessors are its own, so there is one).
 func (p *problem) placeStep(pj *pjob, si int, places []placement, tech, bay map[string]*timeline) placement {
 	s := &pj.steps[si]
 	release := max(s.earliest, s.afterEnd)
+	blocked := placement{}
 	for _, k := range s.after {
-		if places[k].reason != "" {
-			return placement{reason: places[k].reason}
+		switch pl := places[k]; {
+		case pl.reason == "":
+			release = max(release, pl.end)
+		case blocked.reason == "" && pl.reason != UnplacedAfter:
+			blocked = placement{reason: UnplacedAfter, blockedBy: pj.steps[k].ID}
+		case blocked.reason == "":
+			blocked = placement{reason: UnplacedAfter, blockedBy: pl.blockedBy}
 		}
-		release = max(release, places[k].end)
+	}
+	if blocked.reason != "" {
+		if own := p.ownReason(*s); own != "" {
+			return placement{reason: own}
+		}
+		return blocked
 	}
 	p.placements++
 	return p.place(*s, release, tech, bay)
@@ -399,7 +413,7 @@ func (p *problem) dispatch(d decoded) Dispatch {
 		for si, s := range pj.steps {
 			pl := d.places[ji][si]
 			if pl.reason != "" {
-				out.Unplaced = append(out.Unplaced, UnplacedStep{StepID: s.ID, JobID: pj.job.ID, Reason: pl.reason})
+				out.Unplaced = append(out.Unplaced, UnplacedStep{StepID: s.ID, JobID: pj.job.ID, Reason: pl.reason, BlockedBy: pl.blockedBy})
 				continue
 			}
 			out.Steps = append(out.Steps, PlannedStep{StepID: s.ID, JobID: pj.job.ID, TechIDs: slices.Clone(pl.techs), BayID: pl.bay,

@@ -29,6 +29,18 @@ func (p *problem) take(tech, bay map[string]*timeline, techs []string, bayID str
 	}
 }
 
+// ownReason is why a pending step cannot be placed whatever the others:
+// nobody to do it, or no bay to do it in; "" when it has both.
+func (p *problem) ownReason(s pstep) string {
+	switch {
+	case len(s.TechIDs) == 0 && len(s.techs) == 0:
+		return UnplacedNoTechnician
+	case s.BayID == "" && len(p.bays) > 0 && len(s.bays) == 0:
+		return UnplacedNoBay
+	}
+	return ""
+}
+
 // free is when a technician (set) or bay, by index, is free alone.
 type free struct {
 	i  int
@@ -38,11 +50,11 @@ type free struct {
 // place finds the technicians and bay that let a pending step end
 // earliest from release, or why none can.
 func (p *problem) place(s pstep, release int64, tech, bay map[string]*timeline) placement {
+	if own := p.ownReason(s); own != "" {
+		return placement{reason: own}
+	}
 	techSets := [][]string{s.TechIDs}
 	if len(s.TechIDs) == 0 {
-		if len(s.techs) == 0 {
-			return placement{reason: UnplacedNoTechnician}
-		}
 		techSets = make([][]string, len(s.techs))
 		for i := range s.techs {
 			techSets[i] = s.techs[i : i+1 : i+1]
@@ -50,9 +62,6 @@ func (p *problem) place(s pstep, release int64, tech, bay map[string]*timeline) 
 	}
 	bays := []string{s.BayID} // "" when the location has no bays
 	if s.BayID == "" && len(p.bays) > 0 {
-		if len(s.bays) == 0 {
-			return placement{reason: UnplacedNoBay}
-		}
 		bays = s.bays
 	}
 	// The earliest each could start alone bounds what a pair can: walk the

@@ -115,16 +115,21 @@ func TestPlanDispatchRules(t *testing.T) {
 					t.Errorf("s1 %v-%v, want Friday 16:00 to Saturday 09:30", got.Start, got.End)
 				}
 			}},
-		{"unavailable technicians and bays in maintenance get nothing; reasons cascade to later phases",
+		{"unavailable technicians and bays in maintenance get nothing; a later phase waits for the unplaced step",
 			day(techs(workshop.DispatchTech{ID: "ana", Skills: []string{"ev"}, Unavailable: true}, workshop.DispatchTech{ID: "ben"}),
 				bays(workshop.DispatchBay{ID: "b1", Maintenance: true}, workshop.DispatchBay{ID: "b2", Services: []string{"OIL"}}),
 				jobs(arrived("j1", monday, dstep("ev", 30, needs("HV", "ev")), dstep("wash", 30, func(s *workshop.DispatchStep) { s.Mode = "parallel" }),
 					dstep("after", 30, func(s *workshop.DispatchStep) { s.Phase = 1 })),
 					arrived("j2", monday, dstep("tyres", 30, needs("TYRES"))))),
 			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
-				for id, want := range map[string]string{"ev": "no_qualified_technician", "after": "no_qualified_technician", "tyres": "no_suitable_bay"} {
+				for id, want := range map[string]string{"ev": "no_qualified_technician", "after": "after_unplaced_step", "tyres": "no_suitable_bay"} {
 					if got := unplacedReason(d, id); got != want {
 						t.Errorf("%s unplaced %q, want %q", id, got, want)
+					}
+				}
+				for _, u := range d.Unplaced {
+					if want := map[string]string{"after": "ev"}[u.StepID]; u.BlockedBy != want {
+						t.Errorf("%s blocked by %q, want %q", u.StepID, u.BlockedBy, want)
 					}
 				}
 				if got := s["wash"]; got.BayID != "b2" || !slices.Equal(got.TechIDs, []string{"ben"}) {
@@ -132,6 +137,20 @@ func TestPlanDispatchRules(t *testing.T) {
 				}
 				if j := d.Jobs[0]; j.ProjectedCompletion != nil || !j.AtRisk || j.LateMinutes != 0 {
 					t.Errorf("job with unplaced steps: %+v, want no projection, at risk, 0 late minutes", j)
+				}
+			}},
+		{"a step's own want of a technician comes before waiting for an unplaced step",
+			day(techs(workshop.DispatchTech{ID: "ben"}), jobs(arrived("j1", monday, dstep("ev", 30, needs("HV", "ev")),
+				dstep("gear", 30, needs("GEAR", "gearbox"), func(s *workshop.DispatchStep) { s.Phase = 1 }),
+				dstep("wash", 30, func(s *workshop.DispatchStep) { s.Phase = 2 })))),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				for id, want := range map[string]string{"ev": "no_qualified_technician", "gear": "no_qualified_technician", "wash": "after_unplaced_step"} {
+					if got := unplacedReason(d, id); got != want {
+						t.Errorf("%s unplaced %q, want %q", id, got, want)
+					}
+				}
+				if u := d.Unplaced[len(d.Unplaced)-1]; u.StepID != "wash" || u.BlockedBy != "ev" {
+					t.Errorf("last unplaced %+v, want wash blocked by ev (the first it waits for)", u)
 				}
 			}},
 		{"in progress is pinned; its technician and bay are busy until it ends",

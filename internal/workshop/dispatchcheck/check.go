@@ -116,7 +116,7 @@ func (c *checker) coverage() {
 			c.fail("placed step %s of job %s is not a step of that job in the input", id, ps.JobID)
 		}
 	}
-	reasons := []string{workshop.UnplacedNoTechnician, workshop.UnplacedNoBay, workshop.UnplacedBeyond}
+	reasons := []string{workshop.UnplacedNoTechnician, workshop.UnplacedNoBay, workshop.UnplacedBeyond, workshop.UnplacedAfter}
 	for id, u := range c.unplaced {
 		ref, ok := c.steps[id]
 		if !ok || ref.job.ID != u.JobID {
@@ -126,40 +126,41 @@ func (c *checker) coverage() {
 		if !slices.Contains(reasons, u.Reason) {
 			c.fail("unplaced step %s: reason %q", id, u.Reason)
 		}
-		c.reason(ref, u.Reason)
+		c.reason(ref, u)
 	}
 }
 
 // reason: a step unplaced for want of a technician or a bay has none it
-// could have, or waits for a step unplaced for that reason.
-func (c *checker) reason(ref stepRef, reason string) {
+// could have; otherwise one that waits for an unplaced step is
+// after_unplaced_step, blocked by the first of those with a reason of its
+// own; blockedBy comes with that reason only.
+func (c *checker) reason(ref stepRef, u workshop.UnplacedStep) {
 	s := ref.step()
+	first := ""
 	for _, q := range c.predecessors(ref) {
-		if u, ok := c.unplaced[q.ID]; ok && u.Reason == reason {
-			return
+		if qu, ok := c.unplaced[q.ID]; ok && qu.Reason != workshop.UnplacedAfter && first == "" {
+			first = q.ID
 		}
 	}
-	switch reason {
-	case workshop.UnplacedNoTechnician:
-		if len(s.TechIDs) > 0 {
-			c.fail("step %s has technicians yet is unplaced for want of one", s.ID)
+	if (u.BlockedBy != "") != (u.Reason == workshop.UnplacedAfter) {
+		c.fail("step %s unplaced %q with blockedBy %q", s.ID, u.Reason, u.BlockedBy)
+	}
+	switch {
+	case u.Reason == workshop.UnplacedAfter:
+		if first == "" || u.BlockedBy != first {
+			c.fail("step %s is after_unplaced_step blocked by %q, want the first step it waits for unplaced for a reason of its own, %q", s.ID, u.BlockedBy, first)
 		}
-		for _, t := range c.in.Techs {
-			if !t.Unavailable && hasAll(t.Skills, s.RequiredSkills) {
-				c.fail("step %s is unplaced for want of a technician, but %s qualifies", s.ID, t.ID)
-				return
-			}
+		if c.wantsTechnician(s) || c.wantsBay(s) {
+			c.fail("step %s is after_unplaced_step, but has no technician or bay of its own", s.ID)
 		}
-	case workshop.UnplacedNoBay:
-		if s.BayID != "" || len(c.in.Bays) == 0 {
-			c.fail("step %s: unplaced for want of a bay, with bay %q and %d bays", s.ID, s.BayID, len(c.in.Bays))
-		}
-		for _, b := range c.in.Bays {
-			if suits(b, s) {
-				c.fail("step %s is unplaced for want of a bay, but %s suits it", s.ID, b.ID)
-				return
-			}
-		}
+	case u.Reason == workshop.UnplacedBeyond && first != "":
+		c.fail("step %s is beyond_horizon, but waits for unplaced %s", s.ID, first)
+	}
+	switch {
+	case u.Reason == workshop.UnplacedNoTechnician && !c.wantsTechnician(s):
+		c.fail("step %s is unplaced for want of a technician, but has one or one qualifies", s.ID)
+	case u.Reason == workshop.UnplacedNoBay && !c.wantsBay(s):
+		c.fail("step %s is unplaced for want of a bay, but has one, or the location has none, or one suits it", s.ID)
 	}
 }
 
@@ -372,6 +373,34 @@ func (c *checker) precedence() {
 			}
 		}
 	}
+}
+
+// wantsTechnician: a pending step without technicians that nobody
+// available could do.
+func (c *checker) wantsTechnician(s workshop.DispatchStep) bool {
+	if len(s.TechIDs) > 0 {
+		return false
+	}
+	for _, t := range c.in.Techs {
+		if !t.Unavailable && hasAll(t.Skills, s.RequiredSkills) {
+			return false
+		}
+	}
+	return true
+}
+
+// wantsBay: a pending step without a bay, in a location with bays, that
+// none suits.
+func (c *checker) wantsBay(s workshop.DispatchStep) bool {
+	if s.BayID != "" || len(c.in.Bays) == 0 {
+		return false
+	}
+	for _, b := range c.in.Bays {
+		if suits(b, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // scheduled: a pending step with technicians, a bay when the location has
