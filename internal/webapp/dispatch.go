@@ -29,6 +29,21 @@ func (a *App) dispatchRoutes(mux *http.ServeMux) {
 
 func dispatchPath(locationID string) string { return "/locations/" + locationID + "/dispatch" }
 
+// unplacedReasons say why the plan could not place a step.
+var unplacedReasons = map[string]string{
+	workshop.UnplacedNoTechnician: "No technician has the skills, or every one who has is unavailable",
+	workshop.UnplacedNoBay:        "No bay takes this service, or every one is in maintenance",
+	workshop.UnplacedBeyond:       "It does not fit in the next 14 days",
+	workshop.UnplacedAfter:        "It waits for a step of its job that cannot be placed",
+}
+
+// dispatchQuery is what a dispatch page or stream is asked for: the date
+// ("" for the first day with planned work) and the rows.
+type dispatchQuery struct {
+	date  string
+	byBay bool
+}
+
 // query is the query string that asks for q ("" or "?..."), with extra
 // (a message to show) added.
 func (q dispatchQuery) query(extra url.Values) string {
@@ -46,21 +61,6 @@ func (q dispatchQuery) query(extra url.Values) string {
 		return ""
 	}
 	return "?" + v.Encode()
-}
-
-// unplacedReasons say why the plan could not place a step.
-var unplacedReasons = map[string]string{
-	workshop.UnplacedNoTechnician: "No technician has the skills, or every one who has is unavailable",
-	workshop.UnplacedNoBay:        "No bay takes this service, or every one is in maintenance",
-	workshop.UnplacedBeyond:       "It does not fit in the next 14 days",
-	workshop.UnplacedAfter:        "It waits for a step of its job that cannot be placed",
-}
-
-// dispatchQuery is what a dispatch page or stream is asked for: the date
-// ("" for the first day with planned work) and the rows.
-type dispatchQuery struct {
-	date  string
-	byBay bool
 }
 
 // readDispatchQuery reads the query; a bad date is a 400 that says how

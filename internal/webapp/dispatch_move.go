@@ -60,9 +60,12 @@ func (a *App) moveForm(w http.ResponseWriter, r *http.Request, si *store.SignedI
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	m := d.moveDataOf(st, td, q.Get("date"), q.Get("by"))
-	plan, err := a.plans.Plan(r.Context(), d.loc.ID, q.Get("date"), a.now())
+	q, err := readDispatchQuery(r, d)
+	if err != nil {
+		return err
+	}
+	m := d.moveDataOf(st, td, q.date, r.URL.Query().Get("by"))
+	plan, err := a.plans.Plan(r.Context(), d.loc.ID, q.date, a.now())
 	if err != nil {
 		return err
 	}
