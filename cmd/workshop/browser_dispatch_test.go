@@ -185,6 +185,15 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 		t.Errorf("rows marked off %v, want Dora unavailable", off)
 	}
 	b.checkAccessible(t, "dispatch by technician")
+	// On a 768-px tablet: nothing wider than the screen, and every bar a
+	// fingertip high (its width is its step's length).
+	b.do(t, "a tablet", chromedp.EmulateViewport(768, 1024))
+	tablet, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]any](`({
+		overflow: document.documentElement.scrollWidth - window.innerWidth,
+		low: [...document.querySelectorAll(".tl-bar a")].filter(a => a.getBoundingClientRect().height < 44).length })`))
+	if err != nil || tablet["overflow"].(float64) > 0 || tablet["low"].(float64) > 0 {
+		t.Errorf("on a tablet: %v (%v); want no sideways scrolling and bars 44 px high", tablet, err)
+	}
 	b.screenshot(t, "dispatch-techs", 1280, 800)
 	b.screenshot(t, "dispatch-techs", 1920, 1080)
 
