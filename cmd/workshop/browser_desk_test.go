@@ -29,10 +29,12 @@ func fillSignIn(url, email, password string) []chromedp.Action[chromedp.Void] {
 	}
 }
 
-// signIn signs in through the sign-in page and waits for the board.
+// signIn signs in through the sign-in page and waits for the page it
+// leads to (the board; a technician's work).
 func (b *chrome) signIn(t *testing.T, base, email string) {
 	t.Helper()
-	b.do(t, "sign in as "+email, append(fillSignIn(base+"/login", email, testPassword), chromedp.WaitVisible(`#jobs-heading`))...)
+	b.do(t, "sign in as "+email, fillSignIn(base+"/login", email, testPassword)...)
+	b.waitFor(t, "signed in as "+email, `location.pathname !== "/login" && !!document.querySelector("main h1")`)
 }
 
 // jsClick clicks the first element of sel by script: a click at the
@@ -222,12 +224,12 @@ func TestBrowserJobDesk(t *testing.T) {
 	}
 	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), chromedp.WaitVisible(`input[name="email"]`))
 	b.signIn(t, srv.URL, "jonas@example.com")
-	b.do(t, "my work", jsClick(`a[href="/my/work"]`), chromedp.WaitVisible(`.my-work form[action$="/start"] button`))
+	b.do(t, "my work: a technician signs in to it", chromedp.WaitVisible(`.my-work form[action*="/start"] button`))
 	b.checkShopFloor(t, "my work")
 	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('a[href$="/jobs/new"], form[action$="/deliver"]').length`)); err != nil || n != 0 {
 		t.Errorf("a technician's page offers %d job writes (%v), want none", n, err)
 	}
-	b.do(t, "start my step", jsClick(`.my-work form[action$="/start"] button`), chromedp.WaitVisible(`.my-work form[action$="/complete"] button`))
+	b.do(t, "start my step", jsClick(`.my-work form[action*="/start"] button`), chromedp.WaitVisible(`.my-work form[action*="/complete"] button`))
 	if j := deskJob(t, w, org.ID, mine.ID); j.Steps[0].Status != workshop.StepInProgress {
 		t.Errorf("the technician's step is %s, want in_progress", j.Steps[0].Status)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,27 +112,6 @@ func newDispatchShop(t *testing.T, w *testWorld) *dispatchShop {
 	return s
 }
 
-// screenshot saves the page as the viewport shows it, full height, in
-// the test's output directory (WORKSHOP_SCREENSHOTS, else a temporary one)
-// for a person to look at.
-func (b *chrome) screenshot(t *testing.T, name string, width, height int64) {
-	t.Helper()
-	dir := os.Getenv("WORKSHOP_SCREENSHOTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	b.do(t, "sizing for "+name, chromedp.EmulateViewport(width, height))
-	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	file := filepath.Join(dir, name+"-"+strconv.FormatInt(width, 10)+"x"+strconv.FormatInt(height, 10)+".png")
-	if err := os.WriteFile(file, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", file)
-}
-
 // The timeline as an advisor first sees it: a row per technician with
 // the hours, the shading, the bars labelled in full, the unplaceable step
 // in the tray with its reason, the unavailable technician; the switch to
@@ -194,17 +171,21 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	if err != nil || tablet["overflow"].(float64) > 0 || tablet["low"].(float64) > 0 {
 		t.Errorf("on a tablet: %v (%v); want no sideways scrolling and bars 44 px high", tablet, err)
 	}
-	b.screenshot(t, "dispatch-techs", 1280, 800)
-	b.screenshot(t, "dispatch-techs", 1920, 1080)
+	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
+	b.screenshot(t, "dispatch-techs-1280x800")
+	b.do(t, "a 1920x1080 window", chromedp.EmulateViewport(1920, 1080))
+	b.screenshot(t, "dispatch-techs-1920x1080")
 
 	b.do(t, "switch to bays", jsClick(`.row-switch a:last-child`), chromedp.WaitVisible(`.tl-row.off[data-name="Lift 3"]`))
 	b.checkAccessible(t, "dispatch by bay")
-	b.screenshot(t, "dispatch-bays", 1280, 800)
+	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
+	b.screenshot(t, "dispatch-bays-1280x800")
 
 	// A bar opens its step's move form, which passes axe too.
 	b.do(t, "open a bar's form", jsClick(`.tl-bar.proposed a`), chromedp.WaitVisible(`form.move-form`))
 	b.checkAccessible(t, "a step's move form")
-	b.screenshot(t, "dispatch-move-form", 1280, 800)
+	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
+	b.screenshot(t, "dispatch-move-form-1280x800")
 	b.do(t, "back to dispatch", chromedp.NavigateBack(), chromedp.WaitVisible(`.timeline`))
 
 	// Accept one proposed bar: the message says which step went where.

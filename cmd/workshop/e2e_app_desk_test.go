@@ -137,10 +137,27 @@ func TestAppDesk(t *testing.T) {
 		// Find it by its plate in another case and spacing, and by number.
 		b.get(jobs+"?q="+url.QueryEscape("AB123 CD")).want(t, "find by plate", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
 		b.get(jobs+"?q="+url.QueryEscape(j.JobNumber)).want(t, "find by number", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
-		b.get(jobs+"?q=NOPE").want(t, "find nothing", http.StatusOK, "", "No job has this number")
+		b.get(jobs+"?q=NOPE").want(t, "find nothing", http.StatusOK, "", "No job number, plate, make, model or external key contains this")
 		b.get(jobs).want(t, "open jobs", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
 		b.get("/jobs/"+jobID).want(t, "the job page", http.StatusOK, "", "Oil change", "Pending", "Plan", "Actual", "History")
 		b.get("/jobs/"+stranger.ID).want(t, "another organisation's job", http.StatusNotFound, "")
+
+		// The plan's proposal for a pending step, accepted for that step
+		// alone, with a message of what was done.
+		p = b.post(newJob, url.Values{"kind": {"walk_in"}, "vehiclePlate": {"ZZ 1"}, "priority": {"normal"}, "serviceCodes": {"OIL"}})
+		p.want(t, "a job to plan", http.StatusSeeOther, "")
+		planned := deskJob(t, w, org.ID, strings.TrimPrefix(p.location, "/jobs/"))
+		pst := planned.Steps[0]
+		b.get("/jobs/"+planned.ID).want(t, "the plan's proposal", http.StatusOK, "", "The plan proposes", "Jonas Weber", "Lift 1",
+			`action="/jobs/`+planned.ID+`/steps/`+pst.ID+`/accept#step-`+pst.ID+`"`)
+		p = b.post("/jobs/"+planned.ID+"/steps/"+pst.ID+"/accept", url.Values{})
+		p.want(t, "accept the proposal", http.StatusSeeOther, "/jobs/"+planned.ID+"?done=accepted&step="+pst.ID+"#step-"+pst.ID)
+		b.get(p.location).want(t, "the acceptance said", http.StatusOK, "", "Plan accepted: Oil change assigned to Jonas Weber in Lift 1, planned ")
+		if got := deskJob(t, w, org.ID, planned.ID).Steps[0]; len(got.TechIDs) != 1 || got.TechIDs[0] != tech.ID || got.BayID == nil || *got.BayID != bay.ID {
+			t.Errorf("the accepted step = techs %v bay %v, want Jonas Weber in Lift 1", got.TechIDs, got.BayID)
+		}
+		b.post("/jobs/"+planned.ID+"/steps/"+pst.ID+"/accept", url.Values{}).
+			want(t, "accept a proposal no longer there", http.StatusConflict, "", "Someone else changed this")
 
 		// Assign, start and complete the step.
 		st := j.Steps[0]

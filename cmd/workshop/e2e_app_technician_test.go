@@ -56,10 +56,11 @@ func TestAppTechnicianWorksOwnSteps(t *testing.T) {
 
 		b := newBrowser(t, srv.URL)
 		b.login("jonas@example.com", testPassword, "").want(t, "the technician signs in", http.StatusSeeOther, "/")
+		b.get("/").want(t, "a technician's home: their work (contract section 7)", http.StatusSeeOther, "/my/work")
 		b.get("/locations/"+loc.ID+"/board").want(t, "the board", http.StatusOK, "", `href="/my/work"`)
 		p := b.get("/my/work")
 		p.want(t, "my work", http.StatusOK, "", "Jonas &lt;b&gt;Weber&lt;/b&gt;", "Brakes &lt;script&gt;", job.JobNumber,
-			`action="/jobs/`+job.ID+`/steps/`+mine.ID+`/start"`, `name="next" value="/my/work"`)
+			`action="/jobs/`+job.ID+`/steps/`+mine.ID+`/start#refusal"`, `name="next" value="/my/work"`)
 		p.wantNot(t, "my work", "Wash", "<script>")
 
 		start := func(st workshop.Step, action string) page {

@@ -65,9 +65,6 @@ func Handler() http.Handler {
 	mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
 		_, _ = w.Write([]byte(page))
 	})
 	mux.HandleFunc("GET /docs/{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +74,6 @@ func Handler() http.Handler {
 		mux.HandleFunc("GET "+urlPath, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", contentType)
 			w.Header().Set("Cache-Control", cacheControl)
-			w.Header().Set("X-Content-Type-Options", "nosniff")
 			_, _ = w.Write(body)
 		})
 	}
@@ -87,5 +83,13 @@ func Handler() http.Handler {
 	asset(bundlePath, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable", servedBundle())
 	asset("/docs/redoc.standalone.js.LICENSE.txt", "text/plain; charset=utf-8", "public, max-age=86400", thirdParty)
 	asset("/docs/LICENSE-redoc.txt", "text/plain; charset=utf-8", "public, max-age=86400", license)
-	return mux
+	// Every answer, the redirect and a missing file's 404 included, carries
+	// the application's security headers (contract section 7).
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		mux.ServeHTTP(w, r)
+	})
 }

@@ -88,6 +88,8 @@ func (e *env) seedJobs(ctx context.Context, n, steps int) ([]seeded, error) {
 type seedOptions struct {
 	promise func(i int) *workshop.OffsetTime // the i-th job's promise time; none when nil
 	booked  bool                             // not arrived
+	vehicle func(i int, j *workshop.Job)     // sets the i-th job's vehicle; none when nil
+	deliver func(i int) bool                 // delivers the i-th job once made
 }
 
 func (e *env) seedJobsWith(ctx context.Context, n, steps int, o seedOptions) ([]seeded, error) {
@@ -110,7 +112,13 @@ func (e *env) seedJobsWith(ctx context.Context, n, steps int, o seedOptions) ([]
 				if o.promise != nil {
 					j.PromiseTime = o.promise(i)
 				}
+				if o.vehicle != nil {
+					o.vehicle(i, &j)
+				}
 				res, err := e.store.CreateJob(ctx, j, !o.booked)
+				if err == nil && o.deliver != nil && o.deliver(i) {
+					res.Job, err = e.store.DeliverJob(ctx, v, res.Job.ID, now)
+				}
 				if err != nil {
 					errs <- err
 					return

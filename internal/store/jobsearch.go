@@ -56,9 +56,11 @@ func (s *Store) searchQuery(v Visibility, locationID, q string, limit int) (stri
 		if plate != "" {
 			match += ` OR plate : ` + ftsPhrase(plate)
 		}
+		// CROSS JOIN keeps the index the outer loop: SQLite would
+		// otherwise walk the location's jobs and ask the index of each.
 		// The closed part reads the index newest first (rowids grow with
 		// the jobs written) and stops at limit.
-		const found = `SELECT ` + jobColumns + ` FROM %[1]s s JOIN jobs j ON j.rowid = s.rowid
+		const found = `SELECT ` + jobColumns + ` FROM %[1]s s CROSS JOIN jobs j ON j.rowid = s.rowid
 			WHERE %[1]s MATCH ? AND location_id = ? AND org_id = ?`
 		open = fmt.Sprintf(found, "job_search_open") + ` ORDER BY created_at DESC, id DESC LIMIT ?`
 		closed = fmt.Sprintf(found, "job_search") + ` AND status IN ('delivered', 'cancelled') ORDER BY s.rowid DESC LIMIT ?`

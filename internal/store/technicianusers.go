@@ -10,9 +10,10 @@ import (
 
 // AssignedStep is a step assigned to a technician, with what names its job.
 type AssignedStep struct {
-	Step         workshop.Step
-	JobNumber    string
-	VehiclePlate *string
+	Step                      workshop.Step
+	JobNumber                 string
+	VehiclePlate              *string
+	VehicleMake, VehicleModel *string
 }
 
 // assignedStepColumns are stepColumns of the steps table aliased s.
@@ -26,7 +27,7 @@ const assignedStepsLimit = 200
 // completed, of jobs neither delivered nor cancelled: in progress first,
 // then pending, each by job and phase.
 func (s *Store) TechnicianSteps(ctx context.Context, techID string) ([]AssignedStep, error) {
-	rows, err := s.read().query(ctx, `SELECT `+assignedStepColumns+`, j.job_number, j.vehicle_plate
+	rows, err := s.read().query(ctx, `SELECT `+assignedStepColumns+`, j.job_number, j.vehicle_plate, j.vehicle_make, j.vehicle_model
 		FROM step_technicians a JOIN steps s ON s.id = a.step_id JOIN jobs j ON j.id = s.job_id
 		WHERE a.tech_id = ? AND s.status <> ? AND j.status NOT IN (?, ?)
 		ORDER BY CASE s.status WHEN ? THEN 0 ELSE 1 END, j.created_at, j.id, s.phase, s.created_at, s.id
@@ -37,9 +38,9 @@ func (s *Store) TechnicianSteps(ctx context.Context, techID string) ([]AssignedS
 	}
 	return collect(rows, func(sc scanner) (AssignedStep, error) {
 		var as AssignedStep
-		var plate sql.NullString
-		st, err := scanStep(withColumns{sc, []any{&as.JobNumber, &plate}})
-		as.Step, as.VehiclePlate = st, strPtr(plate)
+		var plate, make_, model sql.NullString
+		st, err := scanStep(withColumns{sc, []any{&as.JobNumber, &plate, &make_, &model}})
+		as.Step, as.VehiclePlate, as.VehicleMake, as.VehicleModel = st, strPtr(plate), strPtr(make_), strPtr(model)
 		return as, err
 	})
 }

@@ -48,6 +48,15 @@ type clockView struct {
 	Everyone     []clockTech // attendance:write: every technician of the location
 	Confirmation string
 	Error        string
+	// Ask: clocking the technician out waits for a yes, as steps of
+	// theirs are in progress (named).
+	Ask *clockAsk
+}
+
+// clockAsk asks before a technician with steps in progress clocks out.
+type clockAsk struct {
+	TechID string
+	Steps  []string // "Brakes (RO-2026-0004)"
 }
 
 // clockPage is the time clock: one big button for the technician the user
@@ -59,13 +68,13 @@ func (a *App) clockPage(w http.ResponseWriter, r *http.Request, si *store.Signed
 		return err
 	}
 	q := r.URL.Query()
-	return a.renderClock(w, r, d, http.StatusOK, q.Get("techId"), q.Get("done"), "")
+	return a.renderClock(w, r, d, http.StatusOK, q.Get("techId"), q.Get("done"), "", nil)
 }
 
 // renderClock writes the time clock as it is now, confirming that
 // techID was clocked done ("in" or "out") when that is still so, or
 // with a refusal.
-func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, status int, techID, done, refusal string) error {
+func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, status int, techID, done, refusal string, ask *clockAsk) error {
 	ctx := r.Context()
 	techs, err := locationTechnicians(ctx, a.store, d.visibility())
 	if err != nil {
@@ -84,7 +93,7 @@ func (a *App) renderClock(w http.ResponseWriter, r *http.Request, d *desk, statu
 			since[rec.TechID] = in.Format(dateTimeLayout)
 		}
 	}
-	v := clockView{Location: d.loc, Error: refusal}
+	v := clockView{Location: d.loc, Error: refusal, Ask: ask}
 	all := allows(d.si, scopeAttendanceWrite)
 	self := d.si.Member.TechnicianID
 	for _, t := range techs {
@@ -163,6 +172,16 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 	if !actorOf(si).MayClock(techID) {
 		return refused(d.header)
 	}
+	if done == "out" && r.PostFormValue("confirm") != "yes" {
+		ask, err := a.clockOutAsk(r.Context(), techID)
+		if err != nil {
+			return err
+		}
+		if ask != nil {
+			pushAddress(w, r, clockPath(d.loc.ID))
+			return a.renderClock(w, r, d, http.StatusOK, "", "", "", ask)
+		}
+	}
 	if _, err := op(r.Context(), d.visibility(), techID, a.now()); err != nil {
 		f := form{Values: map[string]string{}, Errors: map[string]string{}}
 		status, known := f.refusal(err, nil)
@@ -177,10 +196,29 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 		case workshop.CodeNotFound:
 			f.Errors[""] = "There is no such technician at this location."
 		}
-		return a.renderClock(w, r, d, status, "", "", f.Errors[""])
+		return a.renderClock(w, r, d, status, "", "", f.Errors[""], nil)
 	}
 	http.Redirect(w, r, clockPath(d.loc.ID)+"?"+url.Values{"techId": {techID}, "done": {done}}.Encode(), http.StatusSeeOther)
 	return nil
+}
+
+// clockOutAsk is the question to ask before the technician clocks out
+// with steps in progress; nil when they have none.
+func (a *App) clockOutAsk(ctx context.Context, techID string) (*clockAsk, error) {
+	steps, err := a.store.TechnicianSteps(ctx, techID)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, as := range steps {
+		if as.Step.Status == workshop.StepInProgress {
+			names = append(names, as.Step.Label+" ("+as.JobNumber+")")
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	return &clockAsk{TechID: techID, Steps: names}, nil
 }
 
 // locationTechnicians is every technician of what v sees, by (createdAt, id).

@@ -22,32 +22,38 @@ const (
 	wallPerStatus  = 5
 )
 
-// boardCount is one count of the board, labelled.
+// boardCount is one count of the board, labelled, with the job list it
+// counts ("": none, the total).
 type boardCount struct {
-	Status, Label string
-	N             int
+	Status, Label, Href string
+	N                   int
 }
 
 // boardLabels are the board's counts in the order a job goes through.
 var boardLabels = []struct{ status, label string }{
 	{workshop.JobBooked, "Booked"}, {workshop.JobArrived, "Arrived"}, {workshop.JobInProgress, "In progress"},
 	{workshop.JobWaiting, "Waiting"}, {workshop.JobReady, "Ready"}, {workshop.JobDelivered, "Delivered"},
-	{workshop.JobCancelled, "Cancelled"}, {"late", "Late"}, {"total", "All jobs"},
+	{workshop.JobCancelled, "Cancelled"}, {jobsLate, "Late"}, {jobsAtRisk, "At risk"}, {"total", "All jobs"},
 }
 
 // boardData is what the board's body renders: the page, the wall display
 // and every push of the live stream alike.
 type boardData struct {
-	Location  *workshop.Location
-	Counts    []boardCount
-	Columns   []boardColumn
-	Techs     []boardTech
-	Bays      []boardBay
-	Updated   string // the local time it was read
-	Wall      bool
-	LivePath  string
-	WallPath  string
-	BoardPath string
+	Location *workshop.Location
+	Counts   []boardCount
+	Columns  []boardColumn
+	Techs    []boardTech
+	Bays     []boardBay
+	Updated  string // the local time it was read
+	Wall     bool
+	Query    boardQuery
+	Filtered bool
+	// StatusChoices are the statuses the board filters by.
+	StatusChoices []boardCount
+	LivePath      string
+	WallPath      string
+	BoardPath     string
+	JobsPath      string // the job list and search
 }
 
 type boardColumn struct {
@@ -57,23 +63,23 @@ type boardColumn struct {
 }
 
 type boardJob struct {
-	Number, Plate, Vehicle, Promise, Priority string
-	AtRisk                                    bool
-	Risk                                      string // why, in words
-	Steps                                     []boardStep
+	Path, Number, Plate, Vehicle, Promise, Priority string
+	AtRisk                                          bool
+	Risk                                            string // why, in words
+	Steps                                           []boardStep
 }
 
 type boardStep struct{ Label, Techs, Bay string }
 
 type boardTech struct {
-	Name, Status string
-	ClockedIn    bool
-	Busy         bool
-	Jobs         string // the numbers of the jobs they work on
+	ID, Name, Status string
+	ClockedIn        bool
+	Busy             bool
+	Jobs             string // the numbers of the jobs they work on
 }
 
 type boardBay struct {
-	Name, State, Job string // State: free, occupied, maintenance
+	ID, Name, State, Job string // State: free, occupied, maintenance
 }
 
 // boardLocation is the signed-in member's header and the location shown,
@@ -104,12 +110,12 @@ func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) 
 	if loc == nil { // of another organisation, or none: alike
 		return errNoSuchPage
 	}
-	wall := r.URL.Query().Get("display") == "wall"
-	d, err := a.boardData(r.Context(), loc, wall)
+	q := parseBoardQuery(r.URL.Query())
+	d, err := a.boardData(r.Context(), si, loc, q)
 	if err != nil {
 		return err
 	}
-	if wall {
+	if q.Wall {
 		var b bytes.Buffer
 		if err := a.wall.ExecuteTemplate(&b, "wall.html", d); err != nil {
 			return err
@@ -122,15 +128,20 @@ func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) 
 	return a.render(w, r, http.StatusOK, "board", view{Header: h, Data: d})
 }
 
-// boardData reads and shapes a location's board now.
-func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) (*boardData, error) {
+// boardData reads and shapes a location's board now, as q asks.
+func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.Location, q boardQuery) (*boardData, error) {
 	now := a.now()
 	b, err := a.store.Board(ctx, loc.ID, workshop.MicrosOf(now))
 	if err != nil {
 		return nil, err
 	}
+	atRisk, err := a.store.AtRiskCount(ctx, store.Visibility{OrgID: si.Member.Org.ID, LocationID: loc.ID}, loc.ID, workshop.MicrosOf(now))
+	if err != nil {
+		return nil, err
+	}
+	b.Jobs[jobsAtRisk] = atRisk
 	perStatus := boardPerStatus
-	if wall {
+	if q.Wall {
 		perStatus = wallPerStatus
 	}
 	v, err := a.store.BoardView(ctx, loc.ID, perStatus)
@@ -141,13 +152,20 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 	if err != nil {
 		zone = time.UTC
 	}
-	d := &boardData{Location: loc, Updated: now.In(zone).Format("15:04:05"), Wall: wall, LivePath: boardPath(loc.ID) + "/events",
-		WallPath: boardPath(loc.ID) + "?display=wall", BoardPath: boardPath(loc.ID)}
-	if wall {
-		d.LivePath += "?display=wall"
+	wallQuery := q
+	wallQuery.Wall = true
+	d := &boardData{Location: loc, Updated: now.In(zone).Format("15:04:05"), Wall: q.Wall, Query: q, Filtered: q.filtered(),
+		LivePath: boardPath(loc.ID) + "/events" + q.encode(), WallPath: boardPath(loc.ID) + wallQuery.encode(),
+		BoardPath: boardPath(loc.ID), JobsPath: jobsPath(loc.ID)}
+	for _, status := range store.BoardOpenStatuses {
+		d.StatusChoices = append(d.StatusChoices, boardCount{Status: status, Label: statusLabel(status)})
 	}
 	for _, l := range boardLabels {
-		d.Counts = append(d.Counts, boardCount{Status: l.status, Label: l.label, N: b.Jobs[l.status]})
+		c := boardCount{Status: l.status, Label: l.label, N: b.Jobs[l.status]}
+		if l.status != "total" {
+			c.Href = jobsPath(loc.ID) + "?status=" + l.status
+		}
+		d.Counts = append(d.Counts, c)
 	}
 
 	techName := map[string]string{}
@@ -161,9 +179,18 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 	stepsOf := map[string][]boardStep{}
 	busy := map[string][]string{}   // tech id -> job numbers
 	bayJob := map[string][]string{} // bay id -> job numbers
+	jobTechs := map[string]map[string]bool{}
+	jobBays := map[string]map[string]bool{}
+	mark := func(m map[string]map[string]bool, jobID, id string) {
+		if m[jobID] == nil {
+			m[jobID] = map[string]bool{}
+		}
+		m[jobID][id] = true
+	}
 	for _, st := range v.Active {
 		var names []string
 		for _, id := range st.TechIDs {
+			mark(jobTechs, st.JobID, id)
 			name := techName[id]
 			if name == "" {
 				name = "(removed technician)"
@@ -178,14 +205,21 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 				s.Bay = "(removed bay)"
 			}
 			bayJob[*st.BayID] = appendOnce(bayJob[*st.BayID], st.JobNumber)
+			mark(jobBays, st.JobID, *st.BayID)
 		}
 		stepsOf[st.JobID] = append(stepsOf[st.JobID], s)
 	}
 
 	for _, status := range store.BoardOpenStatuses {
+		if q.Status != "" && q.Status != status {
+			continue
+		}
 		col := boardColumn{Status: status, Label: statusLabel(status)}
 		for _, j := range v.Jobs[status] {
-			bj := boardJob{Number: j.JobNumber, Plate: deref(j.Plate), Priority: j.Priority, Steps: stepsOf[j.ID],
+			if !q.shows(status, jobTechs[j.ID], jobBays[j.ID]) {
+				continue
+			}
+			bj := boardJob{Path: jobPath(j.ID), Number: j.JobNumber, Plate: deref(j.Plate), Priority: j.Priority, Steps: stepsOf[j.ID],
 				Vehicle: strings.TrimSpace(deref(j.Make) + " " + deref(j.Model))}
 			// At risk: the promise has passed and the job is not ready
 			// (the board's notion of late), or the promise watch last saw
@@ -201,16 +235,18 @@ func (a *App) boardData(ctx context.Context, loc *workshop.Location, wall bool) 
 			}
 			col.Jobs = append(col.Jobs, bj)
 		}
-		col.More = max(0, b.Jobs[status]-len(col.Jobs))
+		if q.Tech == "" && q.Bay == "" { // the steps in progress are all read: nothing more to say
+			col.More = max(0, b.Jobs[status]-len(col.Jobs))
+		}
 		d.Columns = append(d.Columns, col)
 	}
 	for _, t := range v.Techs {
 		jobs := busy[t.ID]
-		d.Techs = append(d.Techs, boardTech{Name: t.Name, Status: t.Status, ClockedIn: t.ClockedIn, Busy: len(jobs) > 0,
+		d.Techs = append(d.Techs, boardTech{ID: t.ID, Name: t.Name, Status: t.Status, ClockedIn: t.ClockedIn, Busy: len(jobs) > 0,
 			Jobs: strings.Join(jobs, ", ")})
 	}
 	for _, bay := range v.Bays {
-		x := boardBay{Name: bay.Name, State: "free"}
+		x := boardBay{ID: bay.ID, Name: bay.Name, State: "free"}
 		switch {
 		case len(bayJob[bay.ID]) > 0:
 			x.State, x.Job = "occupied", strings.Join(bayJob[bay.ID], ", ")

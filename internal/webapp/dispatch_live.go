@@ -21,7 +21,7 @@ func (a *App) dispatchEvents(w http.ResponseWriter, r *http.Request, si *store.S
 	if err != nil {
 		return err
 	}
-	return a.streamLive(w, r, si, d.loc.ID, func(ctx context.Context) ([]byte, error) {
+	a.stream(w, r, si, d.loc.ID, func(ctx context.Context) ([]byte, error) {
 		body, _, err := a.dispatchBodyOf(r.WithContext(ctx), d, q)
 		if err != nil {
 			return nil, err
@@ -30,4 +30,5 @@ func (a *App) dispatchEvents(w http.ResponseWriter, r *http.Request, si *store.S
 		err = a.pages["dispatch"].ExecuteTemplate(&b, "dispatchBody", body)
 		return b.Bytes(), err
 	})
+	return nil
 }

@@ -46,12 +46,12 @@ func doneAddress(jobID, kind, stepID, anchor string) string {
 
 // stepText confirms a step's write.
 func (d jobDone) stepText(sv stepView) string {
-	switch d.kind {
-	case doneStarted:
+	switch {
+	case d.kind == doneStarted && sv.Status != workshop.StepPending:
 		return sv.Label + " started."
-	case doneCompleted:
+	case d.kind == doneCompleted && sv.Status == workshop.StepCompleted:
 		return sv.Label + " completed."
-	case doneAssigned, doneAccepted:
+	case d.kind == doneAssigned || d.kind == doneAccepted:
 		var parts []string
 		if sv.TechNames != "" {
 			parts = append(parts, "to "+sv.TechNames)

@@ -1,6 +1,7 @@
 package webapp
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -180,37 +181,79 @@ func (d *desk) rowOf(j workshop.Job) jobRow {
 // openStatuses are the statuses of jobs not yet delivered or cancelled.
 var openStatuses = []string{workshop.JobBooked, workshop.JobArrived, workshop.JobInProgress, workshop.JobWaiting, workshop.JobReady}
 
-// findJobs is a location's job desk: the jobs whose number, plate or
-// external key is q, or its open jobs.
+// findJobs is a location's job desk: the jobs found by q (any part of
+// the number, plate, make, model or external key), those of a status, or
+// its open jobs.
 func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	d, err := a.deskOf(r, si, r.PathValue("locationID"))
 	if err != nil {
 		return err
 	}
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	var jobs []workshop.Job
-	more := false
-	if q != "" {
-		found, err := a.store.SearchJobs(r.Context(), d.visibility(), d.loc.ID, q, searchLimit)
-		if err != nil {
-			return err
-		}
-		jobs = found
-	} else {
-		page, err := a.store.Jobs(r.Context(), store.JobFilter{Visibility: d.visibility(), Statuses: openStatuses},
-			workshop.PageRequest{Limit: openJobsShown})
-		if err != nil {
-			return err
-		}
-		jobs, more = page.Data, page.NextCursor != nil
+	status := r.URL.Query().Get("status")
+	list, err := a.jobList(r.Context(), d, q, status)
+	if err != nil {
+		return err
 	}
-	rows := make([]jobRow, len(jobs))
-	for i, j := range jobs {
+	rows := make([]jobRow, len(list.jobs))
+	for i, j := range list.jobs {
 		rows[i] = d.rowOf(j)
 	}
 	f := form{Values: map[string]string{"q": q}, Errors: map[string]string{}}
 	return a.render(w, r, http.StatusOK, "jobs", view{Header: d.header, Form: f, Data: map[string]any{
-		"Location": d.loc, "Query": q, "Jobs": rows, "More": more, "Shown": openJobsShown, "MayWrite": mayWrite(si)}})
+		"Location": d.loc, "Query": q, "Heading": list.heading, "Empty": list.empty, "Filtered": q != "" || list.status != "",
+		"Jobs": rows, "More": list.more, "Shown": openJobsShown, "MayWrite": mayWrite(si)}})
+}
+
+// jobList is what the job list shows: the jobs found by q, else those of
+// a status (as the board's count tiles link to them: a job status, late
+// or at risk), else the open jobs.
+type jobList struct {
+	jobs           []workshop.Job
+	more           bool // more than shown
+	status         string
+	heading, empty string
+}
+
+// The job list's statuses beyond the jobs' own: the board's late and at
+// risk (store.LateJobs, store.AtRiskJobs).
+const (
+	jobsLate   = "late"
+	jobsAtRisk = "at_risk"
+)
+
+func jobsPath(locationID string) string { return "/locations/" + locationID + "/jobs" }
+
+func (a *App) jobList(ctx context.Context, d *desk, q, status string) (jobList, error) {
+	now := workshop.MicrosOf(a.now())
+	var err error
+	switch {
+	case q != "":
+		l := jobList{heading: "Jobs matching “" + q + "”", empty: "No job number, plate, make, model or external key contains this."}
+		l.jobs, err = a.store.SearchJobs(ctx, d.visibility(), d.loc.ID, q, searchLimit)
+		return l, err
+	case status == jobsLate:
+		l := jobList{status: status, heading: "Late jobs", empty: "No job is late."}
+		l.jobs, err = a.store.LateJobs(ctx, d.visibility(), d.loc.ID, now, openJobsShown)
+		return l, err
+	case status == jobsAtRisk:
+		l := jobList{status: status, heading: "Jobs at risk", empty: "The plan finishes every job by its promise."}
+		l.jobs, err = a.store.AtRiskJobs(ctx, d.visibility(), d.loc.ID, now, openJobsShown)
+		return l, err
+	}
+	l := jobList{heading: "Open jobs", empty: "No open jobs."}
+	statuses := openStatuses
+	if slices.Contains(workshop.JobStatuses, status) {
+		l.status, l.heading, l.empty = status, statusLabel(status)+" jobs", "No job is "+strings.ToLower(statusLabel(status))+"."
+		statuses = []string{status}
+	}
+	page, err := a.store.Jobs(ctx, store.JobFilter{Visibility: d.visibility(), Statuses: statuses},
+		workshop.PageRequest{Limit: openJobsShown})
+	if err != nil {
+		return l, err
+	}
+	l.jobs, l.more = page.Data, page.NextCursor != nil
+	return l, nil
 }
 
 // parseLocalTime reads a datetime-local value in the location's zone.

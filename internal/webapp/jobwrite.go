@@ -64,6 +64,9 @@ func (a *App) settleJob(w http.ResponseWriter, r *http.Request, d *desk, jobID s
 		next = doneAddress(jobID, kind, fs.stepID, anchor)
 	}
 	return a.settle(w, r, err, f, nil, next, func(status int) error {
+		if next == myWorkPath { // refused on the technician's list: the reason there, at the step
+			return a.renderMyWork(w, r, d.si, status, fs.stepID, workRefusal(err, *f))
+		}
 		j, err := a.store.Job(r.Context(), store.Visibility{OrgID: d.si.Member.Org.ID}, jobID)
 		if err != nil {
 			return err

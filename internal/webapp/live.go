@@ -47,9 +47,9 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 	if loc == nil {
 		return errNoSuchPage
 	}
-	wall := r.URL.Query().Get("display") == "wall" // the wall display's board: fewer jobs per status
-	return a.streamLive(w, r, si, locID, func(ctx context.Context) ([]byte, error) {
-		d, err := a.boardData(ctx, loc, wall)
+	q := parseBoardQuery(r.URL.Query()) // the page's filters; the wall display's board: fewer jobs per status
+	a.stream(w, r, si, locID, func(ctx context.Context) ([]byte, error) {
+		d, err := a.boardData(ctx, si, loc, q)
 		if err != nil {
 			return nil, err
 		}
@@ -57,14 +57,14 @@ func (a *App) boardEvents(w http.ResponseWriter, r *http.Request, si *store.Sign
 		err = a.pages["board"].ExecuteTemplate(&b, "boardBody", d)
 		return b.Bytes(), err
 	})
+	return nil
 }
 
-// streamLive answers with the event stream of a location's live page
-// (the board, the dispatch timeline): render's HTML now and after every
-// change the hub reports. Once the stream is open, nothing is an error
-// to answer: it ends, or the browser goes.
-func (a *App) streamLive(w http.ResponseWriter, r *http.Request, si *store.SignedIn, locID string,
-	render func(context.Context) ([]byte, error)) error {
+// stream answers with a live page's event stream (the board, a
+// technician's work): the body render makes, sent when the stream opens
+// and again after every change to the location the hub reports, until
+// the session ends.
+func (a *App) stream(w http.ResponseWriter, r *http.Request, si *store.SignedIn, locID string, render func(context.Context) ([]byte, error)) {
 	sub, cancel := a.hub.subscribe(locID)
 	defer cancel()
 	ctx := r.Context()
@@ -85,11 +85,10 @@ func (a *App) streamLive(w http.ResponseWriter, r *http.Request, si *store.Signe
 	s := &stream{w: w, flush: rc.Flush, render: func() ([]byte, error) { return render(ctx) }, check: check, times: a.live,
 		warn: func(err error) {
 			if ctx.Err() == nil { // not a browser gone mid-render
-				a.log.WarnContext(ctx, "live page render", "location", locID, "path", r.URL.Path, "error", err)
+				a.log.WarnContext(ctx, "live board render", "location", locID, "path", r.URL.Path, "error", err)
 			}
 		}}
 	s.run(ctx, a.hub.done, sub.c)
-	return nil
 }
 
 // stream is one open board stream.

@@ -1,7 +1,11 @@
 package webapp
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -10,13 +14,30 @@ import (
 // myWorkPath is a technician's list of work.
 const myWorkPath = "/my/work"
 
-// assignedView is a step of a technician's list of work.
+// assignedView is a step of a technician's list of work: what a person at
+// the vehicle needs (job, plate, vehicle, bay), the plan's window, the
+// estimate and the time spent on it so far.
 type assignedView struct {
-	JobID, JobNumber, Plate string
-	ID, Label, Version      string
-	Status, StatusLabel     string
-	Started                 string // when it started, in the location's zone
-	MayStart, MayComplete   bool
+	JobID, JobNumber, Plate, Vehicle string
+	ID, Label, Version               string
+	Status, StatusLabel              string
+	Bay                              string
+	Planned                          string // the plan's start and end
+	Estimate, Spent                  string // h:mm
+	Started                          string // when it started, in the location's zone
+	Changed                          bool   // changed since the list was last sent (the live list)
+	MayStart, MayComplete            bool
+}
+
+// myWorkData is a technician's list of work.
+type myWorkData struct {
+	Technician *workshop.Technician
+	Steps      []assignedView
+	Next       string // where the step actions come back to
+	Live       string // the list's event stream
+	// Refusal is why the start or complete just sent was refused, naming
+	// the step: above the list, which the live stream replaces.
+	Refusal string
 }
 
 // myWork is the steps assigned to the technician the user works as, in
@@ -24,38 +45,153 @@ type assignedView struct {
 // job desk's step actions, which come back here). A user who works as no
 // technician is told so.
 func (a *App) myWork(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
-	techID := si.Member.TechnicianID
-	if techID == "" {
+	return a.renderMyWork(w, r, si, http.StatusOK, "", "")
+}
+
+// renderMyWork writes the list as it is now, with refusal beside the
+// step stepID (a start or complete refused).
+func (a *App) renderMyWork(w http.ResponseWriter, r *http.Request, si *store.SignedIn, status int, stepID, refusal string) error {
+	if si.Member.TechnicianID == "" {
 		h, err := a.headerOf(r, si, "")
 		if err != nil {
 			return err
 		}
-		return a.render(w, r, http.StatusOK, "mywork", view{Header: h, Data: map[string]any{"Technician": nil}})
+		return a.render(w, r, status, "mywork", view{Header: h, Data: myWorkData{}})
 	}
-	tech, err := a.store.Technician(r.Context(), store.Visibility{OrgID: si.Member.Org.ID}, techID)
+	d, data, err := a.myWorkData(r.Context(), r, si)
 	if err != nil {
 		return err
+	}
+	for _, v := range data.Steps {
+		if v.ID == stepID && refusal != "" {
+			data.Refusal = v.Label + " (" + v.JobNumber + ") was not changed: " + refusal
+		}
+	}
+	if status != http.StatusOK {
+		pushAddress(w, r, myWorkPath)
+		w.Header().Set("HX-Reswap", "innerHTML show:#refusal:top")
+	}
+	return a.render(w, r, status, "mywork", view{Header: d.header, Data: data})
+}
+
+// myWorkData reads the technician's list and the desk of their location.
+func (a *App) myWorkData(ctx context.Context, r *http.Request, si *store.SignedIn) (*desk, myWorkData, error) {
+	techID := si.Member.TechnicianID
+	tech, err := a.store.Technician(ctx, store.Visibility{OrgID: si.Member.Org.ID}, techID)
+	if err != nil {
+		return nil, myWorkData{}, err
 	}
 	d, err := a.deskOf(r, si, tech.LocationID)
 	if err != nil {
-		return err
+		return nil, myWorkData{}, err
 	}
-	steps, err := a.store.TechnicianSteps(r.Context(), techID)
+	data := myWorkData{Technician: &tech, Next: myWorkPath, Live: myWorkPath + "/events"}
+	data.Steps, err = a.assignedViews(ctx, d, techID)
+	return d, data, err
+}
+
+// assignedViews are the technician's steps as the list shows them.
+func (a *App) assignedViews(ctx context.Context, d *desk, techID string) ([]assignedView, error) {
+	steps, err := a.store.TechnicianSteps(ctx, techID)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	bays, err := a.store.Bays(ctx, d.visibility(), workshop.PageRequest{Limit: listedLimit})
+	if err != nil {
+		return nil, err
+	}
+	bayName := map[string]string{}
+	for _, b := range bays.Data {
+		bayName[b.ID] = b.Name
+	}
+	now := a.now()
+	plan, err := a.plans.Plan(ctx, d.loc.ID, "", now)
+	if err != nil {
+		return nil, err
+	}
+	planned := map[string]workshop.PlannedStep{}
+	for _, ps := range plan.Dispatch.Steps {
+		planned[ps.StepID] = ps
+	}
+	ac := actorOf(d.si)
 	views := make([]assignedView, 0, len(steps))
 	for _, as := range steps {
 		st := as.Step
-		v := assignedView{JobID: st.JobID, JobNumber: as.JobNumber, Plate: deref(as.VehiclePlate), ID: st.ID, Label: st.Label,
+		v := assignedView{JobID: st.JobID, JobNumber: as.JobNumber, Plate: deref(as.VehiclePlate),
+			Vehicle: strings.TrimSpace(deref(as.VehicleMake) + " " + deref(as.VehicleModel)), ID: st.ID, Label: st.Label,
 			Version: versionOf(st.UpdatedAt), Status: st.Status, StatusLabel: stepStatusLabel(st.Status),
-			MayStart:    st.Status == workshop.StepPending && !d.closing && actorOf(si).MayWorkStep(st),
-			MayComplete: st.Status == workshop.StepInProgress && !d.closing && actorOf(si).MayWorkStep(st)}
+			Estimate: durationText(st.EstimatedDuration), Spent: "0:00",
+			MayStart:    st.Status == workshop.StepPending && !d.closing && ac.MayWorkStep(st),
+			MayComplete: st.Status == workshop.StepInProgress && !d.closing && ac.MayWorkStep(st)}
+		if st.BayID != nil {
+			v.Bay = bayName[*st.BayID]
+		}
+		if ps, ok := planned[st.ID]; ok {
+			v.Planned = d.span(ps.Start, ps.End)
+		}
 		if st.StartedAt != nil {
 			v.Started = d.when(st.StartedAt.Time())
+			v.Spent = durationText(int(now.Sub(st.StartedAt.Time()).Minutes()))
 		}
 		views = append(views, v)
 	}
-	return a.render(w, r, http.StatusOK, "mywork", view{Header: d.header, Data: map[string]any{"Technician": tech, "Steps": views,
-		"Next": myWorkPath}})
+	return views, nil
+}
+
+// myWorkEvents streams the technician's list as the board's stream does
+// the board (live.js swaps it in): at once and after every change to the
+// location. A step whose job, plan or state changed since the list was
+// last sent is marked, so that a technician sees that their next step
+// moved.
+func (a *App) myWorkEvents(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
+	if si.Member.TechnicianID == "" {
+		return errNoSuchPage
+	}
+	d, _, err := a.myWorkData(r.Context(), r, si)
+	if err != nil {
+		return err
+	}
+	var last map[string]string // each step's look when last sent
+	render := func(ctx context.Context) ([]byte, error) {
+		steps, err := a.assignedViews(ctx, d, si.Member.TechnicianID)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]string{}
+		for i, v := range steps {
+			look := strings.Join([]string{v.Version, v.Status, v.Bay, v.Planned, v.JobNumber, v.Plate, v.Vehicle}, "\x00")
+			seen[v.ID] = look
+			steps[i].Changed = last != nil && last[v.ID] != look
+		}
+		last = seen
+		var b bytes.Buffer
+		err = a.pages["mywork"].ExecuteTemplate(&b, "myWorkBody", myWorkData{Technician: &workshop.Technician{}, Steps: steps, Next: myWorkPath})
+		return b.Bytes(), err
+	}
+	a.stream(w, r, si, d.loc.ID, render)
+	return nil
+}
+
+// workRefusal is why a start or complete sent from a technician's list was
+// refused, in the words of the person at the vehicle: the store's details
+// name ids, the list names the case.
+func workRefusal(err error, f form) string {
+	var e *workshop.Error
+	if errors.As(err, &e) {
+		for _, fe := range e.Fields {
+			switch fe.Code {
+			case "wip_limit_exceeded":
+				return "you are at your limit of steps in progress: complete one first."
+			case "bay_occupied":
+				return "its bay holds another job's vehicle: a step of that job is in progress there."
+			}
+		}
+		switch e.Code {
+		case workshop.CodeStaleUpdatedAt:
+			return "someone else changed it meanwhile; the list shows it as it is now."
+		case workshop.CodeDayCloseInProgress:
+			return "the day is being closed at this location; steps cannot be changed until it finishes."
+		}
+	}
+	return f.message()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/http"
 	"path"
 	"slices"
@@ -28,6 +29,8 @@ var notPages = []string{"layout.html", "wall.html"}
 func parsePages() (pages, error) {
 	funcs := template.FuncMap{
 		"asset": func(name string) string { return assetPaths[name] },
+		// duration shows minutes as h:mm, as every page does (format.go).
+		"duration": durationText,
 		// field is the argument of the "field" template: one input of a form.
 		"field": func(f form, name, label, typ, autocomplete string) map[string]any {
 			return map[string]any{"Form": f, "Name": name, "Label": label, "Type": typ, "Auto": autocomplete}
@@ -105,6 +108,18 @@ func formOf(r *http.Request, fields ...string) form {
 		f.Values[name] = r.PostFormValue(name)
 	}
 	return f
+}
+
+// message is every message of the form in one sentence, the form's own
+// first: for a page that shows a refusal in one place.
+func (f form) message() string {
+	msgs := []string{f.Errors[""]}
+	for _, name := range slices.Sorted(maps.Keys(f.Errors)) {
+		if name != "" {
+			msgs = append(msgs, f.Errors[name])
+		}
+	}
+	return strings.TrimSpace(strings.Join(msgs, " "))
 }
 
 // invalid puts a validation error's messages beside their fields; it

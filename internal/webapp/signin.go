@@ -27,8 +27,9 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// root sends a visitor to sign in, to pick an organisation, or to the
-// board of the organisation's first location.
+// root sends a visitor to sign in, to pick an organisation, a technician
+// to their own work (contract section 7), anyone else to the board of the
+// organisation's first location.
 func (a *App) root(w http.ResponseWriter, r *http.Request) error {
 	si := sessionOf(r)
 	switch {
@@ -42,6 +43,10 @@ func (a *App) root(w http.ResponseWriter, r *http.Request) error {
 	h, err := a.headerOf(r, si, "")
 	if err != nil {
 		return err
+	}
+	if si.Member.User.Role == workshop.RoleTechnician {
+		http.Redirect(w, r, myWorkPath, http.StatusSeeOther) // a technician signs in to their own work
+		return nil
 	}
 	if len(h.Locations) == 0 {
 		return a.render(w, r, http.StatusOK, "message", view{Header: h, Data: map[string]string{"Title": "No location yet",

@@ -73,7 +73,8 @@ func New(st *store.Store, cfg Config) (*App, error) {
 		live: defaultLiveTimes, plans: cfg.Plans, guard: cfg.WebhookGuard}, nil
 }
 
-// Handler serves every page. Form posts from another origin are refused
+// Handler serves every page, each answer with the security headers of
+// contract section 7. Form posts from another origin are refused
 // (403) before any handler runs: a session cookie alone never authorises
 // a write a page of this origin did not make.
 func (a *App) Handler() http.Handler {
@@ -96,6 +97,7 @@ func (a *App) Handler() http.Handler {
 	mux.Handle("GET /locations/{locationID}/jobs/new/quote", a.member(a.newJobQuote))
 	a.jobRoutes(mux)
 	mux.Handle("GET /my/work", a.member(a.myWork))
+	mux.Handle("GET /my/work/events", a.member(a.myWorkEvents))
 	a.resourceRoutes(mux)
 	a.attendanceRoutes(mux)
 	a.settingsRoutes(mux)
@@ -111,5 +113,5 @@ func (a *App) Handler() http.Handler {
 		a.answerError(w, r, messageError(http.StatusForbidden, nil, "Refused",
 			"This form was sent from another site. Open the page here and send it again."))
 	}))
-	return cop.Handler(a.withSession(mux))
+	return withSecurityHeaders(cop.Handler(a.withSession(mux)))
 }

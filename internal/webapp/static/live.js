@@ -1,5 +1,6 @@
-// The live board: the board's body is swapped for each one the server
-// sends over its event stream (GET .../board/events). EventSource
+// The live board (and a technician's list of work, likewise): the body is
+// swapped for each one the server sends over its event stream (GET
+// .../board/events, /my/work/events). EventSource
 // reconnects by itself across server restarts; the server sends the board
 // again on every connection. A stream the server ends ("end": the session
 // is over) or refuses reloads the page, which asks to sign in. The wall
@@ -7,7 +8,7 @@
 // to pick a new version of the application up.
 (function () {
   "use strict";
-  var board = document.getElementById("board");
+  var board = document.querySelector("[data-live]"); // the board, or a technician's work
   if (!board || !board.dataset.live) return;
   if (window.workshopLive) window.workshopLive.close(); // a boosted page left one open
   var wall = board.dataset.wall;
@@ -35,6 +36,7 @@
   es.addEventListener("board", function (e) {
     if (!board.isConnected) { es.close(); return; } // navigated away
     board.innerHTML = e.data;
+    if (window.htmx) window.htmx.process(board); // its links and forms boosted like the page's
     board.classList.remove("live-lost");
   });
   es.addEventListener("end", function () { es.close(); location.reload(); });

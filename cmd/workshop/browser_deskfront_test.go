@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/workshop-platform/workshop/internal/store/storetest"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// screenshot saves what the tab shows as NAME.png in the directory
+// WORKSHOP_SCREENSHOTS names, to be looked at; without it, nothing.
+func (b *chrome) screenshot(t *testing.T, name string) {
+	t.Helper()
+	dir := os.Getenv("WORKSHOP_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("browser, screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// demoSignIn seeds the demo and signs in as its user of role: the Berlin
+// location's id.
+func demoSignIn(t *testing.T, b *chrome, db string, role workshop.Role) (base, locID string) {
+	t.Helper()
+	w := newWorld(t, db)
+	out, err := w.op.Demo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, db)
+	for _, u := range out.Users {
+		if u.Role == role {
+			b.do(t, "sign in as the demo's "+string(role), append(fillSignIn(srv.URL+"/login", u.Email, u.Password),
+				chromedp.Poll[chromedp.Void](`location.pathname !== "/login" && document.querySelector("h1")`))...)
+			return srv.URL, out.LocationIDs[0]
+		}
+	}
+	t.Fatalf("the demo has no %s", role)
+	return "", ""
+}
+
+// TestBrowserListsAligned (issue 27, item 5): in the Jobs, Technicians,
+// Bays and Catalog tables every body cell starts and ends where its
+// column's header does (the board's ul.jobs grid once made table.jobs a
+// grid), on a desk screen and on a phone.
+func TestBrowserListsAligned(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	base, loc := demoSignIn(t, b, storetest.SQLiteURL(t), workshop.RoleOwner)
+	const misaligned = `[...document.querySelectorAll("main table")].flatMap(table => {
+		const heads = [...table.tHead.rows[0].cells].map(c => c.getBoundingClientRect());
+		return [...table.tBodies[0].rows].flatMap((row, r) => [...row.cells].flatMap((c, i) => {
+			const got = c.getBoundingClientRect(), want = heads[i];
+			return !want || Math.abs(got.left - want.left) > 1 || Math.abs(got.width - want.width) > 1
+				? ["row " + (r + 1) + " cell " + (i + 1) + " at " + Math.round(got.left) + "+" + Math.round(got.width) +
+					", header at " + (want ? Math.round(want.left) + "+" + Math.round(want.width) : "none")] : [];
+		}));
+	})`
+	for _, page := range []struct{ name, path string }{
+		{"jobs", "/locations/" + loc + "/jobs"}, {"technicians", "/locations/" + loc + "/technicians"},
+		{"bays", "/locations/" + loc + "/bays"}, {"catalog", "/locations/" + loc + "/catalog"},
+	} {
+		for _, width := range []int64{1280, 390} {
+			b.do(t, "open "+page.name, chromedp.EmulateViewport(width, 844), chromedp.Navigate(base+page.path), chromedp.WaitVisible(`main table tbody tr`))
+			bad, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](misaligned))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(bad) > 0 {
+				t.Errorf("%s at %d px: cells out of line with their headers: %v", page.name, width, bad)
+			}
+			b.screenshot(t, page.name+"-"+strconv.Itoa(int(width)))
+		}
+		b.checkAccessible(t, page.name)
+	}
+}
+
+// TestBrowserWallFits (issue 27, item 6): the wall display on every
+// screen from 1280 x 720 to 3840 x 2160 cuts no text: no card, count, bay
+// or technician is wider inside than its box, the page does not scroll
+// sideways, and the type grows with the screen.
+func TestBrowserWallFits(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	base, loc := demoSignIn(t, b, storetest.SQLiteURL(t), workshop.RoleAdvisor)
+	last := 0.0
+	for _, screen := range []struct{ width, height int64 }{{1280, 720}, {1366, 768}, {1920, 1080}, {3840, 2160}} {
+		size := strconv.Itoa(int(screen.width)) + "x" + strconv.Itoa(int(screen.height))
+		b.do(t, "the wall at "+size, chromedp.EmulateViewport(screen.width, screen.height),
+			chromedp.Navigate(base+"/locations/"+loc+"/board?display=wall"), chromedp.WaitVisible(`.job-number`))
+		got, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]any](`({
+			cut: [...document.querySelectorAll(".job, .job-card, .count, .bay, .tech, .column")]
+				.filter(e => e.scrollWidth > e.clientWidth)
+				.map(e => e.className + " " + e.textContent.trim().slice(0, 40) + " " + e.scrollWidth + ">" + e.clientWidth),
+			cards: document.querySelectorAll(".job").length,
+			sideways: document.documentElement.scrollWidth - window.innerWidth,
+			number: parseFloat(getComputedStyle(document.querySelector(".job-number")).fontSize)})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut := got["cut"].([]any); len(cut) > 0 {
+			t.Errorf("wall at %s: text cut in %v", size, cut)
+		}
+		if got["cards"].(float64) < 5 {
+			t.Errorf("wall at %s: %v job cards, want the demo's jobs", size, got["cards"])
+		}
+		if got["sideways"].(float64) > 0 {
+			t.Errorf("wall at %s: %v px wider than the screen", size, got["sideways"])
+		}
+		if n := got["number"].(float64); n <= last {
+			t.Errorf("wall at %s: job numbers of %v px, want larger than on the smaller screen (%v px)", size, n, last)
+		} else {
+			last = n
+		}
+		if screen.width <= 1920 {
+			b.screenshot(t, "wall-"+size)
+		}
+	}
+	b.checkAccessible(t, "wall display")
+}
+
+// TestBrowserBoardLinks (issue 27, item 1): on the demo's board, as an
+// advisor would, at a desk, on a TV and on a phone: a job card opens its
+// job, the "At risk" count the jobs at risk, the filters narrow the board
+// and the search box finds a job by part of its model; axe finds nothing
+// serious on any of them.
+func TestBrowserBoardLinks(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	base, loc := demoSignIn(t, b, storetest.SQLiteURL(t), workshop.RoleAdvisor)
+	board := base + "/locations/" + loc + "/board"
+	for _, screen := range []struct{ width, height int64 }{{1280, 800}, {1920, 1080}, {390, 844}} {
+		size := strconv.Itoa(int(screen.width)) + "x" + strconv.Itoa(int(screen.height))
+		b.do(t, "the board at "+size, chromedp.EmulateViewport(screen.width, screen.height), chromedp.Navigate(board),
+			chromedp.WaitVisible(`a.job-card`))
+		b.screenshot(t, "board-"+size)
+		sideways, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+		if err != nil || sideways > 0 {
+			t.Errorf("board at %s: %d px wider than the screen (%v)", size, sideways, err)
+		}
+	}
+	b.checkAccessible(t, "board")
+
+	b.do(t, "open a job from its card", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(board), chromedp.WaitVisible(`a.job-card`),
+		jsClick(`a.job-card`))
+	b.waitFor(t, "the job page", `location.pathname.startsWith("/jobs/")`)
+	b.do(t, "open the jobs at risk from the count", chromedp.Navigate(board), chromedp.WaitVisible(`.count.status-at_risk a`),
+		jsClick(`.count.status-at_risk a`))
+	b.waitFor(t, "the jobs at risk", `location.search === "?status=at_risk" && !!document.querySelector("h2#list-heading")`)
+	if h := b.text(t, "#list-heading"); h != "Jobs at risk" {
+		t.Errorf("the at-risk count opened %q, want the jobs at risk", h)
+	}
+	rows, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.jobs tbody tr").length`))
+	if err != nil || rows == 0 {
+		t.Errorf("the jobs at risk list %d jobs (%v), want the demo's", rows, err)
+	}
+	b.checkAccessible(t, "jobs at risk")
+
+	b.do(t, "filter the board to jobs in progress", chromedp.Navigate(board), chromedp.WaitVisible(`#filter-status`),
+		chromedp.SetValue(`#filter-status`, "in_progress"), jsClick(`.board-filters button[type=submit]`))
+	b.waitFor(t, "the filtered board", `location.search.includes("status=in_progress") && !!document.querySelector("a.job-card")`)
+	cols, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".column h3")].map(h => h.textContent)`))
+	if err != nil || len(cols) != 1 || cols[0] != "In progress" {
+		t.Errorf("the filtered board shows the columns %v (%v), want In progress alone", cols, err)
+	}
+	b.screenshot(t, "board-filtered-1280x800")
+
+	b.do(t, "find a job by part of its model", chromedp.Navigate(board), chromedp.WaitVisible(`#board-q`),
+		chromedp.SendKeys(`#board-q`, "octav"), jsClick(`.board-search button`))
+	b.waitFor(t, "the search", `location.pathname.endsWith("/jobs") && !!document.querySelector("table.jobs")`)
+	if got := b.text(t, "table.jobs tbody"); !strings.Contains(got, "Skoda Octavia") {
+		t.Errorf("searching octav found %q, want the Skoda Octavia", got)
+	}
+	b.screenshot(t, "search-1280x800")
+	b.checkAccessible(t, "search")
+}
