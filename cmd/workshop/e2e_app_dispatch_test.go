@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -67,12 +68,13 @@ func TestAppDispatch(t *testing.T) {
 		b := newBrowser(t, srv.URL)
 		b.login("desk@dispatch.example", testPassword, "").want(t, "advisor signs in", http.StatusSeeOther, "/")
 		p := b.get(path)
-		p.want(t, "the plan", http.StatusOK, "", "<h3>Jonas</h3>", "<h3>Lift 1</h3>", "Proposed", "Accept the whole plan",
-			"for 2 unassigned steps", ev.JobNumber+" · High voltage check</a>: No technician has the skills", "Jobs at risk",
+		p.want(t, "the plan", http.StatusOK, "", `data-name="Jonas"`, "proposed by the planner", "Accept the whole plan",
+			"for 2 unassigned steps", ev.JobNumber+" · High voltage check</a>", "No technician has the skills", "Jobs at risk",
 			`name="stepId" value="`+first.ID+`"`)
+		b.get(path+"?by=bay").want(t, "the plan by bay", http.StatusOK, "", `data-name="Lift 1"`)
 		b.get(path+"?date=tomorrow").want(t, "a bad date", http.StatusBadRequest, "", "YYYY-MM-DD")
 
-		b.post(path+"/apply", url.Values{"stepId": {first.ID}}).want(t, "accept one step", http.StatusSeeOther, path+"?accepted=1")
+		b.post(path+"/apply", url.Values{"stepId": {first.ID}}).want(t, "accept one step", http.StatusSeeOther, path+"?accepted="+first.ID)
 		steps := map[string]workshop.Step{}
 		for _, st := range deskJob(t, w, o.ID, job.ID).Steps {
 			steps[st.ID] = st
@@ -80,8 +82,11 @@ func TestAppDispatch(t *testing.T) {
 		if len(steps[first.ID].TechIDs) != 1 || steps[first.ID].BayID == nil || len(steps[second.ID].TechIDs) != 0 {
 			t.Errorf("after accepting one step: first %+v, second %+v; want only the first assigned", steps[first.ID], steps[second.ID])
 		}
-		b.get(path+"?accepted=1").want(t, "accepted", http.StatusOK, "", "The plan is accepted", "Assigned", "for 1 unassigned step.")
-		b.post(path+"/apply", url.Values{}).want(t, "accept the whole plan", http.StatusSeeOther, path+"?accepted=1")
+		b.get(path+"?accepted="+first.ID).want(t, "accepted", http.StatusOK, "",
+			"Accepted "+job.JobNumber+" · Matrix step: Jonas, Lift 1.", "assigned by a person", "for 1 unassigned step.")
+		b.post(path+"/apply", url.Values{}).want(t, "accept the whole plan", http.StatusSeeOther, path+"?accepted=all&n=1")
+		b.get(path+"?accepted=all&n=1").want(t, "accepted all", http.StatusOK, "",
+			"Accepted the whole plan: the technicians and bays it proposed are now assigned to 1 step.")
 		for _, st := range deskJob(t, w, o.ID, job.ID).Steps {
 			if len(st.TechIDs) != 1 || st.BayID == nil {
 				t.Errorf("after accepting the plan, step %s has %v, %v; want a technician and a bay", st.Label, st.TechIDs, st.BayID)
@@ -91,5 +96,71 @@ func TestAppDispatch(t *testing.T) {
 			t.Errorf("the unplaceable step was assigned: %+v", got)
 		}
 		b.get(path).wantNot(t, "nothing left to accept", "Accept the whole plan")
+	})
+}
+
+// Moving a step without JavaScript: each bar opens a form of its step
+// (technicians, bay, start) whose post is one step PATCH with the
+// updatedAt it was drawn from. A stale form is refused and says so; a
+// technician without the step's skills is asked about first; a bay in
+// maintenance is refused with its name; Unschedule returns the time to
+// the planner and keeps the technicians and bay.
+func TestAppDispatchMove(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		s := newDispatchShop(t, w)
+		appUser(t, w, s.org.ID, "move@timeline.example", workshop.RoleAdvisor, testPassword)
+		srv := startServer(t, db.URL)
+		b := newBrowser(t, srv.URL)
+		b.login("move@timeline.example", testPassword, "").want(t, "advisor signs in", http.StatusSeeOther, "/")
+		path := "/locations/" + s.loc.ID + "/dispatch"
+		oil := deskJob(t, w, s.org.ID, s.jobs[2].ID).Steps[0]
+		zone, _ := time.LoadLocation(s.loc.Timezone)
+		day := time.Now().In(zone).AddDate(0, 0, 1).Format(time.DateOnly)
+
+		b.get(path+"/steps/"+oil.ID+"?date="+day).want(t, "the move form", http.StatusOK, "",
+			"Move "+s.jobs[2].JobNumber+" · Oil service · M-XY 3120", `name="techIds" value="`+s.cem.ID+`"`, `name="start"`, "Unschedule")
+		move := func(st workshop.Step, extra url.Values) url.Values {
+			v := url.Values{"techIds": {s.cem.ID}, "bayId": {s.lift1.ID}, "start": {day + "T10:30"}, "action": {"move"},
+				"updatedAt": {strconv.FormatInt(int64(st.UpdatedAt), 10)}, "date": {day}}
+			for k, vs := range extra {
+				v[k] = vs
+			}
+			return v
+		}
+		moved := path + "?date=" + day + "&how=move&moved=" + oil.ID
+		b.post(path+"/steps/"+oil.ID+"/move", move(oil, nil)).want(t, "move", http.StatusSeeOther, moved)
+		b.get(moved).want(t, "told", http.StatusOK, "", "Moved "+s.jobs[2].JobNumber+" · Oil service · M-XY 3120 to Cem Yilmaz, Lift 1.")
+		got := stepByID(t, w, s, oil.ID)
+		if got.NotBefore == nil || got.NotBefore.In(zone).Format("2006-01-02T15:04") != day+"T10:30" ||
+			len(got.TechIDs) != 1 || got.TechIDs[0] != s.cem.ID || got.BayID == nil || *got.BayID != s.lift1.ID {
+			t.Errorf("moved step: %v %v %v; want Cem, Lift 1, %sT10:30", got.TechIDs, got.BayID, got.NotBefore, day)
+		}
+
+		b.post(path+"/steps/"+oil.ID+"/move", move(oil, url.Values{"start": {day + "T11:00"}})).want(t, "a stale form",
+			http.StatusConflict, "", "Someone else changed this step")
+
+		unscheduled := path + "?date=" + day + "&how=unschedule&moved=" + oil.ID
+		b.post(path+"/steps/"+oil.ID+"/move", move(got, url.Values{"action": {"unschedule"}})).want(t, "unschedule",
+			http.StatusSeeOther, unscheduled)
+		b.get(unscheduled).want(t, "told", http.StatusOK, "", "Unscheduled "+s.jobs[2].JobNumber+" · Oil service · M-XY 3120: the planner times it again")
+		if got = stepByID(t, w, s, oil.ID); got.NotBefore != nil || len(got.TechIDs) != 1 || got.BayID == nil {
+			t.Errorf("unscheduled step: %v %v %v; want no notBefore, its technician and bay kept", got.TechIDs, got.BayID, got.NotBefore)
+		}
+
+		lonely := url.Values{"techIds": {s.ana.ID}, "bayId": {s.lift1.ID}}
+		b.post(path+"/steps/"+s.lonely.ID+"/move", move(s.lonely, lonely)).want(t, "a technician without the skills",
+			http.StatusOK, "", "Ana Petrova lacks the skills isolation this step needs. Move it anyway?", `name="confirm" value="1"`)
+		if got = stepByID(t, w, s, s.lonely.ID); len(got.TechIDs) != 0 {
+			t.Errorf("moved before confirming: %v", got.TechIDs)
+		}
+		lonely.Set("confirm", "1")
+		b.post(path+"/steps/"+s.lonely.ID+"/move", move(s.lonely, lonely)).want(t, "confirmed",
+			http.StatusSeeOther, path+"?date="+day+"&how=move&moved="+s.lonely.ID)
+
+		wipers := deskJob(t, w, s.org.ID, s.jobs[2].ID).Steps[1]
+		b.post(path+"/steps/"+wipers.ID+"/move", move(wipers, url.Values{"bayId": {s.lift3.ID}})).want(t, "a bay in maintenance",
+			http.StatusUnprocessableEntity, "", "Lift 3 is in maintenance")
 	})
 }

@@ -45,6 +45,7 @@ type App struct {
 
 	plans *planning.Service
 	guard *webhooks.Guard
+	names timelineCache // the dispatch page's records, by plan version
 }
 
 // New makes the application on a store.
