@@ -134,6 +134,6 @@ func TestSchedulingAStepEndToEnd(t *testing.T) {
 		b := newBrowser(t, p.api)
 		b.login("advisor@example.com", testPassword, "").want(t, "advisor signs in", http.StatusSeeOther, "/")
 		b.get("/jobs/"+gearJob).want(t, "the job page of the unplaceable job", http.StatusOK, "",
-			`waits for <a href="#step-`+gear[0]+`">Service GEARBOX</a>`, "none: a step cannot be placed")
+			`waits for <a href="#step-`+gear[0]+`">Service GEARBOX</a>`, "a step cannot be placed in the plan")
 	})
 }

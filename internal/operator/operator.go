@@ -88,7 +88,7 @@ func (o *Operator) CreateOrg(ctx context.Context, name string, plan workshop.Pla
 	if plan == "" {
 		plan = workshop.PlanPro
 	}
-	if err := requireName("name", name); err != nil {
+	if err := workshop.CheckName("name", name); err != nil {
 		return OrgOut{}, err
 	}
 	if !plan.Valid() {
@@ -248,12 +248,6 @@ func (o *Operator) CreateTechnician(ctx context.Context, r TechnicianRequest) (w
 	if err != nil {
 		return workshop.Technician{}, err
 	}
-	if err := requireName("name", r.Name); err != nil {
-		return workshop.Technician{}, err
-	}
-	if r.WIPLimit < 1 || r.WIPLimit > workshop.MaxWIPLimit {
-		return workshop.Technician{}, workshop.Invalid("wip-limit", "The work-in-progress limit must be between 1 and %d.", workshop.MaxWIPLimit)
-	}
 	if r.UserID != "" {
 		u, err := o.Store.User(ctx, r.UserID)
 		var found *workshop.User
@@ -274,9 +268,6 @@ func (o *Operator) CreateTechnician(ctx context.Context, r TechnicianRequest) (w
 func (o *Operator) CreateBay(ctx context.Context, locationID, name string, equipment, services []string) (workshop.Bay, error) {
 	l, err := o.Store.LocationByID(ctx, locationID)
 	if err != nil {
-		return workshop.Bay{}, err
-	}
-	if err := requireName("name", name); err != nil {
 		return workshop.Bay{}, err
 	}
 	now := o.stamp()
@@ -379,13 +370,6 @@ func (o *Operator) localToday(ctx context.Context, locationID string) (string, e
 		return "", fmt.Errorf("location %s: %w", l.ID, err)
 	}
 	return o.Now().In(zone).Format(time.DateOnly), nil
-}
-
-func requireName(field, s string) error {
-	if n := len([]rune(strings.TrimSpace(s))); n == 0 || n > 255 {
-		return workshop.Invalid(field, "Give a name of 1 to 255 characters.")
-	}
-	return nil
 }
 
 func optional(s string) *string {

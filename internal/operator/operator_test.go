@@ -470,7 +470,7 @@ func TestTechniciansAndBays(t *testing.T) {
 		}
 		for _, wip := range []int{0, 21} {
 			_, err := e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: "Jonas", WIPLimit: wip})
-			wantInvalid(t, err, "wip-limit")
+			wantInvalid(t, err, "wipLimit")
 		}
 		_, err = e.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: e.loc.ID, Name: " ", WIPLimit: 2})
 		wantInvalid(t, err, "name")

@@ -71,7 +71,7 @@ func newLocation(orgID string, f LocationFields, nameField string, now workshop.
 		f.Currency = "EUR"
 	}
 	var v workshop.Validation
-	addField(&v, requireName(nameField, f.Name))
+	addField(&v, workshop.CheckName(nameField, f.Name))
 	if _, err := time.LoadLocation(f.Timezone); err != nil || f.Timezone == "" || f.Timezone == "Local" {
 		v.Add("timezone", "%q is not an IANA time zone name such as Europe/Berlin.", f.Timezone)
 	}
@@ -159,7 +159,7 @@ func (o *Operator) Setup(ctx context.Context, token string, r SetupRequest) (wor
 	now := o.stamp()
 	org := workshop.Org{ID: workshop.NewID(workshop.PrefixOrg), Name: r.OrgName, PlanTier: workshop.PlanPro, CreatedAt: now, UpdatedAt: now}
 	var v workshop.Validation
-	addField(&v, requireName("orgName", r.OrgName))
+	addField(&v, workshop.CheckName("orgName", r.OrgName))
 	loc, err := newLocation(org.ID, r.Location, "locationName", now)
 	addField(&v, err)
 	if r.Password == "" {

@@ -172,6 +172,9 @@ func (l createLoad) decide(r *createReq) (refused, err error) {
 		return nil, err
 	}
 	j, r.year = workshop.Opened(j, zone, r.stampArrival)
+	if err := workshop.CheckJob(j); err != nil {
+		return err, nil
+	}
 	j.Steps = slices.Clone(j.Steps) // the request's stay as sent: a group may be decided again
 	for i, st := range j.Steps {
 		var item *workshop.CatalogItem

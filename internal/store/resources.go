@@ -9,6 +9,9 @@ import (
 
 // CreateTechnician stores a new technician.
 func (s *Store) CreateTechnician(ctx context.Context, t workshop.Technician) (workshop.Technician, error) {
+	if err := workshop.CheckTechnician(t); err != nil {
+		return t, err
+	}
 	t, err := write(ctx, s, func(c conn) (workshop.Technician, error) { return t, insertTechnician(ctx, c, t) })
 	if isUniqueViolation(err, "user") {
 		return t, workshop.Invalid("user", "User %s already works as another technician.", t.UserID)
@@ -31,6 +34,9 @@ func (s *Store) DeleteTechnician(ctx context.Context, id string) error {
 
 // CreateBay stores a new bay.
 func (s *Store) CreateBay(ctx context.Context, b workshop.Bay) (workshop.Bay, error) {
+	if err := workshop.CheckBay(b); err != nil {
+		return b, err
+	}
 	return write(ctx, s, func(c conn) (workshop.Bay, error) { return b, insertBay(ctx, c, b) })
 }
 

@@ -263,11 +263,11 @@ func (a *App) jobList(ctx context.Context, d *desk, q, status string) (jobList, 
 }
 
 // parseLocalTime reads a datetime-local value in the location's zone.
-// jobFields checks the fields the new-job and edit forms share (the
+// jobFields reads the fields the new-job and edit forms share (the
 // number, the vehicle, the promise in the location's time, the priority)
-// and reads the number and the promise.
+// and checks what only the form can: the promise's and the priority's
+// form. The fields' own rules are the store's (workshop.CheckJob).
 func (d *desk) jobFields(v *workshop.Validation, f form) (number string, promise *workshop.OffsetTime) {
-	checkLengths(v, f, 255, "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel")
 	promise, ok := d.parseLocalTime(f.Values["promiseTime"])
 	if !ok {
 		v.Add("promiseTime", "Enter the promise as a date and time.")
@@ -303,15 +303,6 @@ func optionalText(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// checkLengths adds a message for each field longer than max characters.
-func checkLengths(v *workshop.Validation, f form, max int, fields ...string) {
-	for _, name := range fields {
-		if n := len([]rune(f.Values[name])); n > max {
-			v.Add(name, "At most %d characters, please (this has %d).", max, n)
-		}
-	}
 }
 
 // parseVersion reads a form's updatedAt: the version of the record the

@@ -88,9 +88,6 @@ func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 	f := formOf(r, editFields...)
 	var v workshop.Validation
 	number, promise := d.jobFields(&v, f)
-	if err := workshop.CheckJobNumber(number); err != nil {
-		f.refusal(err, nil)
-	}
 	err = v.Err()
 	if err == nil && len(f.Errors) == 0 {
 		prio := f.Values["priority"]
@@ -113,7 +110,6 @@ func (a *App) addStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 	st := workshop.Step{ID: workshop.NewID(workshop.PrefixStep), JobID: j.ID, SchedulingMode: "sequential", TechIDs: []string{},
 		Status: workshop.StepPending, CreatedAt: now, UpdatedAt: now, Label: strings.TrimSpace(f.Values["label"])}
 	var v workshop.Validation
-	checkLengths(&v, f, 200, "label")
 	if code := f.Values["serviceCode"]; code != "" {
 		st.ServiceCode = &code
 	} else if st.Label == "" {
@@ -121,8 +117,8 @@ func (a *App) addStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 	}
 	if s := strings.TrimSpace(f.Values["estimatedDuration"]); s != "" && st.ServiceCode == nil {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 10080 {
-			v.Add("estimatedDuration", "Enter the estimate in minutes, 1 to 10080.")
+		if err != nil {
+			v.Add("estimatedDuration", "Enter the estimate in minutes.")
 		}
 		st.EstimatedDuration = n
 	}

@@ -42,6 +42,9 @@ func ChangeJob(j Job, p JobPatch, now Micros) (Job, error) {
 	if next.ArrivalTime == nil && j.Status == JobArrived {
 		next.Status = JobBooked
 	}
+	if err := checkJobPatch(next, p); err != nil {
+		return j, err
+	}
 	if jobsEqual(j, next) {
 		return j, nil
 	}

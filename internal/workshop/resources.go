@@ -69,11 +69,7 @@ func CheckCatalogItem(it CatalogItem) error {
 	return v.Err()
 }
 
-func checkName(v *Validation, name string) {
-	if n := len([]rune(strings.TrimSpace(name))); n == 0 || n > MaxNameLength {
-		v.Add("name", "Give a name of 1 to %d characters.", MaxNameLength)
-	}
-}
+func checkName(v *Validation, name string) { _ = v.Check(CheckName("name", name)) }
 
 func checkList(v *Validation, field string, list []string) {
 	if len(list) > MaxListEntries {

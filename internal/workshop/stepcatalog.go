@@ -29,6 +29,9 @@ func CompleteStep(st Step, item *CatalogItem) (Step, error) {
 	}
 	if st.EstimatedDuration == 0 {
 		v.Add("estimatedDuration", "estimatedDuration is required unless serviceCode names a catalog item.")
+		checkLength(&v, "label", st.Label, MaxStepLabelLength)
+	} else {
+		checkStepFields(&v, st)
 	}
 	return st, v.Err()
 }

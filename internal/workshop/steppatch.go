@@ -113,6 +113,12 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 		}
 		next.NotBefore = *p.NotBefore
 	}
+	if p.Label != nil {
+		checkLength(&v, "label", next.Label, MaxStepLabelLength)
+	}
+	if p.EstimatedDuration != nil {
+		checkEstimate(&v, next.EstimatedDuration)
+	}
 	if err := v.Err(); err != nil {
 		return st, err // the status is judged on a valid step
 	}
