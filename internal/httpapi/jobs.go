@@ -141,8 +141,15 @@ func (h *handlers) CreateJob(ctx context.Context, req oapi.CreateJobRequestObjec
 	if err != nil {
 		return nil, err
 	}
+	var v workshop.Validation
+	if b.JobNumber != nil {
+		_ = v.Check(workshop.CheckJobNumber(*b.JobNumber))
+	}
 	arrival, err := h.arrivalOf(b.ArrivalTime)
-	if err != nil {
+	if err := v.Check(err); err != nil {
+		return nil, err
+	}
+	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	now := workshop.MicrosOf(h.now())
@@ -267,6 +274,9 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 	patch := store.JobPatch{UpdatedAt: version.at, JobNumber: b.JobNumber, VehiclePlate: optionalNullable(b.VehiclePlate),
 		VehicleMake: optionalNullable(b.VehicleMake), VehicleModel: optionalNullable(b.VehicleModel)}
 	var v workshop.Validation
+	if b.JobNumber != nil {
+		_ = v.Check(workshop.CheckJobNumber(*b.JobNumber))
+	}
 	if b.PromiseTime.IsSpecified() {
 		t := offsetOf(b.PromiseTime)
 		patch.PromiseTime = &t

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/operator"
@@ -217,8 +218,14 @@ func (s *syncBuffer) String() string {
 // boards (at most one per coalesce, the last change always rendered),
 // sends heartbeats, and ends with "end" when its session is over, or when
 // the hub stops.
+// It runs in a synctest bubble: the stream's timers and the test's sleeps
+// run on the bubble's fake clock, so the burst's count is exact.
 func TestLiveStreamCoalescesAndEnds(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, liveStreamCoalescesAndEnds)
+}
+
+func liveStreamCoalescesAndEnds(t *testing.T) {
 	var renders atomic.Int32
 	var valid atomic.Bool
 	valid.Store(true)
@@ -249,9 +256,10 @@ func TestLiveStreamCoalescesAndEnds(t *testing.T) {
 	}
 	burst := time.Since(start)
 	waitFor(t, "the burst's last board", time.Second, func() bool { return time.Since(start) > burst+150*time.Millisecond })
-	// 300 ms of changes every 5 ms at most one render per 100 ms: about 4.
-	if n := renders.Load() - 1; n < 2 || n > 5 {
-		t.Errorf("a 300 ms burst rendered %d boards, want 2 to 5", n)
+	// 300 ms of changes every 5 ms, at most one render per 100 ms: at 0,
+	// 100, 200 and 300 ms after the board sent on connecting.
+	if n := renders.Load() - 1; n != 4 {
+		t.Errorf("a 300 ms burst rendered %d boards, want 4", n)
 	}
 	waitFor(t, "a heartbeat", time.Second, func() bool { return strings.Contains(out.String(), ": heartbeat\n\n") })
 
