@@ -543,7 +543,7 @@ export interface paths {
         };
         /**
          * List a webhook's deliveries
-         * @description The delivery history, oldest first. Needs `webhooks:read`.
+         * @description The delivery history, oldest first; `status` and `event` narrow it (given both, to deliveries matching both). Needs `webhooks:read`.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -992,11 +992,14 @@ export interface components {
         Windows: {
             /**
              * Format: date-time
-             * @description The baseline plan, laid out from the arrival (or creation) in working time; with the location's offset.
+             * @description With the location's offset. For a step not completed of a job in its location's dispatch plan, the plan's start (GET /v1/scheduler/plan; from its actual start when in progress), null when the plan leaves it unplaced; for a completed step, its actual start (the window its estimate gave from there: planned versus actual shows how it ran against its estimate); null for a step of a delivered or cancelled job that was not completed. For the job, the earliest of its steps'.
              */
-            plannedStart: string;
-            /** Format: date-time */
-            plannedEnd: string;
+            plannedStart: string | null;
+            /**
+             * Format: date-time
+             * @description The plan's end of a step not completed (null when unplaced); for a completed step, its actual start plus its estimate in working time. For the job, the latest of its steps', null when a step not completed has none.
+             */
+            plannedEnd: string | null;
             /**
              * Format: date-time
              * @description When work started; null before.
@@ -1011,9 +1014,9 @@ export interface components {
         StepDetail: components["schemas"]["Step"] & components["schemas"]["Windows"] & {
             /**
              * Format: date-time
-             * @description When the step is expected to end now: its actual end, or its actual start plus its duration, or its place in the projection.
+             * @description When the step is expected to end now: its actual end, or the plan's end; null for a step the plan leaves unplaced, and for one not completed of a delivered or cancelled job.
              */
-            projectedEnd: string;
+            projectedEnd: string | null;
         };
         Hold: {
             /** Format: date-time */
@@ -1031,11 +1034,14 @@ export interface components {
         };
         Delay: {
             stepId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The end its estimate gave from its actual start (actual start plus estimatedDuration in working time).
+             */
             plannedEnd: string;
             /**
              * Format: date-time
-             * @description The actual end, or the projected end of a step not finished.
+             * @description The actual end, or the plan's end of a step in progress.
              */
             end: string;
             /** @description Working minutes past the planned end. */
@@ -1047,19 +1053,19 @@ export interface components {
             steps: components["schemas"]["StepDetail"][];
             /** @description The periods the job waited between steps, oldest first. */
             holds: components["schemas"]["Hold"][];
-            /** @description Steps that ended (or will end) after their planned end. */
+            /** @description Steps that started and ended (or will end) after the end their estimate gave from their actual start. */
             delays: components["schemas"]["Delay"][];
             promise: {
                 /** Format: date-time */
                 promiseTime: string | null;
                 /**
                  * Format: date-time
-                 * @description For a job in its location's dispatch plan (not delivered or cancelled, with a step not completed), the plan's projected completion (GET /v1/scheduler/plan; the job's own layout when a step is unplaced). Otherwise the last step's projected end (for a finished job, when it finished).
+                 * @description For a job in its location's dispatch plan (not delivered or cancelled, with a step not completed), the plan's projected completion (GET /v1/scheduler/plan of today), null when a step is unplaced. Otherwise the last actual end once every step is completed; null for a job without steps, and for a delivered or cancelled job with work not completed.
                  */
-                projectedCompletion: string;
-                /** @description For a job in the dispatch plan, the plan's atRisk (late, or a step unplaced): the detail and the plan never disagree. Otherwise the projection is past the promise, or less than 30 working minutes before it while work remains. */
+                projectedCompletion: string | null;
+                /** @description For a job in the dispatch plan, the plan's atRisk (late, or a step unplaced): the detail and the plan never disagree. Otherwise whether it is late: its promise has passed and it is not ready, delivered or cancelled (the board's late). */
                 atRisk: boolean;
-                /** @description Working minutes from the projection to the promise (negative when late); null without a promise. */
+                /** @description Working minutes from the projection to the promise (negative when late); null without a promise or a projection. */
                 slackMinutes: number | null;
             };
             verification: {
@@ -1367,12 +1373,14 @@ export interface components {
             stepId: string;
             jobId: string;
             reason: components["schemas"]["UnplacedReason"];
+            /** @description With reason after_unplaced_step only: the first (in phase, then creation order) of the steps it waits for that are unplaced with a reason of their own. */
+            blockedBy?: string;
         };
         /**
-         * @description no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start.
+         * @description no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
          * @enum {string}
          */
-        UnplacedReason: "no_qualified_technician" | "no_suitable_bay" | "beyond_horizon";
+        UnplacedReason: "no_qualified_technician" | "no_suitable_bay" | "beyond_horizon" | "after_unplaced_step";
         PlanJob: {
             jobId: string;
             /** Format: date-time */
@@ -1443,6 +1451,11 @@ export interface components {
          */
         EventName: "job.created" | "job.updated" | "job.delivered" | "job.cancelled" | "step.created" | "step.updated" | "step.completed" | "bay.status_changed" | "tech.clocked_in" | "tech.clocked_out" | "job.at_risk" | "job.on_track" | "webhook.disabled";
         /**
+         * @description The state of a delivery. pending: an attempt is due; succeeded: an attempt got a 2xx; failed: the last attempt failed and another is scheduled; exhausted: every attempt failed.
+         * @enum {string}
+         */
+        DeliveryStatus: "pending" | "succeeded" | "failed" | "exhausted";
+        /**
          * @description The event of a delivery: a subscribable event, or ping, the test event sent to one registration from the developer settings (data `{"webhook_id"}`), which is not subscribable.
          * @enum {string}
          */
@@ -1500,11 +1513,7 @@ export interface components {
             /** @description The event's id (`evt_...`). */
             eventId: string;
             event: components["schemas"]["DeliveryEventName"];
-            /**
-             * @description failed: the last attempt failed and another is scheduled.
-             * @enum {string}
-             */
-            status: "pending" | "succeeded" | "failed" | "exhausted";
+            status: components["schemas"]["DeliveryStatus"];
             /** @description Attempts made so far. */
             attempts: number;
             /** @description The endpoint's status of the last attempt; null when it did not answer. */
@@ -1744,7 +1753,7 @@ export interface components {
             occurredAt: components["schemas"]["AuditTimestamp"];
             data: components["schemas"]["AttendanceRow"];
         };
-        /** @description `job.at_risk` delivery body. A job's plan turned late for its promise. */
+        /** @description `job.at_risk` delivery body. A job's plan turned late for its promise (or a step of it cannot be placed): sent once per turn, within 10 seconds of the change that caused it, or within 15 minutes when time alone turned it. */
         JobAtRiskEvent: {
             /** @description The event's id (`evt_...`). */
             id: string;
@@ -1753,7 +1762,7 @@ export interface components {
             occurredAt: components["schemas"]["AuditTimestamp"];
             data: components["schemas"]["JobPromiseRow"];
         };
-        /** @description `job.on_track` delivery body. A job's plan is back within its promise. */
+        /** @description `job.on_track` delivery body. A job's plan is back within its promise: sent once per turn, within 10 seconds of the change that caused it, or within 15 minutes when time alone turned it. */
         JobOnTrackEvent: {
             /** @description The event's id (`evt_...`). */
             id: string;
@@ -2030,6 +2039,28 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the registration's current
+         *     signingSecret (as returned). During a rotation's 24 hours it carries the NEW secret's signature only: a
+         *     receiver still holding the old secret verifies `webhook-signature` instead.
+         */
+        WebhookSignature: string;
+        /**
+         * @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body`, keyed with the
+         *     base64-decoded part of signingSecret after `whsec_`. During a rotation's 24 hours it carries two
+         *     space-separated signatures, the new secret's first and the old one's second: either verifies.
+         */
+        WebhookStandardSignature: string;
+        /** @description The delivery's id (`dlv_...`), the same on every attempt; deduplicate on it. */
+        WebhookID: string;
+        /** @description When this attempt was signed, Unix seconds; refuse one far from your clock (replays). */
+        WebhookTimestamp: string;
+        /** @description The event name, as in the body's `event`. */
+        WebhookEventHeader: components["schemas"]["DeliveryEventName"];
+        /** @description The delivery's id (`dlv_...`), stable across retries, as `webhook-id`. */
+        WebhookDelivery: string;
+        /** @description The attempt's number, from 1. */
+        WebhookAttempt: number;
         /** @description Makes a retried POST safe; see the conventions above. */
         IdempotencyKey: string;
         /** @description Rows per page, 1 to 200. */
@@ -3172,6 +3203,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only deliveries in this state (`failed` to find what to redeliver). */
+                status?: components["schemas"]["DeliveryStatus"];
+                /** @description Only deliveries of this event. */
+                event?: components["schemas"]["DeliveryEventName"];
             };
             header?: never;
             path: {
