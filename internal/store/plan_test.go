@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -281,5 +282,76 @@ func TestPromiseWatchTellsEachTurnOnce(t *testing.T) {
 			t.Errorf("back on track = %+v, %v; want one job.on_track", turns, err)
 		}
 		e.wantEvents(t, "on track", "job.on_track")
+	})
+}
+
+// TestPromiseWatchDueRules: a location is due after a change (first, and
+// even when the change came during a look) or when the time its last look
+// named has come; otherwise, and while a look rests, nothing is claimed.
+func TestPromiseWatchDueRules(t *testing.T) {
+	t.Parallel()
+	storetest.EachGrouping(t, func(t *testing.T, db storetest.Database) {
+		e := newJobEnv(t, db)
+		ctx := t.Context()
+		other := e.location(t, "Other", "Europe/Berlin")
+		job := e.createJob(t, e.loc.ID)
+		now := e.clk.Now()
+		claim := func(at time.Time, limit int) []store.WatchClaim {
+			t.Helper()
+			got, err := e.st.ClaimDue(ctx, "one", at, at.Add(10*time.Second), limit)
+			if err != nil {
+				t.Fatalf("ClaimDue: %v", err)
+			}
+			return got
+		}
+		record := func(locationID string, at time.Time, version int64, next time.Time) {
+			t.Helper()
+			pc := store.PromiseCheck{LocationID: locationID, Owner: "one", Version: version, Minute: 1, Now: at, Rest: time.Second, Next: next}
+			if _, err := e.st.RecordPromises(ctx, pc); err != nil {
+				t.Fatalf("RecordPromises: %v", err)
+			}
+		}
+		want := func(what string, got []store.WatchClaim, want ...store.WatchClaim) {
+			t.Helper()
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: claimed %v, want %v", what, got, want)
+			}
+		}
+		changed := func(id string) store.WatchClaim { return store.WatchClaim{LocationID: id, Changed: true} }
+		timed := func(id string) store.WatchClaim { return store.WatchClaim{LocationID: id} }
+
+		got := claim(now, 10)
+		slices.SortFunc(got, func(a, b store.WatchClaim) int { return strings.Compare(a.LocationID, b.LocationID) })
+		wantBoth := []store.WatchClaim{changed(e.loc.ID), changed(other.ID)}
+		slices.SortFunc(wantBoth, func(a, b store.WatchClaim) int { return strings.Compare(a.LocationID, b.LocationID) })
+		want("new locations", got, wantBoth...)
+		record(e.loc.ID, now, e.planVersion(t, e.loc.ID), now.Add(5*time.Minute))
+		record(other.ID, now, e.planVersion(t, other.ID), now.Add(time.Minute))
+		want("resting", claim(now.Add(2*time.Second), 10))
+
+		// Time alone: each when its look said; a change goes first.
+		at := now.Add(time.Minute)
+		want("other's time come", claim(at, 10), timed(other.ID))
+		record(other.ID, at, e.planVersion(t, other.ID), at.Add(time.Minute))
+		e.createStep(t, job.ID, "Oil")
+		at = now.Add(2 * time.Minute)
+		want("a change before a time come, limit 1", claim(at, 1), changed(e.loc.ID))
+		want("then the time come", claim(at, 1), timed(other.ID))
+		record(other.ID, at, e.planVersion(t, other.ID), time.Time{})
+
+		// A change during the look (the plan read the version before it)
+		// leaves the location due after the rest.
+		version := e.planVersion(t, e.loc.ID)
+		e.createStep(t, job.ID, "Brakes")
+		record(e.loc.ID, at, version, time.Time{})
+		want("a change during the look, resting", claim(at.Add(500*time.Millisecond), 10))
+		want("a change during the look", claim(at.Add(time.Second), 10), changed(e.loc.ID))
+		record(e.loc.ID, at.Add(time.Second), e.planVersion(t, e.loc.ID), time.Time{})
+		want("nothing can turn: never", claim(at.Add(24*time.Hour), 10))
+
+		q, err := e.st.WatchQueueAt(ctx, at.Add(24*time.Hour))
+		if err != nil || q.Due != 0 {
+			t.Errorf("queue after every look = %+v, %v; want none due", q, err)
+		}
 	})
 }
