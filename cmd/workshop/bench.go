@@ -24,6 +24,8 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.
 	warmup := fs.Duration("warmup", time.Second, "unmeasured time before each run")
 	conns := fs.Int("connections", 64, "connections of the closed-loop runs")
 	stepPool := fs.Int("step-pool", 120000, "fresh steps seeded before each round of patch_step (each is started once; a round uses warmup+duration times its rate)")
+	locations := fs.Int("locations", 100, "promise_watch_scale: locations of 5 technicians, 3 bays and 20 open jobs")
+	serve := fs.String("serve", "", "promise_watch_scale: the workshop binary to start as serve processes (default: this one; another build's to compare)")
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of each measured target run to FILE.<scenario>.<round> (seeding and the control are left out)")
 	if rest, err := parse(fs, args); err != nil {
@@ -35,8 +37,12 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if *serve == "" {
+		*serve = exe
+	}
 	cfg := bench.Config{DatabaseURL: *db, Scenarios: list(*scenarios), Rounds: *rounds,
-		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: []string{exe, "bench", "receiver"}}
+		Duration: *duration, Warmup: *warmup, Connections: *conns, StepPool: *stepPool, ReceiverCommand: []string{exe, "bench", "receiver"},
+		Locations: *locations, ServeCommand: []string{*serve}}
 	if *cpuProfile != "" {
 		cfg.Profile = cpuProfiler(*cpuProfile, stderr)
 	}

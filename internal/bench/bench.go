@@ -43,6 +43,11 @@ type Config struct {
 	// ReceiverCommand starts a webhook receiver process (ServeReceiver)
 	// when run with --delay D: the slow-receiver scenario needs it.
 	ReceiverCommand []string
+	// Locations and ServeCommand are the promise watch scenario's: how
+	// many locations, and the `workshop` binary it starts as serve
+	// processes (another build's, to compare).
+	Locations    int
+	ServeCommand []string
 	// Profile, when set, is called as each measured run of a scenario's
 	// target starts (run names it, e.g. "create_job.2") and returns what
 	// ends the profile: seeding and the control stay out of it.

@@ -39,8 +39,10 @@ type Watch struct {
 	Now   func() time.Time
 	Log   *slog.Logger
 	// Tick is how often due locations are looked for (500 ms), Lease how
-	// long a look may take before another process may take it over (10 s),
-	// Rest how long a location is left alone after a look (1 s).
+	// long a look may take before another process may take it over (5 s:
+	// a look is claimed only by an idle worker and takes well under a
+	// second, and a process that dies mid-look holds its locations this
+	// long), Rest how long a location is left alone after a look (1 s).
 	Tick, Lease, Rest time.Duration
 	Workers           int           // looks at once (GOMAXPROCS)
 	Metrics           *WatchMetrics // nil: none
@@ -52,7 +54,7 @@ type Watch struct {
 // NewWatch is a watch with the default timings.
 func NewWatch(plans *Service, st WatchStore, log *slog.Logger) *Watch {
 	return &Watch{Plans: plans, Store: st, Owner: workshop.NewID("wch"), Now: time.Now, Log: log,
-		Tick: 500 * time.Millisecond, Lease: 10 * time.Second, Rest: time.Second, Workers: runtime.GOMAXPROCS(0)}
+		Tick: 500 * time.Millisecond, Lease: 5 * time.Second, Rest: time.Second, Workers: runtime.GOMAXPROCS(0)}
 }
 
 func (w *Watch) wakeChan() chan struct{} {

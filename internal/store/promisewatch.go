@@ -78,6 +78,17 @@ func claims(ids []string, changed bool) []WatchClaim {
 	return out
 }
 
+// WatchBehind counts the locations whose watch has not yet looked at
+// their current plan version (the bench waits for none after a start;
+// it reads every location).
+func (s *Store) WatchBehind(ctx context.Context) (int, error) {
+	var n int
+	err := s.read().queryRow(ctx, `SELECT COUNT(*) FROM plan_versions p
+		LEFT JOIN promise_watch w ON w.location_id = p.location_id
+		WHERE w.location_id IS NULL OR w.checked_version < p.version`).Scan(&n)
+	return n, err
+}
+
 // WatchQueue is the promise watch's backlog at a moment.
 type WatchQueue struct {
 	Due       int           // locations changed or due by time

@@ -1,0 +1,515 @@
+package bench
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/workshop-platform/workshop/internal/store"
+	"github.com/workshop-platform/workshop/internal/workshop"
+)
+
+// The promise watch at dealer-group scale (issue 30): N locations of 5
+// technicians, 3 bays and 20 open jobs of 3 steps on one database, watched
+// by one and then two `workshop serve` processes. It measures the serve
+// processes' CPU at rest, then sends waves of one change in every location
+// (a job's promise moved into the past, so that it turns at risk) in the
+// middle of a minute and at the minute's turn, and reads the job.at_risk
+// events from the outbox: latency from the change's commit to the event's
+// occurred_at, the share within 10 s, duplicates and losses. With two
+// processes one is also killed (SIGKILL) during a wave. First it measures
+// a plan's own CPU cost at 20 and 80 jobs with the search budget of 80 x 4
+// and with the budget scaled to the plan's size.
+
+func init() {
+	scenarios["promise_watch_scale"] = scenario{
+		description: "promise watch at scale: serve CPU at rest, at_risk latency after a change in every location, 1 and 2 processes (--locations N, --duration = the idle window)",
+		custom:      promiseWatchScale,
+	}
+}
+
+// watchFixture is one location's size.
+const (
+	watchTechs, watchBays, watchJobs, watchSteps = 5, 3, 20, 3
+	watchSeeders                                 = 8                // concurrent seeding and wave writers
+	watchWaveTimeout                             = 90 * time.Second // a wave's events are awaited this long
+	watchStartup                                 = 5 * time.Second  // left out of the CPU at rest
+)
+
+func promiseWatchScale(ctx context.Context, e *env, cfg Config) (Figure, error) {
+	n := cfg.Locations
+	if n <= 0 {
+		n = 100
+	}
+	if len(cfg.ServeCommand) == 0 {
+		return Figure{}, errors.New("promise_watch_scale needs the serve command (workshop bench sets it)")
+	}
+	f := Figure{Kind: "report"}
+	f.Lines = append(f.Lines, planCostLines()...)
+	dbURL, drop, err := freshDatabase(ctx, e.store.Dialect(), cfg.DatabaseURL)
+	if err != nil {
+		return f, err
+	}
+	defer drop()
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return f, err
+	}
+	defer st.Close()
+	began := time.Now()
+	locs, err := seedWatchLocations(ctx, st, n)
+	if err != nil {
+		return f, err
+	}
+	f.Lines = append(f.Lines, fmt.Sprintf("seeded %d locations x (%d techs, %d bays, %d open jobs of %d steps) on %s in %s",
+		n, watchTechs, watchBays, watchJobs, watchSteps, st.Dialect(), time.Since(began).Round(time.Second)))
+	idle := cfg.Duration
+	wave := 0
+	for _, procs := range []int{1, 2} {
+		lines, err := watchRun(ctx, st, dbURL, cfg.ServeCommand, locs, procs, idle, &wave)
+		f.Lines = append(f.Lines, lines...)
+		if err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// watchRun starts procs serve processes, lets them settle, measures their
+// CPU at rest and sends the waves; it stops them before it returns.
+func watchRun(ctx context.Context, st *store.Store, dbURL string, serve []string, locs []watchLocation, procs int,
+	idle time.Duration, wave *int) ([]string, error) {
+	ps, err := startServers(ctx, serve, dbURL, procs)
+	defer stopServers(ps)
+	if err != nil {
+		return nil, err
+	}
+	settled := time.Now()
+	if err := waitSettled(ctx, st); err != nil {
+		return nil, err
+	}
+	lines := []string{fmt.Sprintf("%d process(es): first look at every location took %s", procs, time.Since(settled).Round(100*time.Millisecond))}
+	if err := sleepCtx(ctx, watchStartup); err != nil { // the processes' start is not rest
+		return lines, err
+	}
+	cpu, err := idleCPU(ctx, ps, idle)
+	if err != nil {
+		return lines, err
+	}
+	lines = append(lines, fmt.Sprintf("%d process(es): serve CPU at rest over %s: %s s per minute per process", procs, idle, cpu))
+	for _, at := range []string{"mid-minute", "minute turn"} {
+		if err := waitMinuteSecond(ctx, map[string]float64{"mid-minute": 30, "minute turn": 59.7}[at]); err != nil {
+			return lines, err
+		}
+		r, err := sendWave(ctx, st, locs, *wave, nil)
+		*wave++
+		if err != nil {
+			return lines, err
+		}
+		lines = append(lines, fmt.Sprintf("%d process(es), wave at the %s: %s", procs, at, r))
+	}
+	if procs == 2 {
+		kill := func() { _ = ps[1].Process.Kill() }
+		r, err := sendWave(ctx, st, locs, *wave, kill)
+		*wave++
+		if err != nil {
+			return lines, err
+		}
+		lines = append(lines, fmt.Sprintf("2 processes, one killed (SIGKILL) 1 s into the wave: %s", r))
+	}
+	return lines, nil
+}
+
+// planCostLines measures a plan's CPU time at 20 jobs (the fixture's size)
+// and 80 x 4 (the contract's), with the search budget of 80 x 4 for every
+// size (before issue 30) and with the budget scaled to the size.
+func planCostLines() []string {
+	twenty := workshopClass("20x3", watchJobs, watchSteps, watchTechs, watchBays)
+	eighty := workshopClass("80x4", 80, 4, 20, 12)
+	lines := []string{"plan CPU ms per plan (16 instances): size, budget of 80x4 for all, budget scaled to the size"}
+	for _, c := range []planClass{twenty, eighty} {
+		fixed := planCPU(c, workshop.DefaultDispatchBudget)
+		sized := planCPU(c, 0)
+		lines = append(lines, fmt.Sprintf("  %-5s %7.2f ms %7.2f ms", c.name, fixed, sized))
+	}
+	return lines
+}
+
+// watchLocation is a seeded location and its jobs (id, updatedAt), one per wave.
+type watchLocation struct {
+	loc  workshop.Location
+	jobs []workshop.Job
+}
+
+// watchZone is a fixed-offset zone in which it is about 10:00 now, so that
+// the locations are open while the bench runs (working hours 08:00-17:30).
+func watchZone(now time.Time) string {
+	off := (10 - now.UTC().Hour() + 24) % 24
+	if off > 12 {
+		off -= 24
+	}
+	switch {
+	case off == 0:
+		return "UTC"
+	case off > 0:
+		return "Etc/GMT-" + strconv.Itoa(off) // the IANA Etc zones' signs are inverted
+	default:
+		return "Etc/GMT+" + strconv.Itoa(-off)
+	}
+}
+
+// seedWatchLocations makes n locations of the fixture, watchSeeders at once.
+func seedWatchLocations(ctx context.Context, st *store.Store, n int) ([]watchLocation, error) {
+	now := time.Now()
+	org, err := st.CreateOrg(ctx, workshop.Org{ID: workshop.NewID(workshop.PrefixOrg), Name: "Dealer group", PlanTier: workshop.PlanPro,
+		CreatedAt: workshop.MicrosOf(now), UpdatedAt: workshop.MicrosOf(now)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]watchLocation, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range watchSeeders {
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = seedWatchLocation(ctx, st, org.ID, i, watchZone(now))
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+func seedWatchLocation(ctx context.Context, st *store.Store, orgID string, i int, zone string) (watchLocation, error) {
+	now := workshop.MicrosOf(time.Now())
+	loc, err := st.CreateLocation(ctx, workshop.Location{ID: workshop.NewID(workshop.PrefixLocation), OrgID: orgID,
+		Name: fmt.Sprintf("Site %d", i+1), Timezone: zone, CurrencyCode: "EUR", CreatedAt: now, UpdatedAt: now}, workshop.DefaultSettings())
+	if err != nil {
+		return watchLocation{}, err
+	}
+	rng := rand.New(rand.NewPCG(uint64(i), 30))
+	skills := []string{"engine", "brakes", "tyres"}
+	codes := []string{"OIL", "BRAKE", "TYRE", "INSPECT"}
+	for k, code := range codes {
+		if _, err := st.PutCatalogItem(ctx, workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: orgID,
+			LocationID: loc.ID, ServiceCode: code, Name: code, EstimatedDuration: 30 + 15*k,
+			RequiredSkills: []string{skills[k%len(skills)]}, IsActive: true, CreatedAt: now, UpdatedAt: now}); err != nil {
+			return watchLocation{}, err
+		}
+	}
+	for k := range watchTechs {
+		if _, err := st.CreateTechnician(ctx, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: orgID,
+			LocationID: loc.ID, Name: fmt.Sprintf("Tech %d", k+1), Skills: []string{skills[k%3], skills[(k+1)%3]}, WIPLimit: 2,
+			Status: "available", CreatedAt: now, UpdatedAt: now}); err != nil {
+			return watchLocation{}, err
+		}
+	}
+	for k := range watchBays {
+		if _, err := st.CreateBay(ctx, workshop.Bay{ID: workshop.NewID(workshop.PrefixBay), OrgID: orgID, LocationID: loc.ID,
+			Name: fmt.Sprintf("Bay %d", k+1), Equipment: []string{}, Services: []string{}, Status: "available", CreatedAt: now, UpdatedAt: now}); err != nil {
+			return watchLocation{}, err
+		}
+	}
+	wl := watchLocation{loc: loc}
+	v := store.Visibility{OrgID: orgID}
+	for range watchJobs {
+		// Promised three to six days out: every job on track until a wave.
+		promise := workshop.OffsetTime{Time: time.Now().Add(time.Duration(72+rng.IntN(72)) * time.Hour)}
+		jc, err := st.CreateJob(ctx, workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: orgID, LocationID: loc.ID,
+			Priority: "normal", Source: "other", PromiseTime: &promise, ArrivalTime: &workshop.OffsetTime{Time: time.Now()},
+			CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}}, false)
+		if err != nil {
+			return wl, err
+		}
+		for s := range watchSteps {
+			code := codes[rng.IntN(len(codes))]
+			if _, err := st.CreateStep(ctx, v, workshop.Step{ID: workshop.NewID(workshop.PrefixStep), JobID: jc.Job.ID, Phase: s,
+				SchedulingMode: "sequential", TechIDs: []string{}, Status: workshop.StepPending, ServiceCode: &code,
+				CreatedAt: now, UpdatedAt: now}); err != nil {
+				return wl, err
+			}
+		}
+		wl.jobs = append(wl.jobs, jc.Job)
+	}
+	return wl, nil
+}
+
+// waveResult is what a wave's events showed.
+type waveResult struct {
+	changes, told, duplicates int
+	latencies                 []time.Duration
+}
+
+func (r waveResult) String() string {
+	if len(r.latencies) == 0 {
+		return fmt.Sprintf("%d changes, no job.at_risk told", r.changes)
+	}
+	slices.Sort(r.latencies)
+	q := func(p float64) string {
+		return fmt.Sprintf("%.2f", r.latencies[min(len(r.latencies)-1, int(p*float64(len(r.latencies))))].Seconds())
+	}
+	within := 0
+	for _, l := range r.latencies {
+		if l <= 10*time.Second {
+			within++
+		}
+	}
+	return fmt.Sprintf("%d changes, at_risk latency p50 %s / p99 %s / max %s s, within 10 s %.1f %%, lost %d, duplicates %d",
+		r.changes, q(0.5), q(0.99), q(1), 100*float64(within)/float64(r.changes), r.changes-r.told, r.duplicates)
+}
+
+// sendWave moves the promise of job number wave of every location into
+// the past (watchSeeders writers) and waits for the job.at_risk events;
+// during, if set, is called a second into the wave.
+func sendWave(ctx context.Context, st *store.Store, locs []watchLocation, wave int, during func()) (waveResult, error) {
+	seq, err := st.LastEventSeq(ctx)
+	if err != nil {
+		return waveResult{}, err
+	}
+	if during != nil {
+		timer := time.AfterFunc(time.Second, during)
+		defer timer.Stop()
+	}
+	committed := make(map[string]time.Time, len(locs))
+	var mu sync.Mutex
+	next := make(chan watchLocation)
+	errs := make(chan error, watchSeeders)
+	var wg sync.WaitGroup
+	for range watchSeeders {
+		wg.Go(func() {
+			for wl := range next {
+				j := wl.jobs[wave%len(wl.jobs)]
+				late := &workshop.OffsetTime{Time: time.Now().Add(-time.Hour)}
+				if _, err := st.PatchJob(ctx, store.Visibility{OrgID: j.OrgID}, j.ID,
+					store.JobPatch{UpdatedAt: j.UpdatedAt, PromiseTime: &late}, workshop.MicrosOf(time.Now())); err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				committed[j.ID] = time.Now()
+				mu.Unlock()
+			}
+		})
+	}
+	for _, wl := range locs {
+		next <- wl
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return waveResult{}, err
+	}
+	return awaitAtRisk(ctx, st, seq, committed)
+}
+
+// awaitAtRisk reads the outbox after seq until every changed job's
+// job.at_risk came (then 3 s more, for duplicates) or the wave times out.
+// Each poll reads everything after seq again: on PostgreSQL a seq is taken
+// at insert, not at commit, so an event may appear below one seen.
+func awaitAtRisk(ctx context.Context, st *store.Store, seq int64, committed map[string]time.Time) (waveResult, error) {
+	r := waveResult{changes: len(committed)}
+	seen := map[int64]bool{}
+	told := map[string]bool{}
+	deadline := time.Now().Add(watchWaveTimeout)
+	var allSince time.Time
+	for time.Now().Before(deadline) && (allSince.IsZero() || time.Since(allSince) < 3*time.Second) {
+		for from := seq; ; {
+			evs, err := st.EventsAfter(ctx, from, 5000)
+			if err != nil {
+				return r, err
+			}
+			for _, ev := range evs {
+				from = ev.Seq
+				if seen[ev.Seq] || ev.Name != workshop.EventJobAtRisk {
+					continue
+				}
+				seen[ev.Seq] = true
+				var d struct {
+					ID string `json:"id"`
+				}
+				if err := json.Unmarshal(ev.Data, &d); err != nil {
+					return r, err
+				}
+				at, ok := committed[d.ID]
+				switch {
+				case !ok:
+				case told[d.ID]:
+					r.duplicates++
+				default:
+					told[d.ID] = true
+					r.told++
+					r.latencies = append(r.latencies, max(0, ev.OccurredAt.Time().Sub(at)))
+				}
+			}
+			if len(evs) < 5000 {
+				break
+			}
+		}
+		if r.told == r.changes && allSince.IsZero() {
+			allSince = time.Now()
+		}
+		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// waitMinuteSecond waits until the wall clock's second of the minute is sec.
+func waitMinuteSecond(ctx context.Context, sec float64) error {
+	now := time.Now()
+	at := now.Truncate(time.Minute).Add(time.Duration(sec * float64(time.Second)))
+	if !at.After(now) {
+		at = at.Add(time.Minute)
+	}
+	return sleepCtx(ctx, time.Until(at))
+}
+
+// waitSettled waits until every location's watch has looked at its
+// current plan version (the first look of all of them, after a start).
+func waitSettled(ctx context.Context, st *store.Store) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	for time.Now().Before(deadline) {
+		behind, err := st.WatchBehind(ctx)
+		if err != nil || behind == 0 {
+			return err
+		}
+		if err := sleepCtx(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return errors.New("the watch did not look at every location within 10 minutes")
+}
+
+// startServers starts procs `workshop serve` processes on the database.
+func startServers(ctx context.Context, serve []string, dbURL string, procs int) ([]*exec.Cmd, error) {
+	var ps []*exec.Cmd
+	for range procs {
+		args := append(slices.Clone(serve[1:]), "serve", "--database", dbURL, "--addr", "127.0.0.1:0")
+		c := exec.CommandContext(ctx, serve[0], args...)
+		c.Stdout, c.Stderr = io.Discard, io.Discard
+		if err := c.Start(); err != nil {
+			return ps, err
+		}
+		ps = append(ps, c)
+	}
+	return ps, nil
+}
+
+func stopServers(ps []*exec.Cmd) {
+	for _, c := range ps {
+		_ = c.Process.Signal(syscall.SIGTERM)
+		_ = c.Wait()
+	}
+}
+
+// idleCPU is the CPU (user + system) each process spends per minute over
+// window, measured from /proc, formatted per process.
+func idleCPU(ctx context.Context, ps []*exec.Cmd, window time.Duration) (string, error) {
+	before := make([]time.Duration, len(ps))
+	for i, c := range ps {
+		d, err := processCPU(c.Process.Pid)
+		if err != nil {
+			return "", err
+		}
+		before[i] = d
+	}
+	if err := sleepCtx(ctx, window); err != nil {
+		return "", err
+	}
+	var per []string
+	for i, c := range ps {
+		d, err := processCPU(c.Process.Pid)
+		if err != nil {
+			return "", err
+		}
+		per = append(per, fmt.Sprintf("%.2f", (d-before[i]).Seconds()*float64(time.Minute)/float64(window)))
+	}
+	return strings.Join(per, " / "), nil
+}
+
+// processCPU reads a process's user and system time from /proc (Linux;
+// clock ticks of 1/100 s, as the kernel exports them).
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, fmt.Errorf("serve CPU: %w (the promise watch scenario reads /proc: Linux only)", err)
+	}
+	// Fields after the command's closing parenthesis: state is field 3,
+	// utime 14 and stime 15.
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// freshDatabase is a database of its own for the scenario: a new
+// PostgreSQL database beside the one given (dropped after), or a new
+// SQLite file; the locations of earlier runs would otherwise be watched
+// too.
+func freshDatabase(ctx context.Context, dialect, base string) (string, func(), error) {
+	if dialect != "postgres" {
+		dir, err := os.MkdirTemp("", "workshop-watch-bench-")
+		if err != nil {
+			return "", nil, err
+		}
+		return "sqlite://" + filepath.Join(dir, "watch.db"), func() { os.RemoveAll(dir) }, nil
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return "", nil, err
+	}
+	var b [4]byte
+	_, _ = cryptorand.Read(b[:])
+	name := "workshop_watch_bench_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	return u.String(), func() {
+		_, _ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		admin.Close()
+	}, nil
+}
