@@ -26,7 +26,8 @@ import (
 )
 
 // The promise watch at dealer-group scale (issue 30): N locations of 5
-// technicians, 3 bays and 20 open jobs of 3 steps on one database, watched
+// technicians, 3 bays and 20 open jobs of 3 steps (half of them promised
+// within hours, some of those at risk) on one database, watched
 // by one and then two `workshop serve` processes. It measures the serve
 // processes' CPU at rest, then sends waves of one change in every location
 // (a job's promise moved into the past, so that it turns at risk) in the
@@ -47,6 +48,7 @@ func init() {
 // watchFixture is one location's size.
 const (
 	watchTechs, watchBays, watchJobs, watchSteps = 5, 3, 20, 3
+	watchWaveJobs                                = watchJobs / 2    // the jobs the waves turn, one each
 	watchSeeders                                 = 8                // concurrent seeding and wave writers
 	watchWaveTimeout                             = 90 * time.Second // a wave's events are awaited this long
 	watchStartup                                 = 5 * time.Second  // left out of the CPU at rest
@@ -233,9 +235,15 @@ func seedWatchLocation(ctx context.Context, st *store.Store, orgID string, i int
 	}
 	wl := watchLocation{loc: loc}
 	v := store.Visibility{OrgID: orgID}
-	for range watchJobs {
-		// Promised three to six days out: every job on track until a wave.
+	for k := range watchJobs {
+		// Half the jobs promised within hours, as a busy day has them
+		// (some at risk from the start: the planner searches for their
+		// best order, at full cost); the other half, which the waves
+		// turn, three to six days out: on track until their wave.
 		promise := workshop.OffsetTime{Time: time.Now().Add(time.Duration(72+rng.IntN(72)) * time.Hour)}
+		if k >= watchWaveJobs {
+			promise.Time = time.Now().Add(time.Duration(60+rng.IntN(420)) * time.Minute)
+		}
 		jc, err := st.CreateJob(ctx, workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: orgID, LocationID: loc.ID,
 			Priority: "normal", Source: "other", PromiseTime: &promise, ArrivalTime: &workshop.OffsetTime{Time: time.Now()},
 			CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}}, false)
@@ -279,7 +287,8 @@ func (r waveResult) String() string {
 		r.changes, q(0.5), q(0.99), q(1), 100*float64(within)/float64(r.changes), r.changes-r.told, r.duplicates)
 }
 
-// sendWave moves the promise of job number wave of every location into
+// sendWave moves the promise of job number wave (of the far-promised
+// ones) of every location into
 // the past (watchSeeders writers) and waits for the job.at_risk events;
 // during, if set, is called a second into the wave.
 func sendWave(ctx context.Context, st *store.Store, locs []watchLocation, wave int, during func()) (waveResult, error) {
@@ -299,7 +308,7 @@ func sendWave(ctx context.Context, st *store.Store, locs []watchLocation, wave i
 	for range watchSeeders {
 		wg.Go(func() {
 			for wl := range next {
-				j := wl.jobs[wave%len(wl.jobs)]
+				j := wl.jobs[wave%watchWaveJobs]
 				late := &workshop.OffsetTime{Time: time.Now().Add(-time.Hour)}
 				if _, err := st.PatchJob(ctx, store.Visibility{OrgID: j.OrgID}, j.ID,
 					store.JobPatch{UpdatedAt: j.UpdatedAt, PromiseTime: &late}, workshop.MicrosOf(time.Now())); err != nil {
