@@ -12,8 +12,8 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// TestOperatorSignals: /metrics says which build runs and how the
-// database pools do, request logs name the client and its user agent, and
+// TestOperatorSignals: /metrics says which build runs, how the database
+// pools, the plan cache and the promise watch do, request logs name the client and its user agent, and
 // a clean stop ends with a "stopped" line.
 func TestOperatorSignals(t *testing.T) {
 	t.Parallel()
@@ -36,6 +36,8 @@ func TestOperatorSignals(t *testing.T) {
 			"workshop_db_pool_open_connections{" + pool + "}", "workshop_db_pool_in_use_connections{" + pool + "}",
 			"workshop_db_pool_idle_connections{" + pool + "}", "workshop_db_pool_wait_count_total{" + pool + "}",
 			"workshop_db_pool_wait_duration_seconds_total{" + pool + "}",
+			"workshop_plan_cache_hits_total ", "workshop_plan_cache_misses_total ", "workshop_plan_cache_bytes ",
+			"workshop_promise_watch_queue_length ", "workshop_promise_watch_oldest_due_seconds ",
 		} {
 			if !strings.Contains(metrics, want) {
 				t.Errorf("/metrics: no %s in\n%.3000s", want, grepLines(metrics, "workshop_"))
