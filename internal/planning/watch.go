@@ -20,9 +20,10 @@ type WatchStore interface {
 
 // Watch tells when a job's plan turns at risk or back on track (contract
 // section 8). It works only where something can change (issue 30): a
-// location is looked at after a change to it (a trigger marks its watch row
-// with the plan version) and otherwise when time alone could turn one of
-// its jobs (workshop.NextPromiseCheck); a location at rest costs nothing.
+// location is looked at after a change to it (a trigger marks its plan
+// version row when the version moves) and otherwise when time alone could
+// turn one of its jobs (workshop.NextPromiseCheck); a location at rest
+// costs nothing.
 //
 // Every Tick, and at once after a write of this process, it claims due
 // locations, the changed ones first, as many as it has idle workers

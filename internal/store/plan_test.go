@@ -357,10 +357,10 @@ func TestPromiseWatchDueRules(t *testing.T) {
 	})
 }
 
-// TestPromiseWatchLookWaitsForWritesInFlight: on PostgreSQL a write sets the
-// watch's change mark only while none is set (migration 00028), so a look
-// that clears the mark must not miss a write still in flight that found it
-// set: the look waits for that write and keeps the mark.
+// TestPromiseWatchLookWaitsForWritesInFlight: a write marks its location
+// changed with the plan version (migration 00022), keeping a mark already
+// set; a look that clears the mark must not lose a write still in flight:
+// on PostgreSQL the look waits for that write and keeps the mark.
 func TestPromiseWatchLookWaitsForWritesInFlight(t *testing.T) {
 	t.Parallel()
 	db := storetest.Database{Name: "postgres", URL: storetest.PostgresURL(t)}

@@ -41,9 +41,9 @@ func (s *Store) AssignSteps(ctx context.Context, v Visibility, locationID string
 		if err != nil {
 			return nil, err
 		}
-		current, err := s.lockPlanVersion(ctx, c, locationID)
-		if err != nil {
-			return nil, err
+		var current int64
+		if err := c.queryRow(ctx, `SELECT version FROM plan_versions WHERE location_id = ?`+s.forUpdate(), locationID).Scan(&current); err != nil {
+			return nil, notFoundOr(err, "location")
 		}
 		if current != version {
 			return nil, ErrPlanMoved
@@ -63,22 +63,6 @@ func (s *Store) AssignSteps(ctx context.Context, v Visibility, locationID string
 		}
 		return changed, persistAssignments(ctx, c, changed)
 	})
-}
-
-// lockPlanVersion reads a location's plan version and holds it until the
-// write commits. On PostgreSQL the version is the sum of the location's
-// stripes (migration 00028), each moved by the writers of one connection;
-// all of them are locked, in stripe order, so that no write of the location
-// can move the version before this one commits.
-func (s *Store) lockPlanVersion(ctx context.Context, c conn, locationID string) (int64, error) {
-	q := `SELECT version FROM plan_versions WHERE location_id = ?`
-	if s.dialect == postgresDialect {
-		q = `SELECT SUM(version)::BIGINT FROM (SELECT version FROM plan_version_stripes
-			WHERE location_id = ? ORDER BY stripe FOR UPDATE) s HAVING COUNT(*) > 0`
-	}
-	var v int64
-	err := c.queryRow(ctx, q, locationID).Scan(&v)
-	return v, notFoundOr(err, "location")
 }
 
 // persistAssignments writes assigned steps with their technicians, events

@@ -12,9 +12,10 @@ import (
 
 // The promise watch's state (migrations 00009, 00022): per location the
 // plan version last checked, a lease (one process at a time looks at a
-// location, at most once a second), whether a change waits (changed_at,
-// set by a trigger with the plan version) and when time alone next needs a
-// look (due_at); and the jobs last seen at risk.
+// location, at most once a second) and when time alone next needs a look
+// (due_at); whether a change waits is plan_versions.changed_at, set by a
+// trigger with the version, on the row the writer locks anyway; and the
+// jobs last seen at risk.
 
 // ErrLeaseLost is RecordPromises' answer when another process holds the
 // location's watch now (this one's lease ran out): it records nothing.
@@ -37,29 +38,33 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, now, until time.Time
 		return nil, nil
 	}
 	return write(ctx, s, func(c conn) ([]WatchClaim, error) {
-		changed, err := s.claimWhere(ctx, c, owner, until, `changed_at IS NOT NULL AND lease_until <= ? ORDER BY changed_at`, now, limit)
+		changed, err := s.claimWhere(ctx, c, owner, until, `SELECT w.location_id FROM plan_versions p
+			JOIN promise_watch w ON w.location_id = p.location_id
+			WHERE p.changed_at IS NOT NULL AND w.lease_until <= ? ORDER BY p.changed_at`, now, limit)
 		if err != nil || len(changed) == limit {
 			return claims(changed, true), err
 		}
-		timed, err := s.claimWhere(ctx, c, owner, until, `due_at <= ? AND changed_at IS NULL AND lease_until <= ? ORDER BY due_at`,
-			now, limit-len(changed))
+		timed, err := s.claimWhere(ctx, c, owner, until, `SELECT w.location_id FROM promise_watch w
+			JOIN plan_versions p ON p.location_id = w.location_id
+			WHERE w.due_at <= ? AND p.changed_at IS NULL AND w.lease_until <= ? ORDER BY w.due_at`, now, limit-len(changed))
 		return append(claims(changed, true), claims(timed, false)...), err
 	})
 }
 
-// claimWhere leases the first limit rows matching where (its ?s are all
-// now) and returns their locations.
-func (s *Store) claimWhere(ctx context.Context, c conn, owner string, until time.Time, where string, now time.Time, limit int) ([]string, error) {
+// claimWhere leases the first limit locations of due (a query whose ?s
+// are all now) and returns them. On PostgreSQL it locks only the watch
+// rows, skipping those locked: the plan_versions rows are the writers'.
+func (s *Store) claimWhere(ctx context.Context, c conn, owner string, until time.Time, due string, now time.Time, limit int) ([]string, error) {
 	args := []any{owner, until.UnixMicro()}
-	for range strings.Count(where, "?") {
+	for range strings.Count(due, "?") {
 		args = append(args, now.UnixMicro())
 	}
 	lock := ""
 	if s.dialect == postgresDialect {
-		lock = " FOR UPDATE SKIP LOCKED"
+		lock = " FOR UPDATE OF w SKIP LOCKED"
 	}
 	rows, err := c.query(ctx, `UPDATE promise_watch SET lease_owner = ?, lease_until = ?
-		WHERE location_id IN (SELECT location_id FROM promise_watch WHERE `+where+` LIMIT ?`+lock+`)
+		WHERE location_id IN (`+due+` LIMIT ?`+lock+`)
 		RETURNING location_id`, append(args, limit)...)
 	if err != nil {
 		return nil, err
@@ -101,10 +106,12 @@ func (s *Store) WatchQueueAt(ctx context.Context, now time.Time) (WatchQueue, er
 	var changed, timed int
 	var oldestChange, oldestDue *int64
 	err := s.read().queryRow(ctx, `SELECT
-		(SELECT COUNT(*) FROM promise_watch WHERE changed_at IS NOT NULL),
-		(SELECT MIN(changed_at) FROM promise_watch WHERE changed_at IS NOT NULL),
-		(SELECT COUNT(*) FROM promise_watch WHERE due_at <= ? AND changed_at IS NULL),
-		(SELECT MIN(due_at) FROM promise_watch WHERE due_at <= ? AND changed_at IS NULL)`,
+		(SELECT COUNT(*) FROM plan_versions WHERE changed_at IS NOT NULL),
+		(SELECT MIN(changed_at) FROM plan_versions WHERE changed_at IS NOT NULL),
+		(SELECT COUNT(*) FROM promise_watch w JOIN plan_versions p ON p.location_id = w.location_id
+			WHERE w.due_at <= ? AND p.changed_at IS NULL),
+		(SELECT MIN(w.due_at) FROM promise_watch w JOIN plan_versions p ON p.location_id = w.location_id
+			WHERE w.due_at <= ? AND p.changed_at IS NULL)`,
 		now.UnixMicro(), now.UnixMicro()).Scan(&changed, &oldestChange, &timed, &oldestDue)
 	q.Due = changed + timed
 	for _, at := range []*int64{oldestChange, oldestDue} {
@@ -134,23 +141,31 @@ type PromiseCheck struct {
 // each job whose plan turned at risk, or back on track, since the last look
 // gets its job.at_risk or job.on_track event (data: the job's row with
 // projected_completion and late_minutes), the jobs at risk are kept for the
-// next look, and the look's version, minute and next time. The waiting
-// change is cleared only when the plan version is still the one planned: a
-// change that came meanwhile leaves the location due. The location's watch row
+// next look, and the look's version, minute and next time. Then, in a
+// transaction of its own, the waiting change is cleared if the plan
+// version is still the one planned (a change that came meanwhile leaves the
+// location due): that write waits only for plan_versions, which writers
+// lock, while the first holds nothing they wait for, so the two never
+// deadlock with a writer. The location's watch row
 // is locked first and must still be owner's lease, so two processes never
 // both tell a turn. It returns the turns told.
 func (s *Store) RecordPromises(ctx context.Context, pc PromiseCheck) ([]workshop.PromiseTurn, error) {
+	turns, err := s.recordLook(ctx, pc)
+	if err != nil {
+		return turns, err
+	}
+	_, err = write(ctx, s, func(c conn) (struct{}, error) {
+		_, err := c.exec(ctx, `UPDATE plan_versions SET changed_at = NULL WHERE location_id = ? AND version = ?`, pc.LocationID, pc.Version)
+		return struct{}{}, err
+	})
+	return turns, err
+}
+
+// recordLook is RecordPromises' first transaction.
+func (s *Store) recordLook(ctx context.Context, pc PromiseCheck) ([]workshop.PromiseTurn, error) {
 	return write(ctx, s, func(c conn) ([]workshop.PromiseTurn, error) {
-		// The version first: holding it waits for the writes in flight,
-		// whose triggers may have found the change mark still set and left
-		// it, so that a mark cleared below covers every write before it
-		// (migration 00028). The same order as the writers take.
-		current, err := s.lockPlanVersion(ctx, c, pc.LocationID)
-		if err != nil {
-			return nil, err
-		}
 		var owner string
-		err = c.queryRow(ctx, `SELECT lease_owner FROM promise_watch WHERE location_id = ?`+s.forUpdate(), pc.LocationID).Scan(&owner)
+		err := c.queryRow(ctx, `SELECT lease_owner FROM promise_watch WHERE location_id = ?`+s.forUpdate(), pc.LocationID).Scan(&owner)
 		if err != nil {
 			return nil, notFoundOr(err, "promise watch")
 		}
@@ -172,10 +187,9 @@ func (s *Store) RecordPromises(ctx context.Context, pc PromiseCheck) ([]workshop
 		if !pc.Next.IsZero() {
 			next = pc.Next.UnixMicro()
 		}
-		_, err = c.exec(ctx, `UPDATE promise_watch SET checked_version = ?, checked_minute = ?, lease_until = ?, due_at = ?,
-			changed_at = CASE WHEN ? THEN NULL ELSE changed_at END
+		_, err = c.exec(ctx, `UPDATE promise_watch SET checked_version = ?, checked_minute = ?, lease_until = ?, due_at = ?
 			WHERE location_id = ?`,
-			pc.Version, pc.Minute, pc.Now.Add(pc.Rest).UnixMicro(), next, current == pc.Version, pc.LocationID)
+			pc.Version, pc.Minute, pc.Now.Add(pc.Rest).UnixMicro(), next, pc.LocationID)
 		return turns, err
 	})
 }
