@@ -41,11 +41,49 @@ type chrome struct {
 	errors []string
 }
 
+// browserTests lets two tests drive browsers at once: each Chromium with
+// its server takes most of a core, and with every browser test at once on
+// two cores the pages' 20-second steps ran out (CI, issue 29). A test
+// takes its turn at its first browser and keeps it, with any second
+// browser it opens, until it ends.
+var browserTests = struct {
+	sync.Mutex
+	turns   chan struct{}
+	holding map[string]bool
+}{turns: make(chan struct{}, 2), holding: map[string]bool{}}
+
+// browserTurn waits for the test's turn to drive browsers, once per test
+// (its subtests share it).
+func browserTurn(t *testing.T) {
+	top, _, _ := strings.Cut(t.Name(), "/")
+	browserTests.Lock()
+	held := browserTests.holding[top]
+	browserTests.Unlock()
+	if held {
+		return
+	}
+	select {
+	case browserTests.turns <- struct{}{}:
+	case <-t.Context().Done():
+		t.Fatal("the test ended waiting for its turn to drive a browser")
+	}
+	browserTests.Lock()
+	browserTests.holding[top] = true
+	browserTests.Unlock()
+	t.Cleanup(func() {
+		browserTests.Lock()
+		delete(browserTests.holding, top)
+		browserTests.Unlock()
+		<-browserTests.turns
+	})
+}
+
 // newChrome starts Chromium for the test (a minute for all it does) and
 // collects the console errors of its pages.
 func newChrome(t *testing.T) *chrome {
 	t.Helper()
 	path := chromiumPath(t)
+	browserTurn(t)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(), append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Flag("disable-dev-shm-usage", true))...)
 	t.Cleanup(cancelAlloc)
