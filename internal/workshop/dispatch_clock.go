@@ -22,7 +22,12 @@ type workClock struct {
 func newWorkClock(cal Calendar, from, to time.Time) *workClock {
 	w := &workClock{cal: cal, from: from.UnixMicro(), to: to.UnixMicro()}
 	var work int64
-	for iv := range cal.compile().periodsFrom(from) {
+	week := cal.compile()
+	if week.always { // no working time configured: periodsFrom would never yield
+		w.always = true
+		return w
+	}
+	for iv := range week.periodsFrom(from) {
 		s, e := iv.Start.UnixMicro(), iv.End.UnixMicro()
 		if s >= w.to {
 			break
