@@ -15,9 +15,12 @@ import (
 )
 
 // chromiumPath is the headless browser of the browser tests; the test is
-// skipped, saying so, when there is none and CI is not set.
+// skipped, saying so, with -short, or when there is none and CI is not set.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser tests skipped with -short")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

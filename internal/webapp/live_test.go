@@ -219,7 +219,7 @@ func (s *syncBuffer) String() string {
 // sends heartbeats, and ends with "end" when its session is over, or when
 // the hub stops.
 // It runs in a synctest bubble: the stream's timers and the test's sleeps
-// run on the bubble's fake clock, so the burst's count is exact.
+// run on the bubble's fake clock, so no wall-clock load moves the count.
 func TestLiveStreamCoalescesAndEnds(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, liveStreamCoalescesAndEnds)
@@ -256,10 +256,11 @@ func liveStreamCoalescesAndEnds(t *testing.T) {
 	}
 	burst := time.Since(start)
 	waitFor(t, "the burst's last board", time.Second, func() bool { return time.Since(start) > burst+150*time.Millisecond })
-	// 300 ms of changes every 5 ms, at most one render per 100 ms: at 0,
-	// 100, 200 and 300 ms after the board sent on connecting.
-	if n := renders.Load() - 1; n != 4 {
-		t.Errorf("a 300 ms burst rendered %d boards, want 4", n)
+	// 300 ms of changes every 5 ms, at most one render per 100 ms: 3 or 4
+	// after the board sent on connecting (whether the render due at 300 ms
+	// or the burst's end comes first at that instant is the scheduler's).
+	if n := renders.Load() - 1; n < 3 || n > 4 {
+		t.Errorf("a 300 ms burst rendered %d boards, want 3 or 4", n)
 	}
 	waitFor(t, "a heartbeat", time.Second, func() bool { return strings.Contains(out.String(), ": heartbeat\n\n") })
 
