@@ -115,13 +115,16 @@ func TestBrowserJobDesk(t *testing.T) {
 	// Booked in: a walk-in with a catalog step.
 	b.do(t, "the new job form", chromedp.Navigate(srv.URL+"/locations/"+loc.ID+"/jobs/new"), chromedp.WaitVisible(`#vehiclePlate`))
 	b.checkShopFloor(t, "new job form")
-	b.do(t, "create a job",
+	b.do(t, "fill in a job",
 		jsClick(`input[name="kind"][value="walk_in"]`),
 		chromedp.SendKeys(`#vehiclePlate`, "B-WS 42"),
 		jsClick(`input[name="serviceCodes"][value="OIL"]`),
-		jsClick(`form[action$="/jobs/new"] button[type="submit"]`),
-		chromedp.WaitVisible(`#steps-heading`),
 	)
+	// The step's choice brings the availability quote with its own submit
+	// button ("Use … as the promise"): wait for it, then press "Create job",
+	// the form's button without a name, so the two never race.
+	b.waitFor(t, "the quote", `!!document.querySelector("#quote .quote")`)
+	b.do(t, "create a job", jsClick(`form[action$="/jobs/new"] button[type="submit"]:not([name])`), chromedp.WaitVisible(`#steps-heading`))
 	jobPage := b.location(t)
 	b.waitText(t, "the new job", "h1 .status", "Arrived")
 	b.checkShopFloor(t, "job page")

@@ -118,11 +118,12 @@ func newChrome(t *testing.T) *chrome {
 	return b
 }
 
-// do runs actions (20 s at most), failing the test with what it was doing
-// and the text of the page it was on.
+// do runs actions (45 s at most: a page under CI's load, behind the
+// other tests, has been seen to take over 20), failing the test with what
+// it was doing and the text of the page it was on.
 func (b *chrome) do(t *testing.T, doing string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, 45*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		page, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.pathname + ": " + document.body.innerText.slice(0, 1500)`))
