@@ -92,7 +92,7 @@ func TestAppBoardLinks(t *testing.T) {
 		f.want(t, "the board of arrived jobs", http.StatusOK, "", late.JobNumber, `data-live="`+board+`/events?status=arrived"`,
 			`href="`+board+`?display=wall&amp;status=arrived"`, "Show every job")
 		f.wantNot(t, "the board of arrived jobs", `aria-label="Booked"`)
-		// By a technician: the jobs they work on now (none here).
+		// By a technician: the jobs with unfinished steps of theirs (none here).
 		b.get(board+"?tech="+m.tech.ID).wantNot(t, "the board of a technician at rest", `href="/jobs/`+late.ID+`"`)
 	})
 }

@@ -62,6 +62,28 @@ type BoardBayRow struct {
 	JobNumber        *string
 }
 
+// BoardFilter narrows the board's jobs to those with an unfinished step
+// assigned to a technician, or to a bay (either empty: no filter). A step
+// not yet started counts as well as one in progress: the advisor asks
+// "what is on Anna's list", not only "what is Anna doing now".
+type BoardFilter struct{ TechID, BayID string }
+
+// where is the filter as conditions on jobs j, with their arguments. The
+// technician is matched as a quoted member of the step's JSON list.
+func (f BoardFilter) where() (string, []any) {
+	var where string
+	var args []any
+	if f.TechID != "" {
+		where += ` AND EXISTS (SELECT 1 FROM steps s WHERE s.job_id = j.id AND s.status <> 'completed' AND s.tech_ids LIKE ? ESCAPE '\')`
+		args = append(args, `%"`+likeEscaper.Replace(f.TechID)+`"%`)
+	}
+	if f.BayID != "" {
+		where += ` AND EXISTS (SELECT 1 FROM steps s WHERE s.job_id = j.id AND s.status <> 'completed' AND s.bay_id = ?)`
+		args = append(args, f.BayID)
+	}
+	return where, args
+}
+
 // boardActiveLimit bounds the steps in progress read: far above what the
 // technicians' work-in-progress limits allow at one location.
 const boardActiveLimit = 1000
@@ -73,14 +95,16 @@ const boardActiveLimit = 1000
 // in progress), through the same index and steps_job; technicians and bays
 // through their location indexes, clock-ins through attendance_open. Its
 // cost grows with the open work and the resources, never with history.
-func (s *Store) BoardView(ctx context.Context, locationID string, perStatus int) (BoardView, error) {
+func (s *Store) BoardView(ctx context.Context, locationID string, perStatus int, f BoardFilter) (BoardView, error) {
 	v := BoardView{Jobs: map[string][]BoardJob{}}
+	only, onlyArgs := f.where()
 	err := s.readTx(ctx, func(c conn) error {
 		for _, status := range BoardOpenStatuses {
 			rows, err := c.query(ctx, `SELECT j.id, j.job_number, j.status, j.vehicle_plate, j.vehicle_make, j.vehicle_model, j.promise_time,
 					j.priority, j.created_at, p.late_minutes
 				FROM jobs j LEFT JOIN job_promises p ON p.job_id = j.id
-				WHERE j.location_id = ? AND j.status = ? ORDER BY j.created_at, j.id LIMIT ?`, locationID, status, perStatus)
+				WHERE j.location_id = ? AND j.status = ?`+only+` ORDER BY j.created_at, j.id LIMIT ?`,
+				append(append([]any{locationID, status}, onlyArgs...), perStatus)...)
 			if err != nil {
 				return err
 			}

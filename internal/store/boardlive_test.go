@@ -48,7 +48,7 @@ func TestBoardView(t *testing.T) {
 		e.createJob(t, other.ID)
 		e.technician(t, other.ID, 1)
 
-		v, err := e.st.BoardView(ctx, e.loc.ID, 3)
+		v, err := e.st.BoardView(ctx, e.loc.ID, 3, store.BoardFilter{})
 		if err != nil {
 			t.Fatalf("BoardView: %v", err)
 		}
@@ -91,11 +91,47 @@ func TestBoardView(t *testing.T) {
 		// The promise watch's verdict comes with the job.
 		e.exec(t, `INSERT INTO job_promises (job_id, location_id, projected_completion, late_minutes, at_risk_since) VALUES (?, ?, ?, ?, ?)`,
 			booked[1].ID, e.loc.ID, now.Add(2*time.Hour).Format(time.RFC3339), 45, now.UnixMicro())
-		if v, err = e.st.BoardView(ctx, e.loc.ID, 3); err != nil {
+		if v, err = e.st.BoardView(ctx, e.loc.ID, 3, store.BoardFilter{}); err != nil {
 			t.Fatalf("BoardView: %v", err)
 		}
 		if got := v.Jobs[workshop.JobBooked]; got[0].PlanLateMinutes != nil || got[1].PlanLateMinutes == nil || *got[1].PlanLateMinutes != 45 {
 			t.Errorf("plan late minutes of the booked jobs = %v, %v; want none, 45", got[0].PlanLateMinutes, got[1].PlanLateMinutes)
+		}
+
+		// Filtered by technician or bay: the jobs with an unfinished step
+		// of theirs, started or not; a finished step does not count.
+		planned := e.createStep(t, booked[3].ID, "Tyres")
+		idleTechs, freeBay := []string{idle.ID}, refOf(free.ID)
+		e.patchStep(t, planned, store.StepPatch{TechIDs: &idleTechs, BayID: &freeBay})
+		done := e.createStep(t, booked[2].ID, "Check")
+		done = e.patchStep(t, done, store.StepPatch{TechIDs: &idleTechs})
+		e.setStepStatus(t, e.setStepStatus(t, done, workshop.StepInProgress), workshop.StepCompleted)
+		all := func(v store.BoardView) []string {
+			var out []string
+			for _, status := range store.BoardOpenStatuses {
+				out = append(out, ids(v.Jobs[status])...)
+			}
+			return out
+		}
+		for _, tc := range []struct {
+			name string
+			f    store.BoardFilter
+			want []string
+		}{
+			{"working technician", store.BoardFilter{TechID: tech.ID}, []string{working.ID}},
+			{"technician with a step to do", store.BoardFilter{TechID: idle.ID}, []string{booked[3].ID}},
+			{"occupied bay", store.BoardFilter{BayID: bay.ID}, []string{working.ID}},
+			{"technician and bay", store.BoardFilter{TechID: idle.ID, BayID: free.ID}, []string{booked[3].ID}},
+			{"technician in another's bay", store.BoardFilter{TechID: idle.ID, BayID: bay.ID}, nil},
+			{"a technician's quoted id", store.BoardFilter{TechID: `%`}, nil},
+		} {
+			v, err := e.st.BoardView(ctx, e.loc.ID, 50, tc.f)
+			if err != nil {
+				t.Fatalf("BoardView(%s): %v", tc.name, err)
+			}
+			if got := all(v); !slices.Equal(got, tc.want) {
+				t.Errorf("board of %s = %v, want %v", tc.name, got, tc.want)
+			}
 		}
 
 		// Completed, the step leaves the floor; the job waits.
@@ -103,12 +139,13 @@ func TestBoardView(t *testing.T) {
 		if _, err := e.st.ClockOut(ctx, e.v, tech.ID, now.Add(time.Minute)); err != nil {
 			t.Fatalf("ClockOut: %v", err)
 		}
-		v, err = e.st.BoardView(ctx, e.loc.ID, 50)
+		v, err = e.st.BoardView(ctx, e.loc.ID, 50, store.BoardFilter{})
 		if err != nil {
 			t.Fatalf("BoardView: %v", err)
 		}
-		if len(v.Active) != 0 || len(v.Jobs[workshop.JobBooked]) != 4 || len(v.Jobs[workshop.JobWaiting]) != 1 || v.Techs[0].ClockedIn {
-			t.Errorf("after the step: active %+v, booked %d, waiting %d, clocked in %v; want none, 4, 1, false",
+		// (One booked job's only step was done above: it left "booked".)
+		if len(v.Active) != 0 || len(v.Jobs[workshop.JobBooked]) != 3 || len(v.Jobs[workshop.JobWaiting]) != 1 || v.Techs[0].ClockedIn {
+			t.Errorf("after the step: active %+v, booked %d, waiting %d, clocked in %v; want none, 3, 1, false",
 				v.Active, len(v.Jobs[workshop.JobBooked]), len(v.Jobs[workshop.JobWaiting]), v.Techs[0].ClockedIn)
 		}
 	})

@@ -56,7 +56,8 @@ type boardData struct {
 type boardColumn struct {
 	Status, Label string
 	Jobs          []boardJob
-	More          int // jobs of the status not listed
+	More          int  // jobs of the status not listed
+	Capped        bool // filtered, and perhaps more jobs than listed
 }
 
 type boardJob struct {
@@ -141,7 +142,7 @@ func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.L
 	if q.Wall {
 		perStatus = wallPerStatus
 	}
-	v, err := a.store.BoardView(ctx, loc.ID, perStatus)
+	v, err := a.store.BoardView(ctx, loc.ID, perStatus, store.BoardFilter{TechID: q.Tech, BayID: q.Bay})
 	if err != nil {
 		return nil, err
 	}
@@ -176,18 +177,9 @@ func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.L
 	stepsOf := map[string][]boardStep{}
 	busy := map[string][]string{}   // tech id -> job numbers
 	bayJob := map[string][]string{} // bay id -> job numbers
-	jobTechs := map[string]map[string]bool{}
-	jobBays := map[string]map[string]bool{}
-	mark := func(m map[string]map[string]bool, jobID, id string) {
-		if m[jobID] == nil {
-			m[jobID] = map[string]bool{}
-		}
-		m[jobID][id] = true
-	}
 	for _, st := range v.Active {
 		var names []string
 		for _, id := range st.TechIDs {
-			mark(jobTechs, st.JobID, id)
 			name := techName[id]
 			if name == "" {
 				name = "(removed technician)"
@@ -202,7 +194,6 @@ func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.L
 				s.Bay = "(removed bay)"
 			}
 			bayJob[*st.BayID] = appendOnce(bayJob[*st.BayID], st.JobNumber)
-			mark(jobBays, st.JobID, *st.BayID)
 		}
 		stepsOf[st.JobID] = append(stepsOf[st.JobID], s)
 	}
@@ -213,9 +204,6 @@ func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.L
 		}
 		col := boardColumn{Status: status, Label: statusLabel(status)}
 		for _, j := range v.Jobs[status] {
-			if !q.shows(status, jobTechs[j.ID], jobBays[j.ID]) {
-				continue
-			}
 			bj := boardJob{Path: jobPath(j.ID), Number: j.JobNumber, Plate: deref(j.Plate), Priority: j.Priority, Steps: stepsOf[j.ID],
 				Vehicle: strings.TrimSpace(deref(j.Make) + " " + deref(j.Model))}
 			// At risk: late (workshop.Late), or the promise watch last
@@ -231,8 +219,10 @@ func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.L
 			}
 			col.Jobs = append(col.Jobs, bj)
 		}
-		if q.Tech == "" && q.Bay == "" { // the steps in progress are all read: nothing more to say
+		if q.Tech == "" && q.Bay == "" {
 			col.More = max(0, b.Jobs[status]-len(col.Jobs))
+		} else { // the counts are the location's: of the filtered jobs, only that some are left out is known
+			col.Capped = len(col.Jobs) == perStatus
 		}
 		d.Columns = append(d.Columns, col)
 	}

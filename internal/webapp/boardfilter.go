@@ -45,9 +45,3 @@ func (b boardQuery) encode() string {
 
 // filtered tells whether the board shows fewer jobs than the location has.
 func (b boardQuery) filtered() bool { return b.Status != "" || b.Tech != "" || b.Bay != "" }
-
-// shows tells whether a job of status, with steps in progress by techs
-// in bays, passes the filters.
-func (b boardQuery) shows(status string, techs, bays map[string]bool) bool {
-	return (b.Status == "" || b.Status == status) && (b.Tech == "" || techs[b.Tech]) && (b.Bay == "" || bays[b.Bay])
-}

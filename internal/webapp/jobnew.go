@@ -36,7 +36,7 @@ func (a *App) catalogOf(r *http.Request, d *desk, checked []string) ([]option, e
 	var out []option
 	for _, it := range page.Data {
 		if it.IsActive {
-			out = append(out, option{Value: it.ServiceCode, Label: it.Name + " (" + strconv.Itoa(it.EstimatedDuration) + " min)",
+			out = append(out, option{Value: it.ServiceCode, Label: it.Name + " (" + durationText(it.EstimatedDuration) + ")",
 				Checked: slices.Contains(checked, it.ServiceCode)})
 		}
 	}
