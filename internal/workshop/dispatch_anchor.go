@@ -129,15 +129,22 @@ func (p *problem) placeKept() {
 		}
 		// Where it was if it is free there, else the nearest free start
 		// before it within the tolerance.
-		start := p.fit(max(lo, s.anchor.start), s.dur, s.anchor.techs, s.anchor.bay, pj.job.ID, p.fixedTech, p.fixedBay)
+		techs, bay := make([]int, len(s.anchor.techs)), -1
+		for i, id := range s.anchor.techs {
+			techs[i] = p.techIndex(id)
+		}
+		if s.anchor.bay != "" {
+			bay = p.bayIndex(s.anchor.bay)
+		}
+		start := p.fit(max(lo, s.anchor.start), s.dur, techs, bay, s.job, &p.fixed)
 		if start > hi {
-			start = p.fit(lo, s.dur, s.anchor.techs, s.anchor.bay, pj.job.ID, p.fixedTech, p.fixedBay)
+			start = p.fit(lo, s.dur, techs, bay, s.job, &p.fixed)
 		}
 		end := p.clock.addWork(start, s.dur)
 		if start > hi || end > p.horizon {
 			continue
 		}
-		p.take(p.fixedTech, p.fixedBay, s.anchor.techs, s.anchor.bay, start, end, pj.job.ID)
+		p.take(&p.fixed, s.anchor.techs, s.anchor.bay, start, end, pj.job.ID)
 		s.fixed, s.pre = true, placement{techs: s.anchor.techs, bay: s.anchor.bay, start: start, end: end}
 	}
 }

@@ -83,18 +83,16 @@ func (w *workClock) addWork(t, d int64) int64 {
 		return w.cal.AddWork(time.UnixMicro(t), time.Duration(d)*time.Microsecond).UnixMicro()
 	}
 	// Work done by the end of the period holding (or following) t, counted
-	// from the span's start, then the period where the target falls.
+	// from the span's start, then the period where the target falls: a
+	// step's work ends in its own period or one of the next few, so a walk
+	// forward finds it sooner than a search.
 	t = max(t, w.start[i])
 	target := w.before[i] + (t - w.start[i]) + d
-	k, _ := slices.BinarySearchFunc(w.before, target, func(b, x int64) int {
-		if b < x {
-			return -1
-		}
-		return 1
-	})
-	// k is the first period with before >= target: the target is in k-1.
-	k--
-	if k >= len(w.start) || w.before[k]+(w.end[k]-w.start[k]) < target {
+	k := i
+	for k < len(w.start) && w.before[k]+(w.end[k]-w.start[k]) < target {
+		k++
+	}
+	if k >= len(w.start) {
 		return w.cal.AddWork(time.UnixMicro(t), time.Duration(d)*time.Microsecond).UnixMicro()
 	}
 	return w.start[k] + (target - w.before[k])

@@ -23,8 +23,10 @@ type problem struct {
 	bays    []DispatchBay
 	// fixed are the busy times every decode starts from: the steps in
 	// progress, on their technicians and bays.
-	fixedTech map[string]*timeline
-	fixedBay  map[string]*timeline
+	fixed resources
+	// The indexes of technicians, bays and jobs by id, in resources and
+	// busy: every id the plan meets has one.
+	techAt, bayAt, jobAt map[string]int
 	// placements counts the steps decodes have placed: the search's budget.
 	placements int
 }
@@ -59,6 +61,62 @@ type pstep struct {
 	techs    []string  // qualified technicians, when it has none assigned
 	bays     []string  // suitable bays, when it has none assigned and the location has bays
 	anchor   *anchored // where the anchor placed it (dispatch_anchor.go); nil: nowhere
+	// What a decode may give it, as ids and as indexes (problem.choices):
+	// the technician sets (its assigned ones, or each qualified one alone)
+	// and the bays (its assigned one, the suitable ones, or -1 and "" when
+	// the location has none).
+	setIDs     [][]string
+	techSets   [][]int
+	bayIDs     []string
+	bayChoices []int
+	job        int32 // its job's index
+}
+
+// techIndex, bayIndex and jobIndex are an id's index, given on first
+// sight.
+func (p *problem) techIndex(id string) int { return indexOf(p.techAt, id) }
+func (p *problem) bayIndex(id string) int  { return indexOf(p.bayAt, id) }
+func (p *problem) jobIndex(id string) int32 {
+	return int32(indexOf(p.jobAt, id))
+}
+
+func indexOf(m map[string]int, id string) int {
+	i, ok := m[id]
+	if !ok {
+		i = len(m)
+		m[id] = i
+	}
+	return i
+}
+
+// choices sets what a decode may give a pending step whose candidates
+// are known.
+func (p *problem) choices(s *pstep) {
+	s.job = p.jobIndex(s.jobID)
+	s.setIDs = [][]string{s.TechIDs}
+	if len(s.TechIDs) == 0 {
+		s.setIDs = make([][]string, len(s.techs))
+		for i := range s.techs {
+			s.setIDs[i] = s.techs[i : i+1 : i+1]
+		}
+	}
+	s.techSets = make([][]int, len(s.setIDs))
+	for i, set := range s.setIDs {
+		for _, id := range set {
+			s.techSets[i] = append(s.techSets[i], p.techIndex(id))
+		}
+	}
+	s.bayIDs = []string{s.BayID} // "" when the location has no bays
+	if s.BayID == "" && len(p.bays) > 0 {
+		s.bayIDs = s.bays
+	}
+	s.bayChoices = make([]int, len(s.bayIDs))
+	for i, id := range s.bayIDs {
+		s.bayChoices[i] = -1
+		if id != "" {
+			s.bayChoices[i] = p.bayIndex(id)
+		}
+	}
 }
 
 func micros(t time.Time) int64 { return t.UnixMicro() }
@@ -67,7 +125,7 @@ func (p *problem) timeOf(t int64) time.Time { return time.UnixMicro(t).In(p.cal.
 
 func newProblem(in DispatchInput) *problem {
 	p := &problem{in: in, cal: in.Calendar, techs: in.Techs, bays: in.Bays, buffer: int64(in.BayBuffer / time.Microsecond),
-		fixedTech: map[string]*timeline{}, fixedBay: map[string]*timeline{}}
+		techAt: map[string]int{}, bayAt: map[string]int{}, jobAt: map[string]int{}}
 	start := DispatchStart(in)
 	from := start
 	for _, j := range in.Jobs {
@@ -89,7 +147,7 @@ func newProblem(in DispatchInput) *problem {
 	for _, pj := range p.jobs {
 		for _, s := range pj.steps {
 			if s.inProgress {
-				p.take(p.fixedTech, p.fixedBay, s.TechIDs, s.BayID, s.start, s.end, s.jobID)
+				p.take(&p.fixed, s.TechIDs, s.BayID, s.start, s.end, s.jobID)
 			}
 		}
 	}
@@ -138,9 +196,9 @@ func (p *problem) placeScheduled() {
 		for k := range pj.steps {
 			fixed[k] = pj.steps[k].pre
 		}
-		pl := p.placeStep(pj, r.step, fixed, p.fixedTech, p.fixedBay)
+		pl := p.placeStep(pj, r.step, fixed, &p.fixed)
 		if pl.reason == "" {
-			p.take(p.fixedTech, p.fixedBay, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
+			p.take(&p.fixed, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
 		}
 		pj.steps[r.step].fixed, pj.steps[r.step].pre = true, pl
 	}
@@ -215,6 +273,7 @@ func (p *problem) prepare(j DispatchJob) pjob {
 			ps.fixed, ps.pre = true, placement{techs: s.TechIDs, bay: s.BayID, start: ps.start, end: ps.end}
 		} else {
 			ps.techs, ps.bays = p.candidates(s)
+			p.choices(&ps)
 		}
 		placed[s.ID] = len(pj.steps)
 		pj.steps = append(pj.steps, ps)
@@ -297,35 +356,35 @@ func (p *problem) decode(order []int) decoded { return p.decodeFrom(order, decod
 // position from, which base decoded in the same order.
 func (p *problem) decodeFrom(order []int, base decoded, from int) decoded {
 	d := decoded{order: order, places: make([][]placement, len(p.jobs))}
-	tech, bay := cloneTimelines(p.fixedTech), cloneTimelines(p.fixedBay)
+	r := p.fixed.clone()
 	for pos, ji := range order {
 		pj := &p.jobs[ji]
 		if pos < from {
 			d.places[ji] = base.places[ji]
 			for si, s := range pj.steps {
 				if pl := base.places[ji][si]; !s.fixed && pl.reason == "" {
-					p.take(tech, bay, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
+					p.take(&r, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
 				}
 			}
 			continue
 		}
-		d.places[ji] = p.placeJob(pj, tech, bay)
+		d.places[ji] = p.placeJob(pj, &r)
 	}
 	d.score = p.scoreOf(d)
 	return d
 }
 
 // placeJob places a job's steps that are not fixed in precedence order.
-func (p *problem) placeJob(pj *pjob, tech, bay map[string]*timeline) []placement {
+func (p *problem) placeJob(pj *pjob, r *resources) []placement {
 	places := make([]placement, len(pj.steps))
 	for si, s := range pj.steps {
 		if s.fixed {
 			places[si] = s.pre
 			continue
 		}
-		places[si] = p.placeStep(pj, si, places, tech, bay)
+		places[si] = p.placeStep(pj, si, places, r)
 		if pl := places[si]; pl.reason == "" {
-			p.take(tech, bay, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
+			p.take(r, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
 		}
 	}
 	return places
@@ -336,7 +395,7 @@ func (p *problem) placeJob(pj *pjob, tech, bay map[string]*timeline) []placement
 // want of a technician or a bay when it has one, else UnplacedAfter,
 // blocked by the first step it waits for that is unplaced for a reason of
 // its own (its predecessors' predecessors are its own, so there is one).
-func (p *problem) placeStep(pj *pjob, si int, places []placement, tech, bay map[string]*timeline) placement {
+func (p *problem) placeStep(pj *pjob, si int, places []placement, r *resources) placement {
 	s := &pj.steps[si]
 	release := max(s.earliest, s.afterEnd)
 	blocked := placement{}
@@ -357,7 +416,7 @@ func (p *problem) placeStep(pj *pjob, si int, places []placement, tech, bay map[
 		return blocked
 	}
 	p.placements++
-	return p.place(*s, release, tech, bay)
+	return p.place(s, release, r)
 }
 
 // outlook is a job's promise under a decode.

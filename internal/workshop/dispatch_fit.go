@@ -2,30 +2,46 @@ package workshop
 
 import "slices"
 
-// busy is a stretch a technician or bay is taken, by a job.
+// busy is a stretch a technician or bay is taken, by a job (its index,
+// problem.jobIndex).
 type busy struct {
 	start, end int64
 	bufEnd     int64 // bays: end plus the bay buffer in working time
-	job        string
+	job        int32
+}
+
+// resources are the busy times of every technician and bay, by their
+// index (problem.techIndex, problem.bayIndex): the planner asks them
+// thousands of times a plan, and a slice answers faster than a map.
+type resources struct{ tech, bay []timeline }
+
+func (r resources) clone() resources {
+	out := resources{tech: make([]timeline, len(r.tech)), bay: make([]timeline, len(r.bay))}
+	for i, tl := range r.tech {
+		out.tech[i] = tl.clone()
+	}
+	for i, tl := range r.bay {
+		out.bay[i] = tl.clone()
+	}
+	return out
+}
+
+// timelineAt is list's i-th timeline, grown to hold it.
+func timelineAt(list *[]timeline, i int) *timeline {
+	if i >= len(*list) {
+		*list = append(*list, make([]timeline, i+1-len(*list))...)
+	}
+	return &(*list)[i]
 }
 
 // take marks technicians and a bay busy for a job's step.
-func (p *problem) take(tech, bay map[string]*timeline, techs []string, bayID string, start, end int64, job string) {
+func (p *problem) take(r *resources, techs []string, bayID string, start, end int64, job string) {
+	j := p.jobIndex(job)
 	for _, t := range techs {
-		tl := tech[t]
-		if tl == nil {
-			tl = &timeline{}
-			tech[t] = tl
-		}
-		tl.insert(busy{start: start, end: end, bufEnd: end, job: job})
+		timelineAt(&r.tech, p.techIndex(t)).insert(busy{start: start, end: end, bufEnd: end, job: j})
 	}
 	if bayID != "" {
-		tl := bay[bayID]
-		if tl == nil {
-			tl = &timeline{}
-			bay[bayID] = tl
-		}
-		tl.insert(busy{start: start, end: end, bufEnd: p.clock.addWork(end, p.buffer), job: job})
+		timelineAt(&r.bay, p.bayIndex(bayID)).insert(busy{start: start, end: end, bufEnd: p.clock.addWork(end, p.buffer), job: j})
 	}
 }
 
@@ -49,67 +65,63 @@ type free struct {
 
 // place finds the technicians and bay that let a pending step end
 // earliest from release, or why none can.
-func (p *problem) place(s pstep, release int64, tech, bay map[string]*timeline) placement {
-	if own := p.ownReason(s); own != "" {
+func (p *problem) place(s *pstep, release int64, r *resources) placement {
+	if own := p.ownReason(*s); own != "" {
 		return placement{reason: own}
-	}
-	techSets := [][]string{s.TechIDs}
-	if len(s.TechIDs) == 0 {
-		techSets = make([][]string, len(s.techs))
-		for i := range s.techs {
-			techSets[i] = s.techs[i : i+1 : i+1]
-		}
-	}
-	bays := []string{s.BayID} // "" when the location has no bays
-	if s.BayID == "" && len(p.bays) > 0 {
-		bays = s.bays
 	}
 	// The earliest each could start alone bounds what a pair can: walk the
 	// pairs by that bound and stop when none can start earlier than the
 	// best found (a step's end only grows with its start).
-	techs := make([]free, len(techSets))
-	for i, ts := range techSets {
-		techs[i] = free{i, p.fit(release, s.dur, ts, "", s.jobID, tech, bay)}
+	techs := make([]free, len(s.techSets))
+	for i, ts := range s.techSets {
+		techs[i] = free{i, p.fit(release, s.dur, ts, -1, s.job, r)}
 	}
-	bayFree := make([]free, len(bays))
-	for i, b := range bays {
-		bayFree[i] = free{i, p.fit(release, s.dur, nil, b, s.jobID, tech, bay)}
+	bayFree := make([]free, len(s.bayChoices))
+	for i, b := range s.bayChoices {
+		bayFree[i] = free{i, p.fit(release, s.dur, nil, b, s.job, r)}
 	}
-	byTime := func(a, b free) int { return int(a.at - b.at) }
+	byTime := func(a, b free) int { return cmp64(a.at, b.at) }
 	slices.SortStableFunc(techs, byTime)
 	slices.SortStableFunc(bayFree, byTime)
-	best := placement{reason: UnplacedBeyond}
-	// Among equally early starts the anchor's technicians and bay win
-	// (dispatch_anchor.go): a re-plan leaves a step where it was when
-	// nothing is gained by moving it. Until best is the anchor's, a
-	// candidate starting with it is still looked at.
-	anchoredBest := false
-	done := func(at int64) bool {
-		return best.reason == "" && (at > best.start || at == best.start && (s.anchor == nil || anchoredBest))
+	pair := func(tf, bf free) (placement, bool) {
+		start := max(tf.at, bf.at) // without a bay, the technicians' own fit
+		if b := s.bayChoices[bf.i]; b >= 0 {
+			start = p.fit(start, s.dur, s.techSets[tf.i], b, s.job, r)
+		}
+		if start > p.horizon {
+			return placement{}, false
+		}
+		end := p.clock.addWork(start, s.dur)
+		if end > p.horizon {
+			return placement{}, false
+		}
+		return placement{techs: s.setIDs[tf.i], bay: s.bayIDs[bf.i], start: start, end: end}, true
 	}
+	best := placement{reason: UnplacedBeyond}
 	for _, bf := range bayFree {
-		if done(bf.at) {
+		if best.reason == "" && bf.at >= best.start {
 			break
 		}
 		for _, tf := range techs {
 			bound := max(tf.at, bf.at)
-			if bound > p.horizon || done(bound) {
+			if bound > p.horizon || best.reason == "" && bound >= best.start {
 				break
 			}
-			start := bound // without a bay, the technicians' own fit
-			if bays[bf.i] != "" {
-				start = p.fit(bound, s.dur, techSets[tf.i], bays[bf.i], s.jobID, tech, bay)
+			if pl, ok := pair(tf, bf); ok && (best.reason != "" || pl.start < best.start) {
+				best = pl
 			}
-			if start > p.horizon {
-				continue
-			}
-			end := p.clock.addWork(start, s.dur)
-			if end > p.horizon {
-				continue
-			}
-			isAnchor := s.anchor != nil && bays[bf.i] == s.anchor.bay && slices.Equal(techSets[tf.i], s.anchor.techs)
-			if best.reason != "" || start < best.start || start == best.start && isAnchor && !anchoredBest {
-				best, anchoredBest = placement{techs: techSets[tf.i], bay: bays[bf.i], start: start, end: end}, isAnchor
+		}
+	}
+	// Among equally early starts the anchor's technicians and bay win
+	// (dispatch_anchor.go): a re-plan leaves a step where it was when
+	// nothing is gained by moving it. Only the anchor's own pair can
+	// start as early as the best and win, so only it is tried again.
+	if s.anchor != nil && best.reason == "" && (best.bay != s.anchor.bay || !slices.Equal(best.techs, s.anchor.techs)) {
+		ti := slices.IndexFunc(techs, func(f free) bool { return slices.Equal(s.setIDs[f.i], s.anchor.techs) })
+		bi := slices.IndexFunc(bayFree, func(f free) bool { return s.bayIDs[f.i] == s.anchor.bay })
+		if ti >= 0 && bi >= 0 && max(techs[ti].at, bayFree[bi].at) <= best.start {
+			if pl, ok := pair(techs[ti], bayFree[bi]); ok && pl.start == best.start {
+				best = pl
 			}
 		}
 	}
@@ -117,9 +129,9 @@ func (p *problem) place(s pstep, release int64, tech, bay map[string]*timeline) 
 }
 
 // fit is the earliest start from t at which a step of job and duration d
-// is free on the technicians and bay ("" none) given, in working time; past
-// the horizon when there is none before it.
-func (p *problem) fit(t, d int64, techs []string, bayID, job string, tech, bay map[string]*timeline) int64 {
+// is free on the technicians and bay (-1: none) given, by index, in
+// working time; past the horizon when there is none before it.
+func (p *problem) fit(t, d int64, techs []int, bay int, job int32, r *resources) int64 {
 	for {
 		t = p.clock.nextOpen(t)
 		if t > p.horizon {
@@ -127,22 +139,20 @@ func (p *problem) fit(t, d int64, techs []string, bayID, job string, tech, bay m
 		}
 		end := p.clock.addWork(t, d)
 		moved := false
-		for _, id := range techs {
-			if tl := tech[id]; tl != nil {
-				if to, ok := tl.conflict(t, end, end, job, false); ok {
+		for _, i := range techs {
+			if i < len(r.tech) {
+				if to, ok := r.tech[i].conflict(t, end, end, job, false); ok {
 					t, moved = max(t, to), true
 				}
 			}
 		}
-		if bayID != "" {
-			if tl := bay[bayID]; tl != nil {
-				endBuf := end
-				if p.buffer > 0 {
-					endBuf = p.clock.addWork(end, p.buffer)
-				}
-				if to, ok := tl.conflict(t, end, endBuf, job, p.buffer > 0); ok {
-					t, moved = max(t, to), true
-				}
+		if bay >= 0 && bay < len(r.bay) {
+			endBuf := end
+			if p.buffer > 0 {
+				endBuf = p.clock.addWork(end, p.buffer)
+			}
+			if to, ok := r.bay[bay].conflict(t, end, endBuf, job, p.buffer > 0); ok {
+				t, moved = max(t, to), true
 			}
 		}
 		if !moved {
@@ -176,7 +186,7 @@ func (tl *timeline) insert(b busy) {
 // that overlap it, or, buffered (a bay's buffer), those of another job
 // within the buffer before it (their bufEnd after start) or after it (they
 // start before endBuf). It returns the latest time one of them frees.
-func (tl *timeline) conflict(start, end, endBuf int64, job string, buffered bool) (int64, bool) {
+func (tl *timeline) conflict(start, end, endBuf int64, job int32, buffered bool) (int64, bool) {
 	hi, _ := slices.BinarySearchFunc(tl.list, endBuf, func(x busy, t int64) int { return cmp64(x.start, t) })
 	var to int64
 	found := false
@@ -203,10 +213,6 @@ func cmp64(a, b int64) int {
 	return 0
 }
 
-func cloneTimelines(m map[string]*timeline) map[string]*timeline {
-	out := make(map[string]*timeline, len(m)+8)
-	for k, v := range m {
-		out[k] = &timeline{list: slices.Clone(v.list), maxEnd: slices.Clone(v.maxEnd)}
-	}
-	return out
+func (tl timeline) clone() timeline {
+	return timeline{list: slices.Clone(tl.list), maxEnd: slices.Clone(tl.maxEnd)}
 }

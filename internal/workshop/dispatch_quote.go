@@ -31,11 +31,11 @@ type Quote struct {
 // let it end earliest after the one before.
 func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []QuoteStep) Quote {
 	p := newProblem(in)
-	tech, bay := cloneTimelines(p.fixedTech), cloneTimelines(p.fixedBay)
+	r := p.fixed.clone()
 	fixed := p.fixedSteps() // in the timelines already
 	for _, s := range plan.Steps {
 		if !fixed[s.StepID] {
-			p.take(tech, bay, s.TechIDs, s.BayID, micros(s.Start), micros(s.End), s.JobID)
+			p.take(&r, s.TechIDs, s.BayID, micros(s.Start), micros(s.End), s.JobID)
 		}
 	}
 	q := Quote{Steps: []QuotedStep{}}
@@ -45,12 +45,13 @@ func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []
 		s := pstep{DispatchStep: DispatchStep{ServiceCode: qs.ServiceCode, Duration: qs.Duration, RequiredSkills: qs.RequiredSkills,
 			Status: StepPending}, jobID: job, dur: int64(qs.Duration / time.Microsecond)}
 		s.techs, s.bays = p.candidates(s.DispatchStep)
-		pl := p.place(s, release, tech, bay)
+		p.choices(&s)
+		pl := p.place(&s, release, &r)
 		if pl.reason != "" {
 			q.Unplaced = pl.reason
 			return q
 		}
-		p.take(tech, bay, pl.techs, pl.bay, pl.start, pl.end, job)
+		p.take(&r, pl.techs, pl.bay, pl.start, pl.end, job)
 		q.Steps = append(q.Steps, QuotedStep{ServiceCode: qs.ServiceCode, TechIDs: pl.techs, BayID: pl.bay,
 			Start: p.timeOf(pl.start), End: p.timeOf(pl.end)})
 		release = pl.end
