@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -297,6 +298,32 @@ func TestBrowserDispatchDragSeenByAnother(t *testing.T) {
 	}
 	// The second page draws it as scheduled by a person.
 	two.waitFor(t, "the moved bar is marked scheduled", `document.querySelector('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="`+p.Step+`"]').classList.contains("scheduled")`)
+	moveReport(t, one, two, p.Step, "Ben Okafor", "Cem Yilmaz", 14*60+35)
+}
+
+// moveReport drags a step back and forth between two rows on one page,
+// WORKSHOP_MOVE_REPORT times, and logs how soon the other page shows
+// each move, from the pointer's release (within the 50 ms the pages are
+// polled at): a figure for docs/benchmarks.md, not a test.
+func moveReport(t *testing.T, one, two *chrome, step, from, to string, minute int) {
+	n, _ := strconv.Atoi(os.Getenv("WORKSHOP_MOVE_REPORT"))
+	if n <= 0 {
+		return
+	}
+	var took []time.Duration
+	for i := range n {
+		row := []string{to, from}[i%2]
+		p := one.dragTo(t, `document.querySelector('.tl-bar[data-step="`+step+`"]')`, row, minute)
+		inRow := `!!document.querySelector('.tl-row[data-name="` + row + `"] .tl-bar[data-step="` + step + `"]')`
+		began := time.Now()
+		one.drag(t, p)
+		two.waitFor(t, "the other page shows move "+strconv.Itoa(i+1), inRow)
+		took = append(took, time.Since(began))
+		one.waitFor(t, "the page redrawn after move "+strconv.Itoa(i+1), inRow)
+	}
+	slices.Sort(took)
+	t.Logf("%d moves seen on the other page: p50 %v, p99 %v, max %v", n, took[n/2].Round(time.Millisecond),
+		took[n*99/100].Round(time.Millisecond), took[n-1].Round(time.Millisecond))
 }
 
 // A drop the store refuses (a bay in maintenance) puts the bar back and
@@ -429,4 +456,6 @@ func TestBrowserDispatchDragAcrossProcesses(t *testing.T) {
 	one.drag(t, p)
 	two.waitFor(t, "the other process's page shows the move", `!!document.querySelector('.tl-row[data-name="Ana Petrova"] .tl-bar[data-step="`+p.Step+`"]')`)
 	t.Logf("browser, postgres, across processes: a drag seen in %v", time.Since(start)) // a figure, not a test
+	one.waitFor(t, "the first page redrawn", `!!document.querySelector('.tl-row[data-name="Ana Petrova"] .tl-bar[data-step="`+p.Step+`"]')`)
+	moveReport(t, one, two, p.Step, "Ana Petrova", "Cem Yilmaz", 15*60+10)
 }
