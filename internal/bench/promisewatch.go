@@ -52,6 +52,8 @@ const (
 	watchSeeders                                 = 8                // concurrent seeding and wave writers
 	watchWaveTimeout                             = 90 * time.Second // a wave's events are awaited this long
 	watchStartup                                 = 5 * time.Second  // left out of the CPU at rest
+	watchWaveSome                                = 100              // the locations of the smaller waves
+	watchSingles                                 = 20               // single changes, one after another
 )
 
 func promiseWatchScale(ctx context.Context, e *env, cfg Config) (Figure, error) {
@@ -82,9 +84,9 @@ func promiseWatchScale(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	f.Lines = append(f.Lines, fmt.Sprintf("seeded %d locations x (%d techs, %d bays, %d open jobs of %d steps) on %s in %s",
 		n, watchTechs, watchBays, watchJobs, watchSteps, st.Dialect(), time.Since(began).Round(time.Second)))
 	idle := cfg.Duration
-	wave := 0
+	tr := &riskTracker{atRisk: map[string]bool{}, changed: map[string]bool{}}
 	for _, procs := range []int{1, 2} {
-		lines, err := watchRun(ctx, st, dbURL, cfg.ServeCommand, locs, procs, idle, &wave)
+		lines, err := watchRun(ctx, st, dbURL, cfg.ServeCommand, locs, procs, idle, tr)
 		f.Lines = append(f.Lines, lines...)
 		if err != nil {
 			return f, err
@@ -96,7 +98,7 @@ func promiseWatchScale(ctx context.Context, e *env, cfg Config) (Figure, error) 
 // watchRun starts procs serve processes, lets them settle, measures their
 // CPU at rest and sends the waves; it stops them before it returns.
 func watchRun(ctx context.Context, st *store.Store, dbURL string, serve []string, locs []watchLocation, procs int,
-	idle time.Duration, wave *int) ([]string, error) {
+	idle time.Duration, tr *riskTracker) ([]string, error) {
 	ps, err := startServers(ctx, serve, dbURL, procs)
 	defer stopServers(ps)
 	if err != nil {
@@ -115,27 +117,71 @@ func watchRun(ctx context.Context, st *store.Store, dbURL string, serve []string
 		return lines, err
 	}
 	lines = append(lines, fmt.Sprintf("%d process(es): serve CPU at rest over %s: %s s per minute per process", procs, idle, cpu))
-	for _, at := range []string{"mid-minute", "minute turn"} {
-		if err := waitMinuteSecond(ctx, map[string]float64{"mid-minute": 30, "minute turn": 59.7}[at]); err != nil {
+	if err := tr.catchUp(ctx, st); err != nil {
+		return lines, err
+	}
+	r, err := singleChanges(ctx, st, tr, locs, watchSingles)
+	if err != nil {
+		return lines, err
+	}
+	lines = append(lines, fmt.Sprintf("%d process(es), one location changed at a time, %d times: %s", procs, watchSingles, r))
+	type wave struct {
+		at   string
+		locs []watchLocation
+	}
+	waves := []wave{{"mid-minute", locs}, {"minute turn", locs}}
+	if some := spread(locs, watchWaveSome); len(some) < len(locs) {
+		waves = append([]wave{{"mid-minute", some}, {"minute turn", some}}, waves...)
+	}
+	for _, w := range waves {
+		if err := waitMinuteSecond(ctx, map[string]float64{"mid-minute": 30, "minute turn": 59.7}[w.at]); err != nil {
 			return lines, err
 		}
-		r, err := sendWave(ctx, st, locs, *wave, nil)
-		*wave++
+		r, err := sendWave(ctx, st, tr, w.locs, nil)
 		if err != nil {
 			return lines, err
 		}
-		lines = append(lines, fmt.Sprintf("%d process(es), wave at the %s: %s", procs, at, r))
+		lines = append(lines, fmt.Sprintf("%d process(es), %d locations changed at the %s: %s", procs, len(w.locs), w.at, r))
 	}
 	if procs == 2 {
 		kill := func() { _ = ps[1].Process.Kill() }
-		r, err := sendWave(ctx, st, locs, *wave, kill)
-		*wave++
+		r, err := sendWave(ctx, st, tr, locs, kill)
 		if err != nil {
 			return lines, err
 		}
-		lines = append(lines, fmt.Sprintf("2 processes, one killed (SIGKILL) 1 s into the wave: %s", r))
+		lines = append(lines, fmt.Sprintf("2 processes, %d locations changed, one process killed (SIGKILL) 1 s into the wave: %s", len(locs), r))
 	}
 	return lines, nil
+}
+
+// spread is n of locs, evenly spread (all of them when there are fewer).
+func spread(locs []watchLocation, n int) []watchLocation {
+	if len(locs) <= n {
+		return locs
+	}
+	out := make([]watchLocation, n)
+	for i := range out {
+		out[i] = locs[i*len(locs)/n]
+	}
+	return out
+}
+
+// singleChanges changes one location at a time, n times, each once the
+// one before was told (issue 30: a single change shows within 2 s).
+func singleChanges(ctx context.Context, st *store.Store, tr *riskTracker, locs []watchLocation, n int) (waveResult, error) {
+	var all waveResult
+	for _, wl := range spread(locs, n) {
+		if err := sleepCtx(ctx, 1300*time.Millisecond); err != nil { // at another phase of the watch's tick each time
+			return all, err
+		}
+		r, err := sendWave(ctx, st, tr, []watchLocation{wl}, nil)
+		if err != nil {
+			return all, err
+		}
+		all.changes, all.told, all.duplicates, all.earlier = all.changes+r.changes, all.told+r.told, all.duplicates+r.duplicates, all.earlier+r.earlier
+		all.latencies = append(all.latencies, r.latencies...)
+	}
+	return all, nil
 }
 
 // planCostLines measures a plan's CPU time at 20 jobs (the fixture's size)
@@ -266,7 +312,11 @@ func seedWatchLocation(ctx context.Context, st *store.Store, orgID string, i int
 // waveResult is what a wave's events showed.
 type waveResult struct {
 	changes, told, duplicates int
-	latencies                 []time.Duration
+	// earlier are the locations whose far jobs had all turned at risk
+	// before their change (an earlier wave's late jobs, planned first,
+	// pushed them past their promise): none was changed.
+	earlier   int
+	latencies []time.Duration
 }
 
 func (r waveResult) String() string {
@@ -283,32 +333,102 @@ func (r waveResult) String() string {
 			within++
 		}
 	}
-	return fmt.Sprintf("%d changes, at_risk latency p50 %s / p99 %s / max %s s, within 10 s %.1f %%, lost %d, duplicates %d",
-		r.changes, q(0.5), q(0.99), q(1), 100*float64(within)/float64(r.changes), r.changes-r.told, r.duplicates)
+	return fmt.Sprintf("%d changes, at_risk latency p50 %s / p99 %s / max %s s, within 10 s %.1f %%, lost %d, duplicates %d, no job left to turn %d",
+		r.changes, q(0.5), q(0.99), q(1), 100*float64(within)/float64(r.changes), r.changes-r.told, r.duplicates, r.earlier)
 }
 
-// sendWave moves the promise of job number wave (of the far-promised
-// ones) of every location into
-// the past (watchSeeders writers) and waits for the job.at_risk events;
-// during, if set, is called a second into the wave.
-func sendWave(ctx context.Context, st *store.Store, locs []watchLocation, wave int, during func()) (waveResult, error) {
-	seq, err := st.LastEventSeq(ctx)
-	if err != nil {
+// riskTracker follows which jobs are at risk, from the outbox's job.at_risk
+// and job.on_track events, and which jobs the bench changed, so that each
+// change turns a job that is on track and each event is counted once.
+type riskTracker struct {
+	seq     int64 // the highest seq read
+	seen    map[int64]bool
+	atRisk  map[string]bool
+	changed map[string]bool
+}
+
+// trackerLookBack is how far below the highest seq read each read starts
+// again: on PostgreSQL a seq is taken at insert, not at commit, so an
+// event may appear below one seen.
+const trackerLookBack = 2000
+
+// read reads the events after the last read (and trackerLookBack below
+// it) not seen yet, noting the jobs' turns; it returns the jobs that
+// turned at risk in them, by id, when (the event's occurredAt).
+func (tr *riskTracker) read(ctx context.Context, st *store.Store) ([]turn, error) {
+	if tr.seen == nil {
+		tr.seen = map[int64]bool{}
+	}
+	var turned []turn
+	for from := max(0, tr.seq-trackerLookBack); ; {
+		evs, err := st.EventsAfter(ctx, from, 5000)
+		if err != nil {
+			return turned, err
+		}
+		for _, ev := range evs {
+			from, tr.seq = ev.Seq, max(tr.seq, ev.Seq)
+			if tr.seen[ev.Seq] || ev.Name != workshop.EventJobAtRisk && ev.Name != workshop.EventJobOnTrack {
+				continue
+			}
+			tr.seen[ev.Seq] = true
+			var d struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				return turned, err
+			}
+			tr.atRisk[d.ID] = ev.Name == workshop.EventJobAtRisk
+			if tr.atRisk[d.ID] {
+				turned = append(turned, turn{d.ID, ev.OccurredAt.Time()})
+			}
+		}
+		if len(evs) < 5000 {
+			return turned, nil
+		}
+	}
+}
+
+type turn struct {
+	job string
+	at  time.Time
+}
+
+func (tr *riskTracker) catchUp(ctx context.Context, st *store.Store) error {
+	_, err := tr.read(ctx, st)
+	return err
+}
+
+// sendWave moves the promise of a far-promised job on track (one not
+// changed before) of every location into the past (watchSeeders writers)
+// and waits for the job.at_risk events; during, if set, is called a
+// second into the wave.
+func sendWave(ctx context.Context, st *store.Store, tr *riskTracker, locs []watchLocation, during func()) (waveResult, error) {
+	if err := tr.catchUp(ctx, st); err != nil {
 		return waveResult{}, err
+	}
+	var jobs []workshop.Job
+	earlier := 0
+	for _, wl := range locs {
+		k := slices.IndexFunc(wl.jobs[:watchWaveJobs], func(j workshop.Job) bool { return !tr.atRisk[j.ID] && !tr.changed[j.ID] })
+		if k < 0 {
+			earlier++
+			continue
+		}
+		jobs = append(jobs, wl.jobs[k])
+		tr.changed[wl.jobs[k].ID] = true
 	}
 	if during != nil {
 		timer := time.AfterFunc(time.Second, during)
 		defer timer.Stop()
 	}
-	committed := make(map[string]time.Time, len(locs))
+	committed := make(map[string]time.Time, len(jobs))
 	var mu sync.Mutex
-	next := make(chan watchLocation)
+	next := make(chan workshop.Job)
 	errs := make(chan error, watchSeeders)
 	var wg sync.WaitGroup
 	for range watchSeeders {
 		wg.Go(func() {
-			for wl := range next {
-				j := wl.jobs[wave%watchWaveJobs]
+			for j := range next {
 				late := &workshop.OffsetTime{Time: time.Now().Add(-time.Hour)}
 				if _, err := st.PatchJob(ctx, store.Visibility{OrgID: j.OrgID}, j.ID,
 					store.JobPatch{UpdatedAt: j.UpdatedAt, PromiseTime: &late}, workshop.MicrosOf(time.Now())); err != nil {
@@ -321,8 +441,8 @@ func sendWave(ctx context.Context, st *store.Store, locs []watchLocation, wave i
 			}
 		})
 	}
-	for _, wl := range locs {
-		next <- wl
+	for _, j := range jobs {
+		next <- j
 	}
 	close(next)
 	wg.Wait()
@@ -330,50 +450,33 @@ func sendWave(ctx context.Context, st *store.Store, locs []watchLocation, wave i
 	if err := <-errs; err != nil {
 		return waveResult{}, err
 	}
-	return awaitAtRisk(ctx, st, seq, committed)
+	r, err := awaitAtRisk(ctx, st, tr, committed)
+	r.earlier = earlier
+	return r, err
 }
 
-// awaitAtRisk reads the outbox after seq until every changed job's
-// job.at_risk came (then 3 s more, for duplicates) or the wave times out.
-// Each poll reads everything after seq again: on PostgreSQL a seq is taken
-// at insert, not at commit, so an event may appear below one seen.
-func awaitAtRisk(ctx context.Context, st *store.Store, seq int64, committed map[string]time.Time) (waveResult, error) {
+// awaitAtRisk reads the outbox until every changed job's job.at_risk came
+// (then 3 s more, for duplicates) or the wave times out.
+func awaitAtRisk(ctx context.Context, st *store.Store, tr *riskTracker, committed map[string]time.Time) (waveResult, error) {
 	r := waveResult{changes: len(committed)}
-	seen := map[int64]bool{}
 	told := map[string]bool{}
 	deadline := time.Now().Add(watchWaveTimeout)
 	var allSince time.Time
 	for time.Now().Before(deadline) && (allSince.IsZero() || time.Since(allSince) < 3*time.Second) {
-		for from := seq; ; {
-			evs, err := st.EventsAfter(ctx, from, 5000)
-			if err != nil {
-				return r, err
-			}
-			for _, ev := range evs {
-				from = ev.Seq
-				if seen[ev.Seq] || ev.Name != workshop.EventJobAtRisk {
-					continue
-				}
-				seen[ev.Seq] = true
-				var d struct {
-					ID string `json:"id"`
-				}
-				if err := json.Unmarshal(ev.Data, &d); err != nil {
-					return r, err
-				}
-				at, ok := committed[d.ID]
-				switch {
-				case !ok:
-				case told[d.ID]:
-					r.duplicates++
-				default:
-					told[d.ID] = true
-					r.told++
-					r.latencies = append(r.latencies, max(0, ev.OccurredAt.Time().Sub(at)))
-				}
-			}
-			if len(evs) < 5000 {
-				break
+		turned, err := tr.read(ctx, st)
+		if err != nil {
+			return r, err
+		}
+		for _, t := range turned {
+			at, ok := committed[t.job]
+			switch {
+			case !ok:
+			case told[t.job]:
+				r.duplicates++
+			default:
+				told[t.job] = true
+				r.told++
+				r.latencies = append(r.latencies, max(0, t.at.Sub(at)))
 			}
 		}
 		if r.told == r.changes && allSince.IsZero() {
