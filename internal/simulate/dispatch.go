@@ -47,20 +47,33 @@ func (r *run) churn(plan workshop.Dispatch) {
 // applyPlan starts the steps the plan starts now, on its technician and
 // bay, when the vehicle is there and they are free (a step running over
 // its planned length still holds them); the next planned start is looked
-// at again when it comes.
+// at again when it comes. As on a real shop floor, a technician with
+// nothing to do takes their next planned step early when it is also its
+// bay's next and it can start (vehicle there, what it waits for done, the
+// bay free): nothing planned before it on either is delayed, and the
+// time the plan held them idle is not lost when work ran short.
 func (r *run) applyPlan(now time.Time, plan workshop.Dispatch) {
 	steps := r.stepsByID()
-	for _, ps := range plan.Steps {
+	seenTech, seenBay := map[string]bool{}, map[string]bool{}
+	for _, ps := range plan.Steps { // by planned start
 		if ps.Pinned {
 			continue
 		}
-		if ps.Start.After(now) {
+		next := len(ps.TechIDs) == 1 && !seenTech[ps.TechIDs[0]] && (ps.BayID == "" || !seenBay[ps.BayID])
+		for _, t := range ps.TechIDs {
+			seenTech[t] = true
+		}
+		seenBay[ps.BayID] = true
+		if ps.Start.After(now) && !next {
 			r.waitUntil(now, ps.Start)
 			continue
 		}
 		s := steps[ps.StepID]
 		if s == nil || !s.job.arrived || !r.predecessorsDone(s) || len(ps.TechIDs) != 1 || r.techOn[ps.TechIDs[0]] != nil ||
-			!r.bayFree(now, ps.BayID, s.job) {
+			r.absent(ps.TechIDs[0], now) || !r.bayFree(now, ps.BayID, s.job) || !r.w.Calendar.Open(now) {
+			if ps.Start.After(now) {
+				r.waitUntil(now, ps.Start)
+			}
 			continue
 		}
 		r.start(now, s, r.tech(ps.TechIDs[0]), ps.BayID)

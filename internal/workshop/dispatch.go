@@ -7,12 +7,19 @@ package workshop
 // A plan is decoded from an order of the jobs (dispatch_decode.go): job by
 // job in that order, each step in its job's precedence order goes to the
 // qualified technician and suitable bay that let it end earliest, into the
-// first gap that fits, never moving what is already placed. The search
-// (dispatch_search.go) starts from several orders (earliest due date with
-// the priority's weight, first come first served, least slack) and
-// improves the best by moving late jobs forward, within a budget of
-// decodes, keeping the best plan by the objective: fewest unplaced steps,
-// then least weighted late minutes, then the earliest last completion.
+// first gap that fits, never moving what is already placed. Which of
+// several equally early resources it takes is a tie rule: the first
+// listed, the one the rest of the work wants least, or the least wanted
+// of those starting within two hours (dispatch_fit.go). On small days a
+// decode may also interleave the jobs' steps, each next step the one that
+// can start earliest (dispatch_interleave.go). The search
+// (dispatch_search.go) decodes several starting orders (earliest due date
+// with the priority's weight, first come first served, least slack,
+// priority first) under every tie rule, every order of a day of at most
+// five jobs, and improves the best by moving late jobs forward, within a
+// budget of placements, keeping the best plan by the objective: fewest
+// unplaced steps, then least weighted late minutes, then the earliest last
+// completion.
 
 import (
 	"time"

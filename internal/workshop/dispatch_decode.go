@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -27,6 +28,9 @@ type problem struct {
 	// The indexes of technicians, bays and jobs by id, in resources and
 	// busy: every id the plan meets has one.
 	techAt, bayAt, jobAt map[string]int
+	// techDemand and bayDemand are the pending work each could take
+	// (weighDemand), for the tie rule tieSpecialised.
+	techDemand, bayDemand map[string]float64
 	// placements counts the steps decodes have placed: the search's budget.
 	placements int
 }
@@ -58,18 +62,11 @@ type pstep struct {
 	// afterEnd is the latest end of its completed predecessors.
 	after    []int
 	afterEnd int64
-	techs    []string  // qualified technicians, when it has none assigned
-	bays     []string  // suitable bays, when it has none assigned and the location has bays
-	anchor   *anchored // where the anchor placed it (dispatch_anchor.go); nil: nowhere
-	// What a decode may give it, as ids and as indexes (problem.choices):
-	// the technician sets (its assigned ones, or each qualified one alone)
-	// and the bays (its assigned one, the suitable ones, or -1 and "" when
-	// the location has none).
-	setIDs     [][]string
-	techSets   [][]int
-	bayIDs     []string
-	bayChoices []int
-	job        int32 // its job's index
+	techs    []string            // qualified technicians, when it has none assigned
+	bays     []string            // suitable bays, when it has none assigned and the location has bays
+	anchor   *anchored           // where the anchor placed it (dispatch_anchor.go); nil: nowhere
+	choice   [tieRules]choiceSet // what a decode may give it, by tie rule (problem.choices)
+	job      int32               // its job's index
 }
 
 // techIndex, bayIndex and jobIndex are an id's index, given on first
@@ -89,32 +86,60 @@ func indexOf(m map[string]int, id string) int {
 	return i
 }
 
+// Tie rules: which of the resources that let a step end equally early
+// a decode gives it. The search decodes its starting orders under both
+// and goes on with the better: neither is better on every day.
+const (
+	tieListed      = iota // the first listed (technicians and bays in the input's order)
+	tieSpecialised        // the least demanded (leastDemandedFirst)
+	tieSpare              // the least demanded of those starting at most spareSlack later
+	tieRules
+)
+
+// choiceSet is what a decode may give a pending step, as ids and as
+// indexes, in the order a tie rule tries them: the technician sets (its
+// assigned ones, or each qualified one alone) and the bays (its assigned
+// one, the suitable ones, or -1 and "" when the location has none).
+type choiceSet struct {
+	setIDs     [][]string
+	techSets   [][]int
+	bayIDs     []string
+	bayChoices []int
+}
+
 // choices sets what a decode may give a pending step whose candidates
-// are known.
+// are known, under each tie rule.
 func (p *problem) choices(s *pstep) {
 	s.job = p.jobIndex(s.jobID)
-	s.setIDs = [][]string{s.TechIDs}
-	if len(s.TechIDs) == 0 {
-		s.setIDs = make([][]string, len(s.techs))
-		for i := range s.techs {
-			s.setIDs[i] = s.techs[i : i+1 : i+1]
+	for rule := range tieRules {
+		techs, bays := s.techs, s.bays
+		if rule != tieListed {
+			techs, bays = leastDemandedFirst(techs, p.techDemand), leastDemandedFirst(bays, p.bayDemand)
 		}
-	}
-	s.techSets = make([][]int, len(s.setIDs))
-	for i, set := range s.setIDs {
-		for _, id := range set {
-			s.techSets[i] = append(s.techSets[i], p.techIndex(id))
+		c := &s.choice[rule]
+		c.setIDs = [][]string{s.TechIDs}
+		if len(s.TechIDs) == 0 {
+			c.setIDs = make([][]string, len(techs))
+			for i := range techs {
+				c.setIDs[i] = techs[i : i+1 : i+1]
+			}
 		}
-	}
-	s.bayIDs = []string{s.BayID} // "" when the location has no bays
-	if s.BayID == "" && len(p.bays) > 0 {
-		s.bayIDs = s.bays
-	}
-	s.bayChoices = make([]int, len(s.bayIDs))
-	for i, id := range s.bayIDs {
-		s.bayChoices[i] = -1
-		if id != "" {
-			s.bayChoices[i] = p.bayIndex(id)
+		c.techSets = make([][]int, len(c.setIDs))
+		for i, set := range c.setIDs {
+			for _, id := range set {
+				c.techSets[i] = append(c.techSets[i], p.techIndex(id))
+			}
+		}
+		c.bayIDs = []string{s.BayID} // "" when the location has no bays
+		if s.BayID == "" && len(p.bays) > 0 {
+			c.bayIDs = bays
+		}
+		c.bayChoices = make([]int, len(c.bayIDs))
+		for i, id := range c.bayIDs {
+			c.bayChoices[i] = -1
+			if id != "" {
+				c.bayChoices[i] = p.bayIndex(id)
+			}
 		}
 	}
 }
@@ -139,6 +164,14 @@ func newProblem(in DispatchInput) *problem {
 	p.start, p.horizon = micros(start), micros(start.Add(DispatchHorizon))
 	for _, j := range in.Jobs {
 		p.jobs = append(p.jobs, p.prepare(j))
+	}
+	p.weighDemand()
+	for ji := range p.jobs {
+		for si := range p.jobs[ji].steps {
+			if s := &p.jobs[ji].steps[si]; !s.inProgress {
+				p.choices(s)
+			}
+		}
 	}
 	// The placement order of contract section 8: the steps in progress,
 	// then the scheduled steps, then (issue "Promises that hold") the
@@ -196,7 +229,7 @@ func (p *problem) placeScheduled() {
 		for k := range pj.steps {
 			fixed[k] = pj.steps[k].pre
 		}
-		pl := p.placeStep(pj, r.step, fixed, &p.fixed)
+		pl := p.placeStep(pj, r.step, fixed, &p.fixed, tieListed) // its technicians and bay are its own
 		if pl.reason == "" {
 			p.take(&p.fixed, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
 		}
@@ -273,7 +306,6 @@ func (p *problem) prepare(j DispatchJob) pjob {
 			ps.fixed, ps.pre = true, placement{techs: s.TechIDs, bay: s.BayID, start: ps.start, end: ps.end}
 		} else {
 			ps.techs, ps.bays = p.candidates(s)
-			p.choices(&ps)
 		}
 		placed[s.ID] = len(pj.steps)
 		pj.steps = append(pj.steps, ps)
@@ -301,6 +333,44 @@ func (p *problem) candidates(s DispatchStep) (techs, bays []string) {
 	return techs, bays
 }
 
+// weighDemand weighs how much of the pending work each technician and bay
+// could take: every pending step shares its length among its qualified
+// technicians (its assigned ones have it all) and among its suitable bays
+// (or its assigned one).
+func (p *problem) weighDemand() {
+	p.techDemand, p.bayDemand = map[string]float64{}, map[string]float64{}
+	for _, pj := range p.jobs {
+		for _, s := range pj.steps {
+			if s.fixed || s.inProgress {
+				continue
+			}
+			for _, id := range s.techs {
+				p.techDemand[id] += float64(s.dur) / float64(len(s.techs))
+			}
+			for _, id := range s.TechIDs {
+				p.techDemand[id] += float64(s.dur)
+			}
+			for _, id := range s.bays {
+				p.bayDemand[id] += float64(s.dur) / float64(len(s.bays))
+			}
+			if s.BayID != "" {
+				p.bayDemand[s.BayID] += float64(s.dur)
+			}
+		}
+	}
+}
+
+// leastDemandedFirst is ids (of techs or bays) the least demanded first
+// (weighDemand), in their order among equals: a step takes, of equally
+// early resources, the one that other steps need least, and leaves free
+// the one much work waits for (the only brakes technician, the one bay
+// that takes body work).
+func leastDemandedFirst(ids []string, demand map[string]float64) []string {
+	out := slices.Clone(ids)
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(demand[a], demand[b]) })
+	return out
+}
+
 func hasAll(have, need []string) bool {
 	for _, n := range need {
 		if !slices.Contains(have, n) {
@@ -322,9 +392,11 @@ type placement struct {
 // decoded is one plan: each job's placements (by its steps' index) and the
 // objective.
 type decoded struct {
-	order  []int
-	places [][]placement
-	score  score
+	order       []int
+	rule        int  // the tie rule it was decoded under
+	interleaved bool // by decodeInterleaved, not job by job
+	places      [][]placement
+	score       score
 }
 
 // score is the objective, compared in order, and the tie-break among
@@ -349,13 +421,16 @@ func (a score) better(b score) bool {
 	return a.moved < b.moved
 }
 
-// decode places the jobs' steps job by job in order.
-func (p *problem) decode(order []int) decoded { return p.decodeFrom(order, decoded{}, 0) }
+// decode places the jobs' steps job by job in order, under a tie rule.
+func (p *problem) decode(order []int, rule int) decoded {
+	return p.decodeFrom(order, decoded{rule: rule}, 0)
+}
 
-// decodeFrom decodes order reusing base's placements of the jobs before
-// position from, which base decoded in the same order.
+// decodeFrom decodes order under base's tie rule, reusing base's
+// placements of the jobs before position from, which base decoded in the
+// same order.
 func (p *problem) decodeFrom(order []int, base decoded, from int) decoded {
-	d := decoded{order: order, places: make([][]placement, len(p.jobs))}
+	d := decoded{order: order, rule: base.rule, places: make([][]placement, len(p.jobs))}
 	r := p.fixed.clone()
 	for pos, ji := range order {
 		pj := &p.jobs[ji]
@@ -368,21 +443,21 @@ func (p *problem) decodeFrom(order []int, base decoded, from int) decoded {
 			}
 			continue
 		}
-		d.places[ji] = p.placeJob(pj, &r)
+		d.places[ji] = p.placeJob(pj, &r, d.rule)
 	}
 	d.score = p.scoreOf(d)
 	return d
 }
 
 // placeJob places a job's steps that are not fixed in precedence order.
-func (p *problem) placeJob(pj *pjob, r *resources) []placement {
+func (p *problem) placeJob(pj *pjob, r *resources, rule int) []placement {
 	places := make([]placement, len(pj.steps))
 	for si, s := range pj.steps {
 		if s.fixed {
 			places[si] = s.pre
 			continue
 		}
-		places[si] = p.placeStep(pj, si, places, r)
+		places[si] = p.placeStep(pj, si, places, r, rule)
 		if pl := places[si]; pl.reason == "" {
 			p.take(r, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
 		}
@@ -395,7 +470,7 @@ func (p *problem) placeJob(pj *pjob, r *resources) []placement {
 // want of a technician or a bay when it has one, else UnplacedAfter,
 // blocked by the first step it waits for that is unplaced for a reason of
 // its own (its predecessors' predecessors are its own, so there is one).
-func (p *problem) placeStep(pj *pjob, si int, places []placement, r *resources) placement {
+func (p *problem) placeStep(pj *pjob, si int, places []placement, r *resources, rule int) placement {
 	s := &pj.steps[si]
 	release := max(s.earliest, s.afterEnd)
 	blocked := placement{}
@@ -416,7 +491,7 @@ func (p *problem) placeStep(pj *pjob, si int, places []placement, r *resources) 
 		return blocked
 	}
 	p.placements++
-	return p.place(s, release, r)
+	return p.place(s, release, r, rule)
 }
 
 // outlook is a job's promise under a decode.

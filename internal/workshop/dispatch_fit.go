@@ -1,6 +1,9 @@
 package workshop
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // busy is a stretch a technician or bay is taken, by a job (its index,
 // problem.jobIndex).
@@ -65,19 +68,20 @@ type free struct {
 
 // place finds the technicians and bay that let a pending step end
 // earliest from release, or why none can.
-func (p *problem) place(s *pstep, release int64, r *resources) placement {
+func (p *problem) place(s *pstep, release int64, r *resources, rule int) placement {
 	if own := p.ownReason(*s); own != "" {
 		return placement{reason: own}
 	}
+	c := &s.choice[rule]
 	// The earliest each could start alone bounds what a pair can: walk the
 	// pairs by that bound and stop when none can start earlier than the
 	// best found (a step's end only grows with its start).
-	techs := make([]free, len(s.techSets))
-	for i, ts := range s.techSets {
+	techs := make([]free, len(c.techSets))
+	for i, ts := range c.techSets {
 		techs[i] = free{i, p.fit(release, s.dur, ts, -1, s.job, r)}
 	}
-	bayFree := make([]free, len(s.bayChoices))
-	for i, b := range s.bayChoices {
+	bayFree := make([]free, len(c.bayChoices))
+	for i, b := range c.bayChoices {
 		bayFree[i] = free{i, p.fit(release, s.dur, nil, b, s.job, r)}
 	}
 	byTime := func(a, b free) int { return cmp64(a.at, b.at) }
@@ -85,8 +89,8 @@ func (p *problem) place(s *pstep, release int64, r *resources) placement {
 	slices.SortStableFunc(bayFree, byTime)
 	pair := func(tf, bf free) (placement, bool) {
 		start := max(tf.at, bf.at) // without a bay, the technicians' own fit
-		if b := s.bayChoices[bf.i]; b >= 0 {
-			start = p.fit(start, s.dur, s.techSets[tf.i], b, s.job, r)
+		if b := c.bayChoices[bf.i]; b >= 0 {
+			start = p.fit(start, s.dur, c.techSets[tf.i], b, s.job, r)
 		}
 		if start > p.horizon {
 			return placement{}, false
@@ -95,7 +99,7 @@ func (p *problem) place(s *pstep, release int64, r *resources) placement {
 		if end > p.horizon {
 			return placement{}, false
 		}
-		return placement{techs: s.setIDs[tf.i], bay: s.bayIDs[bf.i], start: start, end: end}, true
+		return placement{techs: c.setIDs[tf.i], bay: c.bayIDs[bf.i], start: start, end: end}, true
 	}
 	best := placement{reason: UnplacedBeyond}
 	for _, bf := range bayFree {
@@ -112,17 +116,68 @@ func (p *problem) place(s *pstep, release int64, r *resources) placement {
 			}
 		}
 	}
+	if rule == tieSpare && best.reason == "" {
+		best = p.spare(c, best, techs, bayFree, pair)
+	}
 	// Among equally early starts the anchor's technicians and bay win
 	// (dispatch_anchor.go): a re-plan leaves a step where it was when
 	// nothing is gained by moving it. Only the anchor's own pair can
 	// start as early as the best and win, so only it is tried again.
 	if s.anchor != nil && best.reason == "" && (best.bay != s.anchor.bay || !slices.Equal(best.techs, s.anchor.techs)) {
-		ti := slices.IndexFunc(techs, func(f free) bool { return slices.Equal(s.setIDs[f.i], s.anchor.techs) })
-		bi := slices.IndexFunc(bayFree, func(f free) bool { return s.bayIDs[f.i] == s.anchor.bay })
+		ti := slices.IndexFunc(techs, func(f free) bool { return slices.Equal(c.setIDs[f.i], s.anchor.techs) })
+		bi := slices.IndexFunc(bayFree, func(f free) bool { return c.bayIDs[f.i] == s.anchor.bay })
 		if ti >= 0 && bi >= 0 && max(techs[ti].at, bayFree[bi].at) <= best.start {
 			if pl, ok := pair(techs[ti], bayFree[bi]); ok && pl.start == best.start {
 				best = pl
 			}
+		}
+	}
+	return best
+}
+
+// spareSlack is how much later than the earliest a step may start under
+// tieSpare to leave a more wanted technician or bay free.
+const spareSlack = int64(120 * time.Minute / time.Microsecond)
+
+// spare is, of the pairs that start at most spareSlack after best, the
+// one whose technicians and bay the other pending work wants least
+// (weighDemand), the earlier among equals: a step a minute later on the
+// technician anyone could be, rather than on the only one with brakes.
+// The choices are listed least wanted first, so for each bay the first
+// technicians that fit are its best pair, and a bay wanted more than the
+// best pair found cannot beat it.
+func (p *problem) spare(c *choiceSet, best placement, techs, bayFree []free, pair func(tf, bf free) (placement, bool)) placement {
+	want := func(pl placement) float64 {
+		w := p.bayDemand[pl.bay]
+		for _, t := range pl.techs {
+			w += p.techDemand[t]
+		}
+		return w
+	}
+	techAt, bayAt := make([]int64, len(techs)), make([]int64, len(bayFree))
+	for _, f := range techs {
+		techAt[f.i] = f.at
+	}
+	for _, f := range bayFree {
+		bayAt[f.i] = f.at
+	}
+	limit, bestWant := best.start+spareSlack, want(best)
+	for bi := range c.bayIDs {
+		if bayAt[bi] > limit || p.bayDemand[c.bayIDs[bi]] >= bestWant {
+			continue
+		}
+		for ti := range c.setIDs {
+			if max(techAt[ti], bayAt[bi]) > limit {
+				continue
+			}
+			pl, ok := pair(free{ti, techAt[ti]}, free{bi, bayAt[bi]})
+			if !ok || pl.start > limit {
+				continue
+			}
+			if w := want(pl); w < bestWant || w == bestWant && pl.start < best.start {
+				best, bestWant = pl, w
+			}
+			break // the technicians after it are wanted more
 		}
 	}
 	return best

@@ -46,7 +46,7 @@ func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []
 			Status: StepPending}, jobID: job, dur: int64(qs.Duration / time.Microsecond)}
 		s.techs, s.bays = p.candidates(s.DispatchStep)
 		p.choices(&s)
-		pl := p.place(&s, release, &r)
+		pl := p.place(&s, release, &r, tieListed)
 		if pl.reason != "" {
 			q.Unplaced = pl.reason
 			return q

@@ -16,16 +16,28 @@ import (
 // gives the same plan.
 func (p *problem) search(budget int) decoded {
 	if budget < 0 {
-		return p.decode(p.firstComeFirstServed())
+		return p.decode(p.firstComeFirstServed(), tieListed)
 	}
 	if budget == 0 {
 		budget = p.sizedBudget()
 	}
 	var best decoded
-	for i, order := range [][]int{p.earliestDueDate(), p.firstComeFirstServed(), p.leastSlack(), p.priorityFirst()} {
-		if d := p.decode(order); i == 0 || d.score.better(best.score) {
-			best = d
+	interleave := p.interleaveFits()
+	for rule := range tieRules {
+		for i, order := range [][]int{p.earliestDueDate(), p.firstComeFirstServed(), p.leastSlack(), p.priorityFirst()} {
+			if d := p.decode(order, rule); rule == 0 && i == 0 || d.score.better(best.score) {
+				best = d
+			}
+			if !interleave {
+				continue
+			}
+			if d := p.decodeInterleaved(order, rule); d.score.better(best.score) {
+				best = d
+			}
 		}
+	}
+	if len(p.jobs) <= everyOrderJobs {
+		best = p.everyOrder(best, budget, interleave)
 	}
 	for p.placements < budget {
 		improved := false
@@ -35,7 +47,7 @@ func (p *problem) search(budget int) decoded {
 				if p.placements >= budget {
 					return best
 				}
-				if d := p.decodeFrom(moved(best.order, pos, to), best, to); d.score.better(best.score) {
+				if d := p.redecode(moved(best.order, pos, to), best, to); d.score.better(best.score) {
 					best, improved = d, true
 					break
 				}
@@ -49,6 +61,67 @@ func (p *problem) search(budget int) decoded {
 		}
 	}
 	return best
+}
+
+// everyOrderJobs bounds the jobs of a plan whose every order the search
+// decodes (5! = 120 orders) before it moves late jobs: on a day that small
+// the best order is found rather than searched for, within the budget.
+const everyOrderJobs = 5
+
+// everyOrder decodes every order of the jobs under every tie rule (and
+// interleaved where that fits), in lexicographic order, while the budget
+// lasts, and returns the best of them and best.
+func (p *problem) everyOrder(best decoded, budget int, interleave bool) decoded {
+	order := make([]int, len(p.jobs))
+	for i := range order {
+		order[i] = i
+	}
+	for {
+		for rule := range tieRules {
+			if p.placements >= budget {
+				return best
+			}
+			if d := p.decode(slices.Clone(order), rule); d.score.better(best.score) {
+				best = d
+			}
+			if interleave {
+				if d := p.decodeInterleaved(slices.Clone(order), rule); d.score.better(best.score) {
+					best = d
+				}
+			}
+		}
+		if !nextPermutation(order) {
+			return best
+		}
+	}
+}
+
+// nextPermutation rearranges order into the next in lexicographic order;
+// false when it was the last.
+func nextPermutation(order []int) bool {
+	i := len(order) - 2
+	for i >= 0 && order[i] >= order[i+1] {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	j := len(order) - 1
+	for order[j] <= order[i] {
+		j--
+	}
+	order[i], order[j] = order[j], order[i]
+	slices.Reverse(order[i+1:])
+	return true
+}
+
+// redecode decodes order as base was decoded; job by job, it reuses
+// base's placements of the jobs before position from.
+func (p *problem) redecode(order []int, base decoded, from int) decoded {
+	if base.interleaved {
+		return p.decodeInterleaved(order, base.rule)
+	}
+	return p.decodeFrom(order, base, from)
 }
 
 // budgetSteps is the size DefaultDispatchBudget is set for: the contract's
