@@ -8,9 +8,12 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"flag"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,6 +72,12 @@ func PostgresURL(t testing.TB) string {
 		t.Fatalf("parse %s: %v", PostgresEnv, err)
 	}
 	u.Path = "/" + name
+	// A commit need not wait for its WAL to reach the disk: the tests kill
+	// the service's processes, never the database server, and a commit is
+	// still visible to every connection at once.
+	q := u.Query()
+	q.Set("synchronous_commit", "off")
+	u.RawQuery = q.Encode()
 	return u.String()
 }
 
@@ -139,3 +148,21 @@ func RawDB(t testing.TB, rawURL string) *sql.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// Main runs a package's tests (from its TestMain) with parallel tests run
+// testParallel at a time unless -test.parallel says otherwise. Tests on
+// databases and servers wait far more than they compute (a PostgreSQL
+// database made per test, fsyncs, a killed process's leases), so the
+// default of one per core left the cores mostly idle.
+func Main(m *testing.M) int {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(testParallel, runtime.GOMAXPROCS(0))))
+	}
+	return m.Run()
+}
+
+// testParallel is Main's parallel tests at once.
+const testParallel = 8
