@@ -39,12 +39,16 @@ func SQLiteURL(t testing.TB) string {
 
 // PostgresURL creates a fresh database on the server of
 // WORKSHOP_TEST_POSTGRES_URL, dropped when the test ends; the test is
-// skipped, saying so, when the variable is unset.
+// skipped, saying so, when the variable is unset or under -short (the
+// quick run tests SQLite; the full run, and CI, both).
 func PostgresURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
 		t.Skipf("PostgreSQL not tested: set %s (e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable); .ci/run sets it", PostgresEnv)
+	}
+	if testing.Short() {
+		t.Skip("PostgreSQL not tested under -short: the full run tests it")
 	}
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
