@@ -177,6 +177,13 @@ func TestBrowserBoardLinks(t *testing.T) {
 		t.Errorf("the filtered board shows the columns %v (%v), want In progress alone", cols, err)
 	}
 	b.screenshot(t, "board-filtered-1280x800")
+	// By technician: the jobs with a step of theirs still to finish,
+	// started or not.
+	b.do(t, "filter the board to a technician's jobs", chromedp.Navigate(board), chromedp.WaitVisible(`#filter-tech`),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#filter-tech").selectedIndex = 1`),
+		jsClick(`.board-filters button[type=submit]`))
+	b.waitFor(t, "the technician's board", `location.search.includes("tech=") && !!document.querySelector("a.job-card")`)
+	b.screenshot(t, "board-by-technician-1280x800")
 
 	b.do(t, "find a job by part of its model", chromedp.Navigate(board), chromedp.WaitVisible(`#board-q`),
 		chromedp.SendKeys(`#board-q`, "octav"), jsClick(`.board-search button`))
