@@ -186,7 +186,7 @@ func TestBrowserBoardLinks(t *testing.T) {
 	// store's tests check which jobs the filter keeps.)
 	b.waitFor(t, "the technician's board", `location.search.includes("tech=") && document.querySelector("#filter-tech").selectedIndex === 1
 		&& !!document.querySelector(".column")`)
-	b.screenshot(t, "board-by-technician-1280x800")
+	b.screenshots(t, "board-by-technician")
 
 	b.do(t, "find a job by part of its model", chromedp.Navigate(board), chromedp.WaitVisible(`#board-q`),
 		chromedp.SendKeys(`#board-q`, "octav"), jsClick(`.board-search button`))

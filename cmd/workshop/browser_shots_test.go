@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -23,12 +22,6 @@ func (b *chrome) screenshots(t *testing.T, name string) {
 		width, height int64
 	}{{"phone", 390, 844}, {"laptop", 1366, 768}} {
 		b.do(t, "sizing the window for a "+size.suffix, chromedp.EmulateViewport(size.width, size.height))
-		png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+"-"+size.suffix+".png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		b.screenshot(t, name+"-"+size.suffix)
 	}
 }
