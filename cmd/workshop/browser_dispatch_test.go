@@ -203,6 +203,18 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	}
 }
 
+// dispatchDesk is a dispatch shop on a fresh SQLite database, served,
+// with its advisor email signed in on the dispatch page (query added).
+func dispatchDesk(t *testing.T, email, query string) (*testWorld, *dispatchShop, *chrome) {
+	t.Helper()
+	db := storetest.SQLiteURL(t)
+	w := newWorld(t, db)
+	s := newDispatchShop(t, w)
+	appUser(t, w, s.org.ID, email, workshop.RoleAdvisor, testPassword)
+	srv := startServer(t, db)
+	return w, s, dispatchSession(t, srv.URL, s, email, query)
+}
+
 // dispatchSession is a browser signed in as an advisor on the shop's
 // dispatch page, its stream open.
 func dispatchSession(t *testing.T, base string, s *dispatchShop, email, query string) *chrome {
@@ -330,12 +342,7 @@ func moveReport(t *testing.T, one, two *chrome, step, from, to string, minute in
 // says why; a drop onto a bay without the step's service asks first.
 func TestBrowserDispatchRefusedDrop(t *testing.T) {
 	t.Parallel()
-	db := storetest.SQLiteURL(t)
-	w := newWorld(t, db)
-	s := newDispatchShop(t, w)
-	appUser(t, w, s.org.ID, "desk@timeline.example", workshop.RoleAdvisor, testPassword)
-	srv := startServer(t, db)
-	b := dispatchSession(t, srv.URL, s, "desk@timeline.example", "?by=bay")
+	w, s, b := dispatchDesk(t, "desk@timeline.example", "?by=bay")
 	b.allowed = func(text string) bool { return strings.Contains(text, "status of 422") } // the refused move's answer
 
 	p := b.dragTo(t, firstBarOf("Lift 1"), "Lift 3", 15*60)
@@ -368,12 +375,7 @@ func TestBrowserDispatchRefusedDrop(t *testing.T) {
 // time, Enter moves it.
 func TestBrowserDispatchKeyboardMove(t *testing.T) {
 	t.Parallel()
-	db := storetest.SQLiteURL(t)
-	w := newWorld(t, db)
-	s := newDispatchShop(t, w)
-	appUser(t, w, s.org.ID, "keys@timeline.example", workshop.RoleAdvisor, testPassword)
-	srv := startServer(t, db)
-	b := dispatchSession(t, srv.URL, s, "keys@timeline.example", "")
+	w, s, b := dispatchDesk(t, "keys@timeline.example", "")
 
 	step, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(() => {
 		const bar = document.querySelector('.tl-row[data-name="Cem Yilmaz"] .tl-bar[data-movable]');
@@ -412,12 +414,7 @@ func stepByID(t *testing.T, w *testWorld, s *dispatchShop, id string) workshop.S
 // is asked about, then placed.
 func TestBrowserDispatchSharedAndTray(t *testing.T) {
 	t.Parallel()
-	db := storetest.SQLiteURL(t)
-	w := newWorld(t, db)
-	s := newDispatchShop(t, w)
-	appUser(t, w, s.org.ID, "share@timeline.example", workshop.RoleAdvisor, testPassword)
-	srv := startServer(t, db)
-	b := dispatchSession(t, srv.URL, s, "share@timeline.example", "")
+	w, s, b := dispatchDesk(t, "share@timeline.example", "")
 
 	shared := `document.querySelector('.tl-row[data-name="Ana Petrova"] .tl-bar[data-step="` + s.shared.ID + `"]')`
 	b.drag(t, b.dragTo(t, shared, "Cem Yilmaz", 13*60))
