@@ -129,13 +129,7 @@ func (p *problem) placeKept() {
 		}
 		// Where it was if it is free there, else the nearest free start
 		// before it within the tolerance.
-		techs, bay := make([]int, len(s.anchor.techs)), -1
-		for i, id := range s.anchor.techs {
-			techs[i] = p.techIndex(id)
-		}
-		if s.anchor.bay != "" {
-			bay = p.bayIndex(s.anchor.bay)
-		}
+		techs, bay := p.techIndexes(s.anchor.techs), p.bayChoice(s.anchor.bay)
 		start := p.fit(max(lo, s.anchor.start), s.dur, techs, bay, s.job, &p.fixed)
 		if start > hi {
 			start = p.fit(lo, s.dur, techs, bay, s.job, &p.fixed)

@@ -29,7 +29,7 @@ type problem struct {
 	// busy: every id the plan meets has one.
 	techAt, bayAt, jobAt map[string]int
 	// techDemand and bayDemand are the pending work each could take
-	// (weighDemand), for the tie rule tieSpecialised.
+	// (weighDemand), for the tie rules that leave the wanted ones free.
 	techDemand, bayDemand map[string]float64
 	// placements counts the steps decodes have placed: the search's budget.
 	placements int
@@ -62,11 +62,11 @@ type pstep struct {
 	// afterEnd is the latest end of its completed predecessors.
 	after    []int
 	afterEnd int64
-	techs    []string            // qualified technicians, when it has none assigned
-	bays     []string            // suitable bays, when it has none assigned and the location has bays
-	anchor   *anchored           // where the anchor placed it (dispatch_anchor.go); nil: nowhere
-	choice   [tieRules]choiceSet // what a decode may give it, by tie rule (problem.choices)
-	job      int32               // its job's index
+	techs    []string             // qualified technicians, when it has none assigned
+	bays     []string             // suitable bays, when it has none assigned and the location has bays
+	anchor   *anchored            // where the anchor placed it (dispatch_anchor.go); nil: nowhere
+	choice   [orderings]choiceSet // what a decode may give it, in each order (problem.choices)
+	job      int32                // its job's index
 }
 
 // techIndex, bayIndex and jobIndex are an id's index, given on first
@@ -75,6 +75,23 @@ func (p *problem) techIndex(id string) int { return indexOf(p.techAt, id) }
 func (p *problem) bayIndex(id string) int  { return indexOf(p.bayAt, id) }
 func (p *problem) jobIndex(id string) int32 {
 	return int32(indexOf(p.jobAt, id))
+}
+
+// techIndexes are the indexes of technicians.
+func (p *problem) techIndexes(ids []string) []int {
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = p.techIndex(id)
+	}
+	return out
+}
+
+// bayChoice is a bay's index, -1 for none ("").
+func (p *problem) bayChoice(id string) int {
+	if id == "" {
+		return -1
+	}
+	return p.bayIndex(id)
 }
 
 func indexOf(m map[string]int, id string) int {
@@ -87,17 +104,33 @@ func indexOf(m map[string]int, id string) int {
 }
 
 // Tie rules: which of the resources that let a step end equally early
-// a decode gives it. The search decodes its starting orders under both
-// and goes on with the better: neither is better on every day.
+// a decode gives it. The search decodes its starting orders under every
+// rule and goes on with the best: none is best on every day.
 const (
 	tieListed      = iota // the first listed (technicians and bays in the input's order)
-	tieSpecialised        // the least demanded (leastDemandedFirst)
-	tieSpare              // the least demanded of those starting at most spareSlack later
+	tieLeastWanted        // the one the rest of the work wants least (leastDemandedFirst)
+	tieSpare              // the least wanted of those starting at most spareSlack later
 	tieRules
 )
 
+// The orders in which a rule tries the resources: as listed, or the least
+// wanted first (both tieLeastWanted and tieSpare).
+const (
+	orderListed = iota
+	orderLeastWanted
+	orderings
+)
+
+// orderOf is the order rule tries the resources in.
+func orderOf(rule int) int {
+	if rule == tieListed {
+		return orderListed
+	}
+	return orderLeastWanted
+}
+
 // choiceSet is what a decode may give a pending step, as ids and as
-// indexes, in the order a tie rule tries them: the technician sets (its
+// indexes, in the order a rule tries them: the technician sets (its
 // assigned ones, or each qualified one alone) and the bays (its assigned
 // one, the suitable ones, or -1 and "" when the location has none).
 type choiceSet struct {
@@ -108,15 +141,15 @@ type choiceSet struct {
 }
 
 // choices sets what a decode may give a pending step whose candidates
-// are known, under each tie rule.
+// are known, in each order.
 func (p *problem) choices(s *pstep) {
 	s.job = p.jobIndex(s.jobID)
-	for rule := range tieRules {
+	for order := range orderings {
 		techs, bays := s.techs, s.bays
-		if rule != tieListed {
+		if order == orderLeastWanted {
 			techs, bays = leastDemandedFirst(techs, p.techDemand), leastDemandedFirst(bays, p.bayDemand)
 		}
-		c := &s.choice[rule]
+		c := &s.choice[order]
 		c.setIDs = [][]string{s.TechIDs}
 		if len(s.TechIDs) == 0 {
 			c.setIDs = make([][]string, len(techs))
@@ -126,9 +159,7 @@ func (p *problem) choices(s *pstep) {
 		}
 		c.techSets = make([][]int, len(c.setIDs))
 		for i, set := range c.setIDs {
-			for _, id := range set {
-				c.techSets[i] = append(c.techSets[i], p.techIndex(id))
-			}
+			c.techSets[i] = p.techIndexes(set)
 		}
 		c.bayIDs = []string{s.BayID} // "" when the location has no bays
 		if s.BayID == "" && len(p.bays) > 0 {
@@ -136,10 +167,7 @@ func (p *problem) choices(s *pstep) {
 		}
 		c.bayChoices = make([]int, len(c.bayIDs))
 		for i, id := range c.bayIDs {
-			c.bayChoices[i] = -1
-			if id != "" {
-				c.bayChoices[i] = p.bayIndex(id)
-			}
+			c.bayChoices[i] = p.bayChoice(id)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func (p *problem) place(s *pstep, release int64, r *resources, rule int) placeme
 	if own := p.ownReason(*s); own != "" {
 		return placement{reason: own}
 	}
-	c := &s.choice[rule]
+	c := &s.choice[orderOf(rule)]
 	// The earliest each could start alone bounds what a pair can: walk the
 	// pairs by that bound and stop when none can start earlier than the
 	// best found (a step's end only grows with its start).
