@@ -76,13 +76,18 @@ func (p *problem) place(s *pstep, release int64, r *resources, rule int) placeme
 	// The earliest each could start alone bounds what a pair can: walk the
 	// pairs by that bound and stop when none can start earlier than the
 	// best found (a step's end only grows with its start).
+	// techAlone and bayAlone are those starts by choice, techs and
+	// bayFree the same sorted by time.
+	techAlone, bayAlone := make([]int64, len(c.techSets)), make([]int64, len(c.bayChoices))
 	techs := make([]free, len(c.techSets))
 	for i, ts := range c.techSets {
 		techs[i] = free{i, p.fit(release, s.dur, ts, -1, s.job, r)}
+		techAlone[i] = techs[i].at
 	}
 	bayFree := make([]free, len(c.bayChoices))
 	for i, b := range c.bayChoices {
 		bayFree[i] = free{i, p.fit(release, s.dur, nil, b, s.job, r)}
+		bayAlone[i] = bayFree[i].at
 	}
 	byTime := func(a, b free) int { return cmp64(a.at, b.at) }
 	slices.SortStableFunc(techs, byTime)
@@ -117,7 +122,7 @@ func (p *problem) place(s *pstep, release int64, r *resources, rule int) placeme
 		}
 	}
 	if rule == tieSpare && best.reason == "" {
-		best = p.spare(c, best, techs, bayFree, pair)
+		best = p.spare(c, best, techAlone, bayAlone, pair)
 	}
 	// Among equally early starts the anchor's technicians and bay win
 	// (dispatch_anchor.go): a re-plan leaves a step where it was when
@@ -143,23 +148,16 @@ const spareSlack = int64(120 * time.Minute / time.Microsecond)
 // one whose technicians and bay the other pending work wants least
 // (weighDemand), the earlier among equals: a step a minute later on the
 // technician anyone could be, rather than on the only one with brakes.
-// The choices are listed least wanted first, so for each bay the first
+// techAt and bayAt are when each choice is free alone. The choices are listed least wanted first, so for each bay the first
 // technicians that fit are its best pair, and a bay wanted more than the
 // best pair found cannot beat it.
-func (p *problem) spare(c *choiceSet, best placement, techs, bayFree []free, pair func(tf, bf free) (placement, bool)) placement {
+func (p *problem) spare(c *choiceSet, best placement, techAt, bayAt []int64, pair func(tf, bf free) (placement, bool)) placement {
 	want := func(pl placement) float64 {
 		w := p.bayDemand[pl.bay]
 		for _, t := range pl.techs {
 			w += p.techDemand[t]
 		}
 		return w
-	}
-	techAt, bayAt := make([]int64, len(techs)), make([]int64, len(bayFree))
-	for _, f := range techs {
-		techAt[f.i] = f.at
-	}
-	for _, f := range bayFree {
-		bayAt[f.i] = f.at
 	}
 	limit, bestWant := best.start+spareSlack, want(best)
 	for bi := range c.bayIDs {
