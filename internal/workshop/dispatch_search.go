@@ -23,17 +23,10 @@ func (p *problem) search(budget int) decoded {
 	}
 	var best decoded
 	interleave := p.interleaveFits()
+	starts := [][]int{p.earliestDueDate(), p.firstComeFirstServed(), p.leastSlack(), p.priorityFirst()}
 	for rule := range tieRules {
-		for i, order := range [][]int{p.earliestDueDate(), p.firstComeFirstServed(), p.leastSlack(), p.priorityFirst()} {
-			if d := p.decode(order, rule); rule == 0 && i == 0 || d.score.better(best.score) {
-				best = d
-			}
-			if !interleave {
-				continue
-			}
-			if d := p.decodeInterleaved(order, rule); d.score.better(best.score) {
-				best = d
-			}
+		for _, order := range starts {
+			best = p.tryOrder(best, order, rule, interleave)
 		}
 	}
 	if len(p.jobs) <= everyOrderJobs {
@@ -81,19 +74,27 @@ func (p *problem) everyOrder(best decoded, budget int, interleave bool) decoded 
 			if p.placements >= budget {
 				return best
 			}
-			if d := p.decode(slices.Clone(order), rule); d.score.better(best.score) {
-				best = d
-			}
-			if interleave {
-				if d := p.decodeInterleaved(slices.Clone(order), rule); d.score.better(best.score) {
-					best = d
-				}
-			}
+			best = p.tryOrder(best, slices.Clone(order), rule, interleave)
 		}
 		if !nextPermutation(order) {
 			return best
 		}
 	}
+}
+
+// tryOrder decodes order under rule, job by job and, where that fits,
+// interleaved, and returns the best of them and best (none yet: its order
+// is nil).
+func (p *problem) tryOrder(best decoded, order []int, rule int, interleave bool) decoded {
+	if d := p.decode(order, rule); best.order == nil || d.score.better(best.score) {
+		best = d
+	}
+	if interleave {
+		if d := p.decodeInterleaved(order, rule); d.score.better(best.score) {
+			best = d
+		}
+	}
+	return best
 }
 
 // nextPermutation rearranges order into the next in lexicographic order;
