@@ -20,22 +20,13 @@ func workshopOf(tb testing.TB, st *store.Store, jobs, steps, techs, bays int) wo
 	tb.Helper()
 	ctx := context.Background()
 	now := workshop.MicrosOf(time.Now())
-	org, err := st.CreateOrg(ctx, workshop.Org{ID: workshop.NewID(workshop.PrefixOrg), Name: "Bench", PlanTier: workshop.PlanPro,
-		CreatedAt: now, UpdatedAt: now})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	loc, err := st.CreateLocation(ctx, workshop.Location{ID: workshop.NewID(workshop.PrefixLocation), OrgID: org.ID, Name: "Bench",
-		Timezone: "Europe/Berlin", CurrencyCode: "EUR", CreatedAt: now, UpdatedAt: now}, workshop.DefaultSettings())
-	if err != nil {
-		tb.Fatal(err)
-	}
+	loc := newLocation(tb, st, "Bench", "Europe/Berlin")
 	rng := rand.New(rand.NewPCG(1, 2))
 	skills := []string{"engine", "brakes", "tyres", "ev", "electrics", "body"}
 	codes := make([]string, 8)
 	for i := range codes {
 		codes[i] = fmt.Sprintf("SVC%d", i)
-		_, err := st.PutCatalogItem(ctx, workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: org.ID,
+		_, err := st.PutCatalogItem(ctx, workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: loc.OrgID,
 			LocationID: loc.ID, ServiceCode: codes[i], Name: codes[i], EstimatedDuration: 30 + 15*rng.IntN(8),
 			RequiredSkills: []string{skills[i%len(skills)]}, IsActive: true, CreatedAt: now, UpdatedAt: now})
 		if err != nil {
@@ -44,7 +35,7 @@ func workshopOf(tb testing.TB, st *store.Store, jobs, steps, techs, bays int) wo
 	}
 	for i := range techs {
 		has := []string{skills[i%len(skills)], skills[(i+2)%len(skills)]}
-		if _, err := st.CreateTechnician(ctx, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: org.ID,
+		if _, err := st.CreateTechnician(ctx, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: loc.OrgID,
 			LocationID: loc.ID, Name: fmt.Sprintf("Tech %d", i), Skills: has, WIPLimit: 2, Status: "available", CreatedAt: now, UpdatedAt: now}); err != nil {
 			tb.Fatal(err)
 		}
@@ -54,15 +45,15 @@ func workshopOf(tb testing.TB, st *store.Store, jobs, steps, techs, bays int) wo
 		if i%3 != 0 {
 			services = []string{codes[i%len(codes)], codes[(i+3)%len(codes)], codes[(i+5)%len(codes)]}
 		}
-		if _, err := st.CreateBay(ctx, workshop.Bay{ID: workshop.NewID(workshop.PrefixBay), OrgID: org.ID, LocationID: loc.ID,
+		if _, err := st.CreateBay(ctx, workshop.Bay{ID: workshop.NewID(workshop.PrefixBay), OrgID: loc.OrgID, LocationID: loc.ID,
 			Name: fmt.Sprintf("Bay %d", i), Equipment: []string{}, Services: services, Status: "available", CreatedAt: now, UpdatedAt: now}); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	v := store.Visibility{OrgID: org.ID}
+	v := store.Visibility{OrgID: loc.OrgID}
 	for range jobs {
 		promise := workshop.OffsetTime{Time: time.Now().Add(time.Duration(2+rng.IntN(30)) * time.Hour)}
-		j, err := st.CreateJob(ctx, workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: org.ID, LocationID: loc.ID,
+		j, err := st.CreateJob(ctx, workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: loc.OrgID, LocationID: loc.ID,
 			Priority: workshop.Priorities[rng.IntN(len(workshop.Priorities))], Source: "other", PromiseTime: &promise,
 			ArrivalTime: &workshop.OffsetTime{Time: time.Now()}, CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}}, false)
 		if err != nil {

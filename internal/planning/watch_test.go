@@ -1,6 +1,7 @@
 package planning_test
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"sync"
@@ -19,17 +20,8 @@ func watchPlace(t *testing.T, st *store.Store) workshop.Location {
 	t.Helper()
 	ctx := t.Context()
 	now := workshop.MicrosOf(time.Now())
-	org, err := st.CreateOrg(ctx, workshop.Org{ID: workshop.NewID(workshop.PrefixOrg), Name: "Watch", PlanTier: workshop.PlanPro,
-		CreatedAt: now, UpdatedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, err := st.CreateLocation(ctx, workshop.Location{ID: workshop.NewID(workshop.PrefixLocation), OrgID: org.ID, Name: "Watch",
-		Timezone: "UTC", CurrencyCode: "EUR", CreatedAt: now, UpdatedAt: now}, workshop.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.CreateTechnician(ctx, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: org.ID,
+	loc := newLocation(t, st, "Watch", "UTC")
+	if _, err := st.CreateTechnician(ctx, workshop.Technician{ID: workshop.NewID(workshop.PrefixTechnician), OrgID: loc.OrgID,
 		LocationID: loc.ID, Name: "Tech", Skills: []string{}, WIPLimit: 2, Status: "available", CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -177,4 +169,23 @@ func TestWatchLooksOnlyWhereSomethingCanChange(t *testing.T) {
 			t.Errorf("job.at_risk told %d times after the time-based looks, want still once", got)
 		}
 	})
+}
+
+// newLocation stores an organisation on the pro plan with one location of
+// name in zone, with the default settings.
+func newLocation(tb testing.TB, st *store.Store, name, zone string) workshop.Location {
+	tb.Helper()
+	ctx := context.Background()
+	now := workshop.MicrosOf(time.Now())
+	org, err := st.CreateOrg(ctx, workshop.Org{ID: workshop.NewID(workshop.PrefixOrg), Name: name, PlanTier: workshop.PlanPro,
+		CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	loc, err := st.CreateLocation(ctx, workshop.Location{ID: workshop.NewID(workshop.PrefixLocation), OrgID: org.ID, Name: name,
+		Timezone: zone, CurrencyCode: "EUR", CreatedAt: now, UpdatedAt: now}, workshop.DefaultSettings())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return loc
 }
