@@ -45,6 +45,7 @@ type dayCloseWorld struct {
 	tech               workshop.Technician
 	working, booking   workshop.Job
 	step               workshop.Step
+	started            time.Time // the step's start, in the location's zone
 	closePath, advisor string
 }
 
@@ -69,13 +70,17 @@ func newDayCloseWorld(t *testing.T, databaseURL string) *dayCloseWorld {
 	endOfDay := time.Date(now.Year(), now.Month(), now.Day(), 23, 59, 0, 0, zone)
 	dc.working = w.job(o.ID, loc.ID)
 	dc.working, err = w.st.PatchJob(ctx, v, dc.working.ID, store.JobPatch{UpdatedAt: dc.working.UpdatedAt,
-		PromiseTime: refTo(&workshop.OffsetTime{Time: endOfDay})}, workshop.MicrosOf(time.Now()))
+		PromiseTime: refTo(&workshop.OffsetTime{Time: endOfDay}), ArrivalTime: refTo(&workshop.OffsetTime{Time: now.Add(-time.Hour)})},
+		workshop.MicrosOf(time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dc.step = w.step(o.ID, dc.working.ID)
+	// Started 20 s into a minute two minutes ago: a completion given to
+	// that minute, as the close's form gives it, falls before the start.
+	dc.started = now.Truncate(time.Minute).Add(-2*time.Minute + 20*time.Second)
 	if dc.step, err = w.st.PatchStep(ctx, v, dc.working.ID, dc.step.ID, store.StepPatch{UpdatedAt: dc.step.UpdatedAt,
-		Status: refTo(workshop.StepInProgress)}, workshop.MicrosOf(time.Now())); err != nil {
+		Status: refTo(workshop.StepInProgress), ActualStart: refTo(workshop.MicrosOf(dc.started))}, workshop.MicrosOf(time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	now2 := workshop.MicrosOf(time.Now())
@@ -128,8 +133,11 @@ func TestAppDayClose(t *testing.T) {
 		stepAction := dc.closePath + "/steps/" + dc.step.ID + "/complete"
 		stepForm := url.Values{"jobId": {dc.working.ID}, "updatedAt": {ver(dc.step.UpdatedAt)}, "at": {future}}
 		b.post(stepAction, stepForm).want(t, "complete in the future", http.StatusUnprocessableEntity, "", "not later than now")
-		stepForm.Set("at", "")
-		b.post(stepAction, stepForm).want(t, "complete the step now", http.StatusSeeOther, dc.closePath+"#step-"+dc.step.ID)
+		stepForm.Set("at", dc.started.Format("2006-01-02T15:04"))
+		b.post(stepAction, stepForm).want(t, "complete the step in the minute it started", http.StatusSeeOther, dc.closePath+"#step-"+dc.step.ID)
+		if got := deskJob(t, dc.w, dc.org.ID, dc.working.ID).Steps[0].CompletedAt; got == nil || !got.Time().Equal(dc.started) {
+			t.Errorf("completed at %v, want %v: a time given to the minute of the start is the start", got, dc.started)
+		}
 		b.post(dc.closePath+"/technicians/"+dc.tech.ID+"/clock-out", url.Values{}).
 			want(t, "clock the technician out", http.StatusSeeOther, dc.closePath+"#attendance-"+dc.tech.ID)
 		b.post(dc.closePath+"/jobs/"+dc.booking.ID+"/no-show", url.Values{"updatedAt": {"1"}, "reasonTag": {"customer_declined"}}).

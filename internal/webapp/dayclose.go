@@ -100,7 +100,7 @@ func (a *App) completeAtClose(r *http.Request, d *desk, stepID string) error {
 	}
 	completed, completedAt := workshop.StepCompleted, workshop.MicrosOf(at)
 	_, err := a.store.PatchStep(r.Context(), d.closeVisibility(), r.PostFormValue("jobId"), stepID, store.StepPatch{
-		UpdatedAt: parseVersion(r.PostFormValue("updatedAt")), Status: &completed, ActualEnd: &completedAt}, workshop.MicrosOf(a.now()))
+		UpdatedAt: parseVersion(r.PostFormValue("updatedAt")), Status: &completed, ActualEnd: &completedAt, Precision: time.Minute}, workshop.MicrosOf(a.now()))
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -155,7 +156,7 @@ func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.Signed
 	}
 	f := formOf(r, "techIds", "bayId", "updatedAt", "actualStart", "actualEnd")
 	f.Values["techIds"] = strings.Join(r.PostForm["techIds"], " ")
-	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"])}
+	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"]), Precision: time.Minute} // the form's times are to the minute
 	if err = patch(d, f, &p); err == nil {
 		_, err = a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
 	}

@@ -29,6 +29,13 @@ type StepPatch struct {
 	// Skew is how far past now an actual time may lie: the clock skew
 	// tolerated of a sent arrivalTime.
 	Skew time.Duration
+	// Precision is the unit the actual times were given in (a minute, from
+	// a form's time field; zero from the API, which sends exact times). A
+	// time so given stands for its whole unit: one in the unit the job
+	// arrived or the step started, but before that moment, is taken as
+	// that moment, so "finished at 16:30" for a step started at 16:30:20
+	// records 16:30:20 rather than being refused.
+	Precision time.Duration
 }
 
 // StepFacts is what a step change is checked against besides the job and
@@ -178,11 +185,17 @@ func recordActuals(j Job, prev Step, next *Step, p StepPatch, now Micros) error 
 	}
 	moved := prev.Status != next.Status
 	if p.ActualStart != nil {
+		p.ActualStart = raiseWithin(*p.ActualStart, earliest, p.Precision)
 		check("actualStart", *p.ActualStart, next.Status == StepInProgress || next.Status == StepCompleted && !moved,
 			"with a move to in_progress, or to correct a step in progress or completed")
 		next.StartedAt = clone(p.ActualStart)
 	}
 	if p.ActualEnd != nil {
+		floor := earliest
+		if next.StartedAt != nil {
+			floor = max(floor, *next.StartedAt)
+		}
+		p.ActualEnd = raiseWithin(*p.ActualEnd, floor, p.Precision)
 		check("actualEnd", *p.ActualEnd, next.Status == StepCompleted,
 			"with a move to completed, or to correct a completed step")
 		next.CompletedAt = clone(p.ActualEnd)
@@ -198,6 +211,15 @@ func recordActuals(j Job, prev Step, next *Step, p StepPatch, now Micros) error 
 		return Invalid(field, "A step ends after it starts: actualEnd %s is before actualStart %s.", *next.CompletedAt, *next.StartedAt)
 	}
 	return nil
+}
+
+// raiseWithin is at given to unit (see StepPatch.Precision): floor when at
+// lies before it but in the same unit, else at.
+func raiseWithin(at, floor Micros, unit time.Duration) *Micros {
+	if unit > 0 && at < floor && at.Time().Truncate(unit).Equal(floor.Time().Truncate(unit)) {
+		at = floor
+	}
+	return &at
 }
 
 func clone[T any](p *T) *T {

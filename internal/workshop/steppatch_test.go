@@ -168,6 +168,12 @@ func TestChangeStepActuals(t *testing.T) {
 	running.Status, running.StartedAt = StepInProgress, ptr(mins(-120))
 	done := running
 	done.Status, done.CompletedAt = StepCompleted, ptr(mins(-30))
+	// Started and arrived 20 s into a minute, for times given to the minute.
+	midMinute := mins(-120) + Micros(20*time.Second/time.Microsecond)
+	runningMid := running
+	runningMid.StartedAt = &midMinute
+	arrivedMid := job
+	arrivedMid.ArrivalTime = &OffsetTime{Time: midMinute.Time()}
 	status := func(s string) *string { return &s }
 	for _, c := range []struct {
 		name               string
@@ -175,6 +181,7 @@ func TestChangeStepActuals(t *testing.T) {
 		step               Step
 		status             *string
 		start, end         *Micros
+		precision          time.Duration
 		field              string // the refused field, "" when accepted
 		wantStart, wantEnd *Micros
 	}{
@@ -197,10 +204,18 @@ func TestChangeStepActuals(t *testing.T) {
 		{name: "correct both of a completed step", job: job, step: done, start: ptr(mins(-200)), end: ptr(mins(-100)), wantStart: ptr(mins(-200)), wantEnd: ptr(mins(-100))},
 		{name: "correct the start past the end", job: job, step: done, start: ptr(mins(-20)), field: "actualStart"},
 		{name: "correct the end before the start", job: job, step: done, end: ptr(mins(-130)), field: "actualEnd"},
+		{name: "exact end in the start's minute, before it", job: job, step: runningMid, status: status(StepCompleted), end: ptr(mins(-120)), field: "actualEnd"},
+		{name: "end to the minute of the start", job: job, step: runningMid, status: status(StepCompleted), end: ptr(mins(-120)), precision: time.Minute,
+			wantStart: &midMinute, wantEnd: &midMinute},
+		{name: "end to the minute before the start's", job: job, step: runningMid, status: status(StepCompleted), end: ptr(mins(-121)), precision: time.Minute, field: "actualEnd"},
+		{name: "end to the minute after the start's", job: job, step: runningMid, status: status(StepCompleted), end: ptr(mins(-119)), precision: time.Minute,
+			wantStart: &midMinute, wantEnd: ptr(mins(-119))},
+		{name: "exact start in the arrival's minute, before it", job: arrivedMid, step: pending, status: status(StepInProgress), start: ptr(mins(-120)), field: "actualStart"},
+		{name: "start to the minute of the arrival", job: arrivedMid, step: pending, status: status(StepInProgress), start: ptr(mins(-120)), precision: time.Minute, wantStart: &midMinute},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			p := StepPatch{UpdatedAt: c.step.UpdatedAt, Status: c.status, ActualStart: c.start, ActualEnd: c.end, Skew: 5 * time.Minute}
+			p := StepPatch{UpdatedAt: c.step.UpdatedAt, Status: c.status, ActualStart: c.start, ActualEnd: c.end, Skew: 5 * time.Minute, Precision: c.precision}
 			next, err := ChangeStep(c.job, c.step, p, now, StepFacts{})
 			var e *Error
 			if c.field != "" {
