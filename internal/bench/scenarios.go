@@ -48,6 +48,22 @@ func (e *env) get(path, key string) loadgen.Request {
 	}
 }
 
+// prepareAnalyzed prepares the scenario and then has PostgreSQL analyse
+// what was seeded (Store.Analyze): a production server's autovacuum would
+// have, and this machine's runs with autovacuum off.
+func (sc scenario) prepareAnalyzed(ctx context.Context, e *env) (loadgen.Request, error) {
+	req, err := sc.prepare(ctx, e)
+	return req, e.analyzed(ctx, err)
+}
+
+// analyzed analyses the database after a seeding that ended in err.
+func (e *env) analyzed(ctx context.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	return e.store.Analyze(ctx)
+}
+
 func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) {
 	if sc.custom != nil {
 		return sc.custom(ctx, e, cfg)
@@ -57,8 +73,9 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	var err error
 	if sc.versus != nil {
 		req, control, err = sc.versus(ctx, e)
+		err = e.analyzed(ctx, err)
 	} else {
-		req, err = sc.prepare(ctx, e)
+		req, err = sc.prepareAnalyzed(ctx, e)
 	}
 	if err != nil {
 		return Figure{}, err
@@ -69,7 +86,7 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 		if !sc.perRound || round == 1 {
 			return req, nil
 		}
-		return sc.prepare(ctx, e)
+		return sc.prepareAnalyzed(ctx, e)
 	}
 	if sc.rate > 0 {
 		return sc.runOpenLoop(ctx, e, req, cfg)
