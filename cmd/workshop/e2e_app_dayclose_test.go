@@ -45,7 +45,8 @@ type dayCloseWorld struct {
 	tech               workshop.Technician
 	working, booking   workshop.Job
 	step               workshop.Step
-	started            time.Time // the step's start, in the location's zone
+	started            time.Time // the clock-in and the step's start, in the location's zone
+	attendanceID       string
 	closePath, advisor string
 }
 
@@ -64,9 +65,15 @@ func newDayCloseWorld(t *testing.T, databaseURL string) *dayCloseWorld {
 		t.Fatal(err)
 	}
 	v := store.Visibility{OrgID: o.ID}
-	if _, err := w.st.ClockIn(ctx, v, dc.tech.ID, now.Add(-time.Minute)); err != nil {
+	// Clocked in and started 20 s into a minute two minutes ago: a
+	// clock-out or a completion given to that minute, as the close's forms
+	// give them, falls before the clock-in or the start.
+	dc.started = now.Truncate(time.Minute).Add(-2*time.Minute + 20*time.Second)
+	att, err := w.st.ClockIn(ctx, v, dc.tech.ID, dc.started)
+	if err != nil {
 		t.Fatal(err)
 	}
+	dc.attendanceID = att.ID
 	endOfDay := time.Date(now.Year(), now.Month(), now.Day(), 23, 59, 0, 0, zone)
 	dc.working = w.job(o.ID, loc.ID)
 	dc.working, err = w.st.PatchJob(ctx, v, dc.working.ID, store.JobPatch{UpdatedAt: dc.working.UpdatedAt,
@@ -76,9 +83,6 @@ func newDayCloseWorld(t *testing.T, databaseURL string) *dayCloseWorld {
 		t.Fatal(err)
 	}
 	dc.step = w.step(o.ID, dc.working.ID)
-	// Started 20 s into a minute two minutes ago: a completion given to
-	// that minute, as the close's form gives it, falls before the start.
-	dc.started = now.Truncate(time.Minute).Add(-2*time.Minute + 20*time.Second)
 	if dc.step, err = w.st.PatchStep(ctx, v, dc.working.ID, dc.step.ID, store.StepPatch{UpdatedAt: dc.step.UpdatedAt,
 		Status: refTo(workshop.StepInProgress), ActualStart: refTo(workshop.MicrosOf(dc.started))}, workshop.MicrosOf(time.Now())); err != nil {
 		t.Fatal(err)
@@ -138,8 +142,12 @@ func TestAppDayClose(t *testing.T) {
 		if got := deskJob(t, dc.w, dc.org.ID, dc.working.ID).Steps[0].CompletedAt; got == nil || !got.Time().Equal(dc.started) {
 			t.Errorf("completed at %v, want %v: a time given to the minute of the start is the start", got, dc.started)
 		}
-		b.post(dc.closePath+"/technicians/"+dc.tech.ID+"/clock-out", url.Values{}).
-			want(t, "clock the technician out", http.StatusSeeOther, dc.closePath+"#attendance-"+dc.tech.ID)
+		b.post(dc.closePath+"/technicians/"+dc.tech.ID+"/clock-out", url.Values{"at": {dc.started.Format("2006-01-02T15:04")}}).
+			want(t, "clock the technician out in the minute of the clock-in", http.StatusSeeOther, dc.closePath+"#attendance-"+dc.tech.ID)
+		if a, err := dc.w.st.AttendanceRecord(context.Background(), store.Visibility{OrgID: dc.org.ID}, dc.attendanceID); err != nil ||
+			a.ClockOut == nil || !a.ClockOut.Equal(dc.started) {
+			t.Errorf("clock-out %v (%v), want %v: a time given to the minute of the clock-in is the clock-in", a.ClockOut, err, dc.started)
+		}
 		b.post(dc.closePath+"/jobs/"+dc.booking.ID+"/no-show", url.Values{"updatedAt": {"1"}, "reasonTag": {"customer_declined"}}).
 			want(t, "cancel a no-show from a stale page", http.StatusConflict, "", "Someone else changed this")
 		b.post(dc.closePath+"/carry-over", url.Values{"kind": {"booking"}, "id": {dc.booking.ID}}).

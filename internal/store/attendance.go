@@ -80,7 +80,7 @@ func (s *Store) ClockIn(ctx context.Context, v Visibility, techID string, at tim
 
 // ClockOut closes the technician's open record at `at` (tech.clocked_out);
 // without one it is not_clocked_in. A clock-out before the clock-in is a
-// validation error on at.
+// validation error on at (GivenTo: unless in the clock-in's minute).
 func (s *Store) ClockOut(ctx context.Context, v Visibility, techID string, at time.Time, opts ...WriteOption) (workshop.Attendance, error) {
 	return writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Attendance, error) {
 		t, zone, err := clockTechnician(ctx, c, v, techID)
@@ -94,7 +94,7 @@ func (s *Store) ClockOut(ctx context.Context, v Visibility, techID string, at ti
 		if err != nil {
 			return a, err
 		}
-		if a, err = workshop.ClockOut(a, workshop.LocalTime(at, zone), workshop.MicrosOf(s.now())); err != nil {
+		if a, err = workshop.ClockOut(a, workshop.LocalTime(at, zone), optionsOf(opts).precision, workshop.MicrosOf(s.now())); err != nil {
 			return a, err
 		}
 		out := *a.ClockOut

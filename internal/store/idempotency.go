@@ -42,8 +42,9 @@ type IdempotencyKey struct {
 type WriteOption func(*writeOptions)
 
 type writeOptions struct {
-	key      *IdempotencyKey
-	expected *workshop.Micros
+	key       *IdempotencyKey
+	expected  *workshop.Micros
+	precision time.Duration
 }
 
 // UnderKey runs a write under an Idempotency-Key (nil: none). A write that
@@ -59,6 +60,10 @@ func UnderKey(k *IdempotencyKey) WriteOption { return func(o *writeOptions) { o.
 func IfUnchanged(updatedAt workshop.Micros) WriteOption {
 	return func(o *writeOptions) { o.expected = &updatedAt }
 }
+
+// GivenTo tells a write that its times were given to unit (a form's time
+// field, to the minute): see workshop.StepPatch.Precision.
+func GivenTo(unit time.Duration) WriteOption { return func(o *writeOptions) { o.precision = unit } }
 
 // optionsOf reads a write's options.
 func optionsOf(opts []WriteOption) writeOptions {

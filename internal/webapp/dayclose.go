@@ -110,7 +110,7 @@ func (a *App) clockOutAtClose(r *http.Request, d *desk, techID string) error {
 	if !ok {
 		return workshop.Invalid("at", "Enter the clock-out time, not later than now.")
 	}
-	_, err := a.store.ClockOut(r.Context(), d.visibility(), techID, at)
+	_, err := a.store.ClockOut(r.Context(), d.visibility(), techID, at, store.GivenTo(time.Minute))
 	return err
 }
 

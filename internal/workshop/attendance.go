@@ -45,8 +45,11 @@ type CatalogItem struct {
 }
 
 // ClockOut decides the clock-out of open record a at out (the location's
-// local time) at now: a clock-out before the clock-in is refused.
-func ClockOut(a Attendance, out OffsetTime, now Micros) (Attendance, error) {
+// local time), given to unit (0: exact; see StepPatch.Precision), at now:
+// a clock-out before the clock-in is refused, but one given in the
+// clock-in's minute is the clock-in.
+func ClockOut(a Attendance, out OffsetTime, unit time.Duration, now Micros) (Attendance, error) {
+	out.Time = raiseWithin(out.Time, a.ClockIn.Time, unit)
 	if err := checkClockOut("at", a.ClockIn, out); err != nil {
 		return a, err
 	}

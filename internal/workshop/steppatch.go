@@ -185,7 +185,7 @@ func recordActuals(j Job, prev Step, next *Step, p StepPatch, now Micros) error 
 	}
 	moved := prev.Status != next.Status
 	if p.ActualStart != nil {
-		p.ActualStart = raiseWithin(*p.ActualStart, earliest, p.Precision)
+		p.ActualStart = raiseMicrosWithin(*p.ActualStart, earliest, p.Precision)
 		check("actualStart", *p.ActualStart, next.Status == StepInProgress || next.Status == StepCompleted && !moved,
 			"with a move to in_progress, or to correct a step in progress or completed")
 		next.StartedAt = clone(p.ActualStart)
@@ -195,7 +195,7 @@ func recordActuals(j Job, prev Step, next *Step, p StepPatch, now Micros) error 
 		if next.StartedAt != nil {
 			floor = max(floor, *next.StartedAt)
 		}
-		p.ActualEnd = raiseWithin(*p.ActualEnd, floor, p.Precision)
+		p.ActualEnd = raiseMicrosWithin(*p.ActualEnd, floor, p.Precision)
 		check("actualEnd", *p.ActualEnd, next.Status == StepCompleted,
 			"with a move to completed, or to correct a completed step")
 		next.CompletedAt = clone(p.ActualEnd)
@@ -215,11 +215,17 @@ func recordActuals(j Job, prev Step, next *Step, p StepPatch, now Micros) error 
 
 // raiseWithin is at given to unit (see StepPatch.Precision): floor when at
 // lies before it but in the same unit, else at.
-func raiseWithin(at, floor Micros, unit time.Duration) *Micros {
-	if unit > 0 && at < floor && at.Time().Truncate(unit).Equal(floor.Time().Truncate(unit)) {
-		at = floor
+func raiseWithin(at, floor time.Time, unit time.Duration) time.Time {
+	if unit > 0 && at.Before(floor) && at.Truncate(unit).Equal(floor.Truncate(unit)) {
+		return floor.In(at.Location())
 	}
-	return &at
+	return at
+}
+
+// raiseMicrosWithin is raiseWithin of a recorded time.
+func raiseMicrosWithin(at, floor Micros, unit time.Duration) *Micros {
+	raised := MicrosOf(raiseWithin(at.Time(), floor.Time(), unit))
+	return &raised
 }
 
 func clone[T any](p *T) *T {
