@@ -29,6 +29,7 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 	b.waitFor(t, "the checklist", `!!document.querySelector('#section-step') && !!document.querySelector('.banner')`)
 	b.checkAccessible(t, "day close, checklist")
 	b.checkShopFloor(t, "day close, checklist")
+	b.screenshots(t, "dayclose-checklist")
 
 	patch := func() *apitest.Response {
 		return apitest.Call(t, second.URL, apitest.Request{Method: "PATCH", Key: dc.org.Key.Key,
@@ -44,8 +45,12 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 		b.waitFor(t, "the item's button", `!!document.querySelector(`+strconv.Quote(sel)+`)`)
 		b.do(t, "decide "+sel, jsClick(sel))
 		b.waitFor(t, "the item decided", `!document.querySelector(`+strconv.Quote(sel)+`)`)
+		b.waitFor(t, "the decision confirmed in view", `(() => { const m = document.querySelector('#close-done');
+			if (!m || !m.textContent.startsWith('Done: ')) return false;
+			const r = m.getBoundingClientRect(); return r.top > -1 && r.bottom <= innerHeight; })()`) // scrolled to: the top may be a fraction above 0
 	}
 	b.waitFor(t, "finish enabled", `!document.querySelector('form[action$="/day-close/finish"] button').disabled`)
+	b.screenshots(t, "dayclose-decided")
 	b.checkAccessible(t, "day close, an item carried over")
 	b.do(t, "finish", jsClick(`form[action$="/day-close/finish"] button`))
 	b.waitFor(t, "the closed day", `location.pathname.startsWith('/day-closes/') && !!document.querySelector('#summary-heading')`)

@@ -136,14 +136,23 @@ func TestAppDayClose(t *testing.T) {
 		future := time.Now().Add(2 * time.Hour).In(zone).Format("2006-01-02T15:04")
 		stepAction := dc.closePath + "/steps/" + dc.step.ID + "/complete"
 		stepForm := url.Values{"jobId": {dc.working.ID}, "updatedAt": {ver(dc.step.UpdatedAt)}, "at": {future}}
-		b.post(stepAction, stepForm).want(t, "complete in the future", http.StatusUnprocessableEntity, "", "not later than now")
+		refused := b.post(stepAction, stepForm)
+		refused.want(t, "complete in the future", http.StatusUnprocessableEntity, "", "not later than now")
+		if got, want := refused.header.Get("HX-Reswap"), "innerHTML show:#step-"+dc.step.ID+":top"; got != want {
+			t.Errorf("the refusal's HX-Reswap = %q, want %q: shown beside its item", got, want)
+		}
 		stepForm.Set("at", dc.started.Format("2006-01-02T15:04"))
-		b.post(stepAction, stepForm).want(t, "complete the step in the minute it started", http.StatusSeeOther, dc.closePath+"#step-"+dc.step.ID)
+		b.post(stepAction, stepForm).want(t, "complete the step in the minute it started", http.StatusSeeOther, dc.closePath+"?done=completed#close-done")
 		if got := deskJob(t, dc.w, dc.org.ID, dc.working.ID).Steps[0].CompletedAt; got == nil || !got.Time().Equal(dc.started) {
 			t.Errorf("completed at %v, want %v: a time given to the minute of the start is the start", got, dc.started)
 		}
 		b.post(dc.closePath+"/technicians/"+dc.tech.ID+"/clock-out", url.Values{"at": {dc.started.Format("2006-01-02T15:04")}}).
-			want(t, "clock the technician out in the minute of the clock-in", http.StatusSeeOther, dc.closePath+"#attendance-"+dc.tech.ID)
+			want(t, "clock the technician out in the minute of the clock-in", http.StatusSeeOther, dc.closePath+"?done=clocked-out#close-done")
+		done := b.get(dc.closePath + "?done=clocked-out")
+		done.want(t, "the clock-out confirmed", http.StatusOK, "", `id="close-done" class="confirmation" role="status">Done: the technician is clocked out.`)
+		if got, want := done.header.Get("HX-Reswap"), "innerHTML show:#close-done:top"; got != want {
+			t.Errorf("the confirmation's HX-Reswap = %q, want %q: shown in view", got, want)
+		}
 		if a, err := dc.w.st.AttendanceRecord(context.Background(), store.Visibility{OrgID: dc.org.ID}, dc.attendanceID); err != nil ||
 			a.ClockOut == nil || !a.ClockOut.Equal(dc.started) {
 			t.Errorf("clock-out %v (%v), want %v: a time given to the minute of the clock-in is the clock-in", a.ClockOut, err, dc.started)

@@ -18,13 +18,13 @@ func (a *App) dayCloseRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /locations/{locationID}/day-close/finish", a.member(a.finishDayClose))
 	mux.Handle("POST /locations/{locationID}/day-close/carry-over", a.member(a.carryOver))
 	mux.Handle("POST /locations/{locationID}/day-close/steps/{stepID}/complete",
-		a.closeAction(workshop.CloseStepInProgress, "stepID", a.completeAtClose))
+		a.closeAction(workshop.CloseStepInProgress, "stepID", closeDoneCompleted, a.completeAtClose))
 	mux.Handle("POST /locations/{locationID}/day-close/technicians/{techID}/clock-out",
-		a.closeAction(workshop.CloseClockedIn, "techID", a.clockOutAtClose))
+		a.closeAction(workshop.CloseClockedIn, "techID", closeDoneClockedOut, a.clockOutAtClose))
 	mux.Handle("POST /locations/{locationID}/day-close/jobs/{jobID}/promise",
-		a.closeAction(workshop.ClosePromiseMissed, "jobID", a.movePromiseAtClose))
+		a.closeAction(workshop.ClosePromiseMissed, "jobID", closeDonePromise, a.movePromiseAtClose))
 	mux.Handle("POST /locations/{locationID}/day-close/jobs/{jobID}/no-show",
-		a.closeAction(workshop.CloseBookingMissed, "jobID", a.noShowAtClose))
+		a.closeAction(workshop.CloseBookingMissed, "jobID", closeDoneNoShow, a.noShowAtClose))
 	mux.Handle("GET /day-closes/{closeID}", a.member(a.closedDayPage))
 }
 
@@ -75,19 +75,20 @@ func (a *App) carryOver(w http.ResponseWriter, r *http.Request, si *store.Signed
 	}
 	kind := workshop.CloseItemKind(r.PostFormValue("kind"))
 	err = a.store.CarryOver(r.Context(), si.Member.Org.ID, d.loc.ID, kind, r.PostFormValue("id"), si.Member.User.ID)
-	return a.afterCloseAction(w, r, d, string(kind)+"-"+r.PostFormValue("id"), err)
+	return a.afterCloseAction(w, r, d, string(kind)+"-"+r.PostFormValue("id"), closeDoneCarriedOver, err)
 }
 
 // closeAction serves the action on one open item of a kind: do acts on
-// the item the path's param names, and the checklist answers.
-func (a *App) closeAction(kind workshop.CloseItemKind, param string, do func(r *http.Request, d *desk, id string) error) http.Handler {
+// the item the path's param names, and the checklist answers, confirming
+// done.
+func (a *App) closeAction(kind workshop.CloseItemKind, param, done string, do func(r *http.Request, d *desk, id string) error) http.Handler {
 	return a.member(func(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 		d, err := a.locationDesk(w, r, si, mayWrite(si))
 		if err != nil {
 			return err
 		}
 		id := r.PathValue(param)
-		return a.afterCloseAction(w, r, d, string(kind)+"-"+id, do(r, d, id))
+		return a.afterCloseAction(w, r, d, string(kind)+"-"+id, done, do(r, d, id))
 	})
 }
 
@@ -163,10 +164,12 @@ func (d *desk) closeTime(s string, now time.Time) (time.Time, bool) {
 }
 
 // afterCloseAction answers an item's action: back to the checklist
-// (303), or the checklist again with the refusal beside the item.
-func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, key string, err error) error {
+// saying what was done (303; the item has left its section, or moved to
+// the carried-over ones), or the checklist again with the refusal beside
+// the item.
+func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, key, done string, err error) error {
 	if err == nil {
-		http.Redirect(w, r, dayClosePath(d.loc.ID)+"#"+key, http.StatusSeeOther)
+		http.Redirect(w, r, dayClosePath(d.loc.ID)+"?done="+done+"#close-done", http.StatusSeeOther)
 		return nil
 	}
 	status, msg, known := refusalMessage(err)
@@ -174,4 +177,22 @@ func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, 
 		return err
 	}
 	return a.renderDayClose(w, r, d, status, closeProblems{item: key, message: msg})
+}
+
+// What an item's action did, as the checklist confirms it after the
+// redirect (?done=).
+const (
+	closeDoneCompleted   = "completed"
+	closeDoneClockedOut  = "clocked-out"
+	closeDonePromise     = "promise-moved"
+	closeDoneNoShow      = "no-show"
+	closeDoneCarriedOver = "carried-over"
+)
+
+var closeDoneText = map[string]string{
+	closeDoneCompleted:   "Done: the step is recorded as completed.",
+	closeDoneClockedOut:  "Done: the technician is clocked out.",
+	closeDonePromise:     "Done: the new promise is saved.",
+	closeDoneNoShow:      "Done: the booking is cancelled as a no-show.",
+	closeDoneCarriedOver: "Done: the item is carried over to the next day.",
 }

@@ -62,10 +62,15 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 	names := a.userNames(r, d.si.Member.Org.ID)
 	data := map[string]any{"Location": d.loc, "Today": a.now().In(d.zone).Format("Monday 2 January 2006"),
 		"Now": a.now().In(d.zone).Format(inputTimeLayout), "Recent": d.closedDays(cv.Recent, names)}
+	done := "" // the confirmation of the action just done
 	if c := cv.Current; c != nil {
 		sections, undecided := d.checklist(cv.Items, pr)
 		data["Current"] = map[string]any{"Date": longDate(c.BusinessDate), "StartedBy": names(c.StartedBy),
 			"StartedAt": d.when(c.StartedAt.Time()), "Sections": sections, "Undecided": undecided, "SoFar": summaryOf(cv.SoFar)}
+		if status == http.StatusOK {
+			done = closeDoneText[r.URL.Query().Get("done")]
+		}
+		data["Done"] = done
 		tags, err := a.store.CancelTags(ctx, d.loc.ID)
 		if err != nil {
 			return err
@@ -75,6 +80,14 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 	f := form{Values: map[string]string{}, Errors: map[string]string{}}
 	if pr.form != "" {
 		f.Errors[""] = pr.form
+	}
+	// A boosted form's answer is swapped in at the top of the page: show
+	// the refusal beside its item, or the confirmation, instead.
+	switch {
+	case pr.item != "":
+		w.Header().Set("HX-Reswap", "innerHTML show:#"+pr.item+":top")
+	case done != "":
+		w.Header().Set("HX-Reswap", "innerHTML show:#close-done:top")
 	}
 	h := *d.header
 	h.DayClosing = cv.Current != nil // as of this read, after a start or a finish
