@@ -23,7 +23,8 @@ func TestAppRecordsLate(t *testing.T) {
 		loc := org.Locations[0]
 		zone := mustZone(t, loc.Timezone)
 		appUser(t, w, org.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
-		arrived := time.Now().Add(-3 * time.Hour).Truncate(time.Minute)
+		// Arrived 20 s into a minute: the form's times are to the minute.
+		arrived := time.Now().Add(-3 * time.Hour).Truncate(time.Minute).Add(20 * time.Second)
 		now := workshop.MicrosOf(time.Now())
 		res, err := w.st.CreateJob(context.Background(), workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: org.ID,
 			LocationID: loc.ID, Priority: "normal", Source: "other", ArrivalTime: &workshop.OffsetTime{Time: arrived},
@@ -43,15 +44,15 @@ func TestAppRecordsLate(t *testing.T) {
 		b.get("/jobs/"+jobID).want(t, "the job page", http.StatusOK, "", `name="actualStart" type="datetime-local"`, "Started at")
 		b.post(stepPath+"/start", url.Values{"updatedAt": {ver(st.UpdatedAt)}, "actualStart": {local(arrived.Add(-time.Hour))}}).
 			want(t, "a start before the arrival", http.StatusUnprocessableEntity, "", `id="actualStart-`+st.ID+`-error"`)
-		started := arrived.Add(30 * time.Minute)
+		started := arrived // given as the arrival's minute, which lies before it: taken as the arrival
 		b.post(stepPath+"/start", url.Values{"updatedAt": {ver(st.UpdatedAt)}, "actualStart": {local(started)}}).
-			want(t, "started at", http.StatusSeeOther, "/jobs/"+jobID+"?done=started&step="+st.ID+"#step-"+st.ID)
+			want(t, "started at the minute of the arrival", http.StatusSeeOther, "/jobs/"+jobID+"?done=started&step="+st.ID+"#step-"+st.ID)
 		st = deskJob(t, w, org.ID, jobID).Steps[0]
 		if st.StartedAt == nil || !st.StartedAt.Time().Equal(started) {
 			t.Fatalf("startedAt = %v, want %v", st.StartedAt, started)
 		}
 		b.get("/jobs/"+jobID).want(t, "the step in progress", http.StatusOK, "", `name="actualEnd" type="datetime-local"`, "Finished at")
-		finished := started.Add(75 * time.Minute)
+		finished := started.Add(75 * time.Minute).Truncate(time.Minute)
 		b.post(stepPath+"/complete", url.Values{"updatedAt": {ver(st.UpdatedAt)}, "actualEnd": {local(finished)}}).
 			want(t, "finished at", http.StatusSeeOther, "/jobs/"+jobID+"?done=completed&step="+st.ID+"#step-"+st.ID)
 		st = deskJob(t, w, org.ID, jobID).Steps[0]
