@@ -53,15 +53,10 @@ func (e *env) get(path, key string) loadgen.Request {
 // have, and this machine's runs with autovacuum off.
 func (sc scenario) prepareAnalyzed(ctx context.Context, e *env) (loadgen.Request, error) {
 	req, err := sc.prepare(ctx, e)
-	return req, e.analyzed(ctx, err)
-}
-
-// analyzed analyses the database after a seeding that ended in err.
-func (e *env) analyzed(ctx context.Context, err error) error {
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return e.store.Analyze(ctx)
+	return req, e.store.Analyze(ctx)
 }
 
 func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) {
@@ -72,8 +67,9 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	var req loadgen.Request
 	var err error
 	if sc.versus != nil {
-		req, control, err = sc.versus(ctx, e)
-		err = e.analyzed(ctx, err)
+		if req, control, err = sc.versus(ctx, e); err == nil {
+			err = e.store.Analyze(ctx) // as prepareAnalyzed does
+		}
 	} else {
 		req, err = sc.prepareAnalyzed(ctx, e)
 	}

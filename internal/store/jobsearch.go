@@ -24,11 +24,31 @@ func (s *Store) SearchJobs(ctx context.Context, v Visibility, locationID, q stri
 		return []workshop.Job{}, nil
 	}
 	query, args := s.searchQuery(v, locationID, q, limit)
-	rows, err := s.read().query(ctx, query, args...)
-	if err != nil {
-		return nil, err
+	if s.dialect != postgresDialect {
+		rows, err := s.read().query(ctx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		return collect(rows, scanJob)
 	}
-	return collect(rows, scanJob)
+	// PostgreSQL plans the query for its pattern every time: a generic
+	// plan, made once for any pattern, read every closed job backwards
+	// through the creation index for a rare term (186 ms at 100,000 jobs,
+	// against 5 ms planned for the term), which at 100 searches a second
+	// queued them for seconds.
+	var jobs []workshop.Job
+	err := s.readTx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`); err != nil {
+			return err
+		}
+		rows, err := c.query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		jobs, err = collect(rows, scanJob)
+		return err
+	})
+	return jobs, err
 }
 
 // searchQuery is SearchJobs's query of a trimmed, non-empty q.
