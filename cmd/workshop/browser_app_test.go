@@ -118,7 +118,7 @@ func TestBrowserLiveBoard(t *testing.T) {
 	}
 
 	// The wall display at 1920 px: no header, five columns, large type, live.
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(srv.URL+"/locations/"+loc.ID+"/board?display=wall"),
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080), navigate(srv.URL+"/locations/"+loc.ID+"/board?display=wall"),
 		chromedp.WaitVisible(`#jobs-heading`)); err != nil {
 		t.Fatalf("wall display: %v", err)
 	}
@@ -178,7 +178,7 @@ func TestBrowserSetupLink(t *testing.T) {
 	if link == nil {
 		t.Fatalf("no setup line: %q", stdout.String())
 	}
-	b.do(t, "the setup page", chromedp.Navigate(link[1]), chromedp.WaitVisible(`input[name="orgName"]`))
+	b.do(t, "the setup page", navigate(link[1]), chromedp.WaitVisible(`input[name="orgName"]`))
 	b.checkShopFloor(t, "setup page")
 	b.do(t, "set up",
 		chromedp.SendKeys(`input[name="orgName"]`, "Garage Nord"),

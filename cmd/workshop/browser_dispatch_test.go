@@ -126,7 +126,7 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	appUser(t, w, s.org.ID, "advisor@timeline.example", workshop.RoleAdvisor, testPassword)
 	srv := startServer(t, db)
 	b.signIn(t, srv.URL, "advisor@timeline.example")
-	b.do(t, "open dispatch", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/locations/"+s.loc.ID+"/dispatch"),
+	b.do(t, "open dispatch", chromedp.EmulateViewport(1280, 800), navigate(srv.URL+"/locations/"+s.loc.ID+"/dispatch"),
 		chromedp.WaitVisible(`.timeline`))
 
 	facts, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]any](`({
@@ -222,7 +222,7 @@ func dispatchSession(t *testing.T, base string, s *dispatchShop, email, query st
 	b := newChrome(t)
 	b.signIn(t, base, email)
 	b.do(t, "open dispatch", chromedp.EmulateViewport(1280, 800),
-		chromedp.Navigate(base+"/locations/"+s.loc.ID+"/dispatch"+query), chromedp.WaitVisible(`.timeline`))
+		navigate(base+"/locations/"+s.loc.ID+"/dispatch"+query), chromedp.WaitVisible(`.timeline`))
 	b.waitFor(t, "the dispatch stream opens", `window.workshopDispatch && window.workshopDispatch.readyState === 1`)
 	return b
 }

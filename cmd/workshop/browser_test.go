@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -129,6 +131,40 @@ func (b *chrome) do(t *testing.T, doing string, actions ...chromedp.Action[chrom
 		page, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.pathname + ": " + document.body.innerText.slice(0, 1500)`))
 		t.Fatalf("browser, %s: %v\non %s", doing, err, page)
 	}
+}
+
+// navigate opens url in the tab and waits until its document, a new one,
+// has loaded. It replaces chromedp.Navigate, which waits for the load
+// events of the DevTools protocol: on CI's busy machine it was seen to wait
+// out its 45 s on a page the tab showed complete (issue 34's runs, on
+// /developer and on the technicians page). The old document is marked, so
+// a redirect to another address is followed and the page left behind is
+// never taken for the new one.
+func navigate(url string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := chromedp.Evaluate[bool](`window.leftByTest = true`)(ctx, t); err != nil {
+			return fmt.Errorf("marking the page left: %w", err)
+		}
+		switch res, err := cdp.Call(ctx, t, cdppage.Navigate, cdppage.NavigateParams{URL: url}); {
+		case err != nil:
+			return err
+		case res.ErrorText != "":
+			return fmt.Errorf("opening %s: %s", url, res.ErrorText)
+		}
+		for {
+			// Between the documents there is none to ask: an error, and
+			// the next turn asks the new one.
+			loaded, err := chromedp.Evaluate[bool](`!window.leftByTest && document.readyState === "complete"`)(ctx, t)
+			if err == nil && loaded {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("waiting for %s to load: %w", url, ctx.Err())
+			case <-time.After(25 * time.Millisecond):
+			}
+		}
+	})
 }
 
 // text is the text of the first element matching sel.
