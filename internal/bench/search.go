@@ -43,7 +43,10 @@ func (e *env) search(ctx context.Context, n int) (loadgen.Request, error) {
 			plate, v := searchPlate(i), searchVehicles[i%len(searchVehicles)]
 			j.VehiclePlate, j.VehicleMake, j.VehicleModel = &plate, &v[0], &v[1]
 		},
-		deliver: func(i int) bool { return i%50 != 0 },
+		// One job in 49 stays open: with one in 50, every open job was
+		// the same vehicle (the tenth of the rotation), which no workshop
+		// has and which misled PostgreSQL's estimates of the open jobs.
+		deliver: func(i int) bool { return i%49 != 0 },
 	})
 	if err != nil {
 		return nil, err

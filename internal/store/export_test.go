@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -72,14 +73,27 @@ func (s *Store) WriterPragma(ctx context.Context, name string) (string, error) {
 
 // ExplainSearch is the plan of SearchJobs's query, as one text.
 func (s *Store) ExplainSearch(ctx context.Context, v Visibility, locationID, q string) (string, error) {
-	query, args := s.searchQuery(v, locationID, q, 50)
+	open, closed, args := s.searchQueries(v, locationID, q)
 	explain := "EXPLAIN QUERY PLAN "
 	if s.dialect == postgresDialect {
 		explain = "EXPLAIN "
 	}
-	rows, err := s.read().query(ctx, explain+query, args...)
+	var plan []string
+	for _, query := range []string{open, closed} {
+		p, err := s.explain(ctx, explain+query, append(slices.Clip(args), 50))
+		if err != nil {
+			return "", err
+		}
+		plan = append(plan, p...)
+	}
+	return strings.Join(plan, " "), nil
+}
+
+// explain is the rows of an EXPLAIN, each column's value as text.
+func (s *Store) explain(ctx context.Context, query string, args []any) ([]string, error) {
+	rows, err := s.read().query(ctx, query, args...)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer rows.Close()
 	cols, _ := rows.Columns()
@@ -90,11 +104,11 @@ func (s *Store) ExplainSearch(ctx context.Context, v Visibility, locationID, q s
 			dest[i] = new(any)
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return "", err
+			return nil, err
 		}
 		for _, d := range dest {
 			plan = append(plan, fmt.Sprint(*d.(*any)))
 		}
 	}
-	return strings.Join(plan, " "), rows.Err()
+	return plan, rows.Err()
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -17,80 +20,90 @@ import (
 // at most limit. Both databases find them through trigram indexes
 // (migration 00026), never a scan of every job: the open jobs through an
 // index of the open ones only, the others newest first until limit are
-// found, so a common term costs no more than a rare one.
+// found, so a common term costs no more than a rare one. The closed jobs
+// are read only when the open ones leave room: a term that many open jobs
+// match costs one read.
 func (s *Store) SearchJobs(ctx context.Context, v Visibility, locationID, q string, limit int) ([]workshop.Job, error) {
 	q = strings.TrimSpace(strings.ReplaceAll(q, searchMark, ""))
-	if q == "" || !v.sees(v.OrgID, locationID) {
+	if q == "" || limit <= 0 || !v.sees(v.OrgID, locationID) {
 		return []workshop.Job{}, nil
 	}
-	query, args := s.searchQuery(v, locationID, q, limit)
-	if s.dialect != postgresDialect {
-		rows, err := s.read().query(ctx, query, args...)
-		if err != nil {
-			return nil, err
-		}
-		return collect(rows, scanJob)
+	open, closed, args := s.searchQueries(v, locationID, q)
+	jobs, err := s.searchPart(ctx, open, args, limit)
+	if err != nil || len(jobs) == limit {
+		return jobs, err
 	}
-	// PostgreSQL plans the query for its pattern every time: a generic
-	// plan, made once for any pattern, read every closed job backwards
-	// through the creation index for a rare term (186 ms at 100,000 jobs,
-	// against 5 ms planned for the term), which at 100 searches a second
-	// queued them for seconds.
-	var jobs []workshop.Job
-	err := s.readTx(ctx, func(c conn) error {
-		if _, err := c.exec(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`); err != nil {
-			return err
+	more, err := s.searchPart(ctx, closed, args, limit-len(jobs))
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range more {
+		// A job delivered between the two reads is in both: once is
+		// enough.
+		if !slices.ContainsFunc(jobs, func(o workshop.Job) bool { return o.ID == j.ID }) {
+			jobs = append(jobs, j)
 		}
-		rows, err := c.query(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		jobs, err = collect(rows, scanJob)
-		return err
-	})
-	return jobs, err
+	}
+	return jobs, nil
 }
 
-// searchQuery is SearchJobs's query of a trimmed, non-empty q.
-func (s *Store) searchQuery(v Visibility, locationID, q string, limit int) (string, []any) {
+// searchPart runs one of searchQueries's queries for at most limit jobs.
+func (s *Store) searchPart(ctx context.Context, query string, args []any, limit int) ([]workshop.Job, error) {
+	args = append(slices.Clip(args), limit)
+	if s.dialect == postgresDialect {
+		// PostgreSQL plans the query for its pattern every time, as an
+		// unnamed statement: a generic plan, made once for any pattern
+		// (pgx's statement cache), read every closed job backwards
+		// through the creation index for a rare term (186 ms at 100,000
+		// jobs, against 5 ms planned for the term), which at 100 searches
+		// a second queued them for seconds.
+		args = append([]any{pgx.QueryExecModeExec}, args...)
+	}
+	rows, err := s.read().query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scanJob)
+}
+
+// searchQueries are SearchJobs's queries of a trimmed, non-empty q: of the
+// open jobs and of the closed ones, each newest first, with the arguments
+// they share; each takes its limit last.
+func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed string, args []any) {
 	plate := plateKey(q)
-	var open, closed string
-	var args []any
 	if s.dialect == postgresDialect {
 		var platePattern any // NULL matches nothing: the query was only spaces and dashes
 		if plate != "" {
 			platePattern = likePattern(plate)
 		}
-		// The open part names the partial index's predicate as it is, so
-		// that the planner sees the index applies.
+		// The open query names the partial indexes' predicate as it is,
+		// so that the planner sees the indexes apply. It weighs a term's
+		// estimated matches: a rare one is looked up in the trigram
+		// index, a common one found walking the jobs newest first
+		// (jobs_location_open_created, jobs_location_created) until
+		// limit.
 		found := `SELECT ` + jobColumns + ` FROM jobs WHERE location_id = ? AND org_id = ? AND (job_number ILIKE ?
 			OR replace(replace(vehicle_plate, ' ', ''), '-', '') ILIKE ? OR vehicle_make ILIKE ?
 			OR vehicle_model ILIKE ? OR external_key ILIKE ?) AND status `
 		open = found + `NOT IN ('delivered', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT ?`
 		closed = found + `IN ('delivered', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT ?`
 		p := likePattern(q)
-		part := []any{locationID, v.OrgID, p, platePattern, p, p, p, limit}
-		args = append(append(args, part...), part...)
-	} else {
-		match := `{number make model ext} : ` + ftsPhrase(q)
-		if plate != "" {
-			match += ` OR plate : ` + ftsPhrase(plate)
-		}
-		// CROSS JOIN keeps the index the outer loop: SQLite would
-		// otherwise walk the location's jobs and ask the index of each.
-		// Both parts read their index newest first (rowids grow with the
-		// jobs written) and stop at limit: a term that every open job
-		// matches ("vw" at a VW dealer) costs no more than a rare one.
-		const found = `SELECT ` + jobColumns + ` FROM %[1]s s CROSS JOIN jobs j ON j.rowid = s.rowid
-			WHERE %[1]s MATCH ? AND location_id = ? AND org_id = ?`
-		open = fmt.Sprintf(found, "job_search_open") + ` ORDER BY s.rowid DESC LIMIT ?`
-		closed = fmt.Sprintf(found, "job_search") + ` AND status IN ('delivered', 'cancelled') ORDER BY s.rowid DESC LIMIT ?`
-		part := []any{match, locationID, v.OrgID, limit}
-		args = append(append(args, part...), part...)
+		return open, closed, []any{locationID, v.OrgID, p, platePattern, p, p, p}
 	}
-	query := `SELECT * FROM (SELECT * FROM (` + open + `) AS open_jobs UNION ALL SELECT * FROM (` + closed + `) AS closed_jobs) AS found
-		ORDER BY status IN ('delivered', 'cancelled'), created_at DESC, id DESC LIMIT ?`
-	return query, append(args, limit)
+	match := `{number make model ext} : ` + ftsPhrase(q)
+	if plate != "" {
+		match += ` OR plate : ` + ftsPhrase(plate)
+	}
+	// CROSS JOIN keeps the index the outer loop: SQLite would otherwise
+	// walk the location's jobs and ask the index of each. Both queries
+	// read their index newest first (rowids grow with the jobs written)
+	// and stop at limit: a term that every open job matches ("vw" at a VW
+	// dealer) costs no more than a rare one.
+	const found = `SELECT ` + jobColumns + ` FROM %[1]s s CROSS JOIN jobs j ON j.rowid = s.rowid
+		WHERE %[1]s MATCH ? AND location_id = ? AND org_id = ?`
+	open = fmt.Sprintf(found, "job_search_open") + ` ORDER BY s.rowid DESC LIMIT ?`
+	closed = fmt.Sprintf(found, "job_search") + ` AND status IN ('delivered', 'cancelled') ORDER BY s.rowid DESC LIMIT ?`
+	return open, closed, []any{match, locationID, v.OrgID}
 }
 
 // plateKey is a plate as searched: upper case, without spaces or dashes,
