@@ -39,9 +39,16 @@ func (b *chrome) signIn(t *testing.T, base, email string) {
 
 // jsClick clicks the first element of sel by script: a click at the
 // element's place, as chromedp.Click does it, can land on another element
-// when the page moves under it (htmx swapping the page in).
+// when the page moves under it (htmx swapping the page in). It waits until
+// htmx has settled what it swapped in: new content is boosted 20 ms after
+// the swap, when it loses the class htmx-added, and a form submitted
+// before goes to the server without htmx (a full page load, its address
+// the form's; seen in TestBrowserTechnicianPhone).
 func jsClick(sel string) chromedp.Action[chromedp.Void] {
-	return chromedp.Evaluate[chromedp.Void](`document.querySelector(` + strconv.Quote(sel) + `).click()`)
+	return chromedp.Evaluate[chromedp.Void](`new Promise((done, fail) => (function click() {
+		if (document.querySelector(".htmx-added")) return setTimeout(click, 10);
+		try { document.querySelector(`+strconv.Quote(sel)+`).click(); done(); } catch (e) { fail(e); }
+	})())`, chromedp.EvalAwaitPromise)
 }
 
 // waitFor waits until the script js is true (10 s at most), across the
