@@ -48,15 +48,16 @@ func (e *env) get(path, key string) loadgen.Request {
 	}
 }
 
-// prepareAnalyzed prepares the scenario and then has PostgreSQL analyse
-// what was seeded (Store.Analyze): a production server's autovacuum would
-// have, and this machine's runs with autovacuum off.
+// prepareAnalyzed prepares the scenario and then has PostgreSQL vacuum
+// and analyse what was seeded (Store.VacuumAnalyze): a production
+// server's autovacuum would have, and this machine's runs with autovacuum
+// off.
 func (sc scenario) prepareAnalyzed(ctx context.Context, e *env) (loadgen.Request, error) {
 	req, err := sc.prepare(ctx, e)
 	if err != nil {
 		return nil, err
 	}
-	return req, e.store.Analyze(ctx)
+	return req, e.store.VacuumAnalyze(ctx)
 }
 
 func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) {
@@ -68,7 +69,7 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	var err error
 	if sc.versus != nil {
 		if req, control, err = sc.versus(ctx, e); err == nil {
-			err = e.store.Analyze(ctx) // as prepareAnalyzed does
+			err = e.store.VacuumAnalyze(ctx) // as prepareAnalyzed does
 		}
 	} else {
 		req, err = sc.prepareAnalyzed(ctx, e)
