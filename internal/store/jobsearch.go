@@ -18,7 +18,8 @@ import (
 // (in any case, spaces and dashes ignored), the make, the model or the
 // external key (of any integration): open jobs first, then newest first,
 // at most limit. Both databases find them through trigram indexes
-// (migration 00026), never a scan of every job: the open jobs through an
+// (migration 00026; on SQLite one of the open jobs and one of the closed
+// ones since 00027), never a scan of every job: the open jobs through an
 // index of the open ones only, the others newest first until limit are
 // found, so a common term costs no more than a rare one. The closed jobs
 // are read only when the open ones leave room: a term that many open jobs
@@ -94,7 +95,9 @@ func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed 
 	if plate != "" {
 		match += ` OR plate : ` + ftsPhrase(plate)
 	}
-	// CROSS JOIN keeps the index the outer loop: SQLite would otherwise
+	// job_search holds the closed jobs, job_search_open the others
+	// (migration 00027); the closed query still names the status, as
+	// PostgreSQL's does. CROSS JOIN keeps the index the outer loop: SQLite would otherwise
 	// walk the location's jobs and ask the index of each. Both queries
 	// read their index newest first (rowids grow with the jobs written)
 	// and stop at limit: a term that every open job matches ("vw" at a VW

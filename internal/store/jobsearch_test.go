@@ -97,7 +97,50 @@ func TestStoreSearchJobs(t *testing.T) {
 				t.Errorf("SearchJobs(%q) after an edit = %v, %v, want %v", q, jobIDs(got), err, want)
 			}
 		}
+
+		// A cancelled job is found as a closed one.
+		e.tick()
+		if _, err := e.st.CancelJob(t.Context(), e.v, plain.ID, nil, e.now()); err != nil {
+			t.Fatalf("CancelJob: %v", err)
+		}
+		if got, err := e.st.SearchJobs(t.Context(), e.v, e.loc.ID, plain.JobNumber, 50); err != nil || !slices.Equal(jobIDs(got), []string{plain.ID}) {
+			t.Errorf("SearchJobs(%q) after cancelling it = %v, %v, want [%s]", plain.JobNumber, jobIDs(got), err, plain.ID)
+		}
+		if db.Name == "sqlite" {
+			wantIndexedOnce(t, db)
+		}
 	})
+}
+
+// wantIndexedOnce checks SQLite's trigram indexes (migration 00027): each
+// job is in exactly one, job_search_open while it is open, job_search once
+// delivered or cancelled.
+func wantIndexedOnce(t *testing.T, db storetest.Database) {
+	t.Helper()
+	rows, err := storetest.RawDB(t, db.URL).QueryContext(t.Context(), `SELECT j.id, j.status,
+		(SELECT count(*) FROM job_search_open o WHERE o.rowid = j.rowid), (SELECT count(*) FROM job_search c WHERE c.rowid = j.rowid)
+		FROM jobs j`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, status string
+		var open, closed int
+		if err := rows.Scan(&id, &status, &open, &closed); err != nil {
+			t.Fatal(err)
+		}
+		wantOpen, wantClosed := 1, 0
+		if status == workshop.JobDelivered || status == workshop.JobCancelled {
+			wantOpen, wantClosed = 0, 1
+		}
+		if open != wantOpen || closed != wantClosed {
+			t.Errorf("job %s (%s) is in job_search_open %d times and in job_search %d times, want %d and %d", id, status, open, closed, wantOpen, wantClosed)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestStoreDayState reads a location's day through a close, and not
