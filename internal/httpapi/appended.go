@@ -35,6 +35,9 @@ func appendBody(b []byte, body any) (_ []byte, ok bool) {
 }
 
 func (r appended) write(w http.ResponseWriter) error {
+	if bw, ok := w.(*bufferedWriter); ok {
+		bw.record = recordOf(r.body)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if r.etag != nil {
 		w.Header().Set("ETag", *r.etag)

@@ -12,6 +12,9 @@ type bufferedWriter struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	// record is the record the answer carries, when the answer said so
+	// (appended): setRecordHeaders then need not read it from the body.
+	record *record
 }
 
 func (w *bufferedWriter) Header() http.Header { return w.header }

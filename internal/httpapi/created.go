@@ -3,8 +3,8 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
-	"time"
 
+	"github.com/workshop-platform/workshop/internal/httpapi/oapi"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
@@ -20,26 +20,45 @@ var createdAddress = map[string]func(path, id string) string{
 func underPath(path, id string) string { return path + "/" + id }
 func atPath(path, _ string) string     { return path }
 
+// record is the id and version of the record an answer carries.
+type record struct {
+	ID        string          `json:"id"`
+	UpdatedAt workshop.Micros `json:"updatedAt"`
+}
+
+// recordOf is the record of an answer's body: a job's or a step's; nil
+// for any other body.
+func recordOf(body any) *record {
+	switch v := body.(type) {
+	case oapi.Job:
+		return &record{ID: v.Id, UpdatedAt: v.UpdatedAt}
+	case oapi.Step:
+		return &record{ID: v.Id, UpdatedAt: v.UpdatedAt}
+	}
+	return nil
+}
+
 // setRecordHeaders gives a 201 its ETag (the record's version, as every
 // read's) and its Location, and a replayed answer the ETag its operation's
-// answer carries (deliver, cancel: the document's ETag header), all read
-// from the body: a fresh answer and a replayed one (whose headers are not
-// stored) get the same.
-func setRecordHeaders(h http.Header, op *operation, path string, status int, body []byte) {
+// answer carries (deliver, cancel: the document's ETag header), all of the
+// record the body carries: a fresh answer and a replayed one (whose
+// headers are not stored) get the same. known is the record when the
+// answer said it (bufferedWriter.record); else it is read from the body.
+func setRecordHeaders(h http.Header, op *operation, path string, status int, body []byte, known *record) {
 	address, creates := createdAddress[op.id]
 	created := status == http.StatusCreated && creates
 	if !created && !documentsETag(op, status) {
 		return
 	}
-	var rec struct {
-		ID        string    `json:"id"`
-		UpdatedAt time.Time `json:"updatedAt"`
+	rec := known
+	if rec == nil {
+		rec = &record{}
+		if json.Unmarshal(body, rec) != nil {
+			return
+		}
 	}
-	if json.Unmarshal(body, &rec) != nil {
-		return
-	}
-	if !rec.UpdatedAt.IsZero() {
-		h.Set("ETag", *etagOf(workshop.MicrosOf(rec.UpdatedAt)))
+	if rec.UpdatedAt != 0 {
+		h.Set("ETag", *etagOf(rec.UpdatedAt))
 	}
 	if created && address != nil && rec.ID != "" {
 		h.Set("Location", address(path, rec.ID))

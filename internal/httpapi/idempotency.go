@@ -31,15 +31,24 @@ func fingerprint(method, path string, body []byte, location string) string {
 // the body, or by a record they name (a job, a technician, a delivery).
 var locationFromKey = map[string]bool{"createJob": true, "applyPlan": true, "createWebhook": true}
 
-// bodyLocation is the locationId member of a JSON object body, "" when it
-// has none.
-func bodyLocation(body []byte) string {
+// bodyMembers are the members of a JSON object body that the gate reads
+// before the operation runs, each a string or "" (absent, or of another
+// type: the document's validation refuses that later). The body is decoded
+// once for all of them.
+type bodyMembers struct {
+	locationID  string // where the request acts (Idempotency-Key)
+	externalKey string // a job create's (existingJob)
+}
+
+func peekMembers(body []byte) bodyMembers {
 	var peek struct {
-		LocationID any `json:"locationId"`
+		LocationID  any `json:"locationId"`
+		ExternalKey any `json:"externalKey"`
 	}
 	_ = json.Unmarshal(body, &peek)
-	s, _ := peek.LocationID.(string)
-	return s
+	loc, _ := peek.LocationID.(string)
+	key, _ := peek.ExternalKey.(string)
+	return bodyMembers{locationID: loc, externalKey: key}
 }
 
 // actsOn is the location a request acts on without naming it: its key's,
@@ -99,10 +108,9 @@ type idempotencyRequestKey struct{}
 // taken and is undone, or writes nothing (it failed, or found nothing to
 // change): either way it fails, and unless it was refused, the key is
 // looked up and the stored response wins.
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operation, key string, body []byte, next http.Handler) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operation, key string, body []byte, named string, next http.Handler) {
 	ctx := r.Context()
 	p := principalOf(ctx)
-	named := bodyLocation(body)
 	if _, err := p.ResolveLocation(named, false); err != nil {
 		writeError(w, r, err)
 		return
@@ -117,7 +125,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operatio
 	if !succeeded && keyStoredByWrite[op.id] && !refusal(stateOf(ctx).code) && s.replay(w, r, op, req) {
 		return // another request stored the key first: its response is the answer
 	}
-	setRecordHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
+	setRecordHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes(), bw.record)
 	bw.flush(w)
 	if succeeded && !keyStoredByWrite[op.id] {
 		k := store.IdempotencyKey{OrgID: req.orgID, Key: req.key, Fingerprint: req.fingerprint}
@@ -159,7 +167,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, op *operation, r
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Idempotent-Replayed", "true")
-		setRecordHeaders(w.Header(), op, r.URL.Path, rec.StatusCode, rec.Body)
+		setRecordHeaders(w.Header(), op, r.URL.Path, rec.StatusCode, rec.Body, nil)
 		w.WriteHeader(rec.StatusCode)
 		_, _ = w.Write(rec.Body)
 	}

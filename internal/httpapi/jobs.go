@@ -184,15 +184,8 @@ func createdStatus(res store.JobCreate) int {
 // existingJob answers a job create whose externalKey exists with the stored
 // job (200) before anything else about the body is checked: a repeated
 // create returns what the first made, whatever the repeat says.
-func (s *Server) existingJob(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	var peek struct {
-		ExternalKey any `json:"externalKey"`
-	}
-	if json.Unmarshal(body, &peek) != nil {
-		return false
-	}
-	key, ok := peek.ExternalKey.(string)
-	if !ok || key == "" {
+func (s *Server) existingJob(w http.ResponseWriter, r *http.Request, key string) bool {
+	if key == "" {
 		return false
 	}
 	p := principalOf(r.Context())

@@ -190,7 +190,13 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		if op.id == "createJob" && s.existingJob(w, r, body) {
+		key := r.Header.Get("Idempotency-Key")
+		underKey := key != "" && r.Method == http.MethodPost
+		var members bodyMembers
+		if op.id == "createJob" || underKey {
+			members = peekMembers(body)
+		}
+		if op.id == "createJob" && s.existingJob(w, r, members.externalKey) {
 			return
 		}
 		if err := s.validate(r, op); err != nil {
@@ -202,14 +208,14 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		if answersSecret[op.id] {
 			w.Header().Set("Cache-Control", "no-store") // no cache, shared or private, keeps a signing secret
 		}
-		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
-			s.idempotent(w, r, op, key, body, next)
+		if underKey {
+			s.idempotent(w, r, op, key, body, members.locationID, next)
 			return
 		}
 		if _, creates := createdAddress[op.id]; creates {
 			bw := &bufferedWriter{header: http.Header{}}
 			next.ServeHTTP(bw, r)
-			setRecordHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes())
+			setRecordHeaders(bw.header, op, r.URL.Path, bw.status, bw.body.Bytes(), bw.record)
 			bw.flush(w)
 			return
 		}
