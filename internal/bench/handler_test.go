@@ -3,18 +3,25 @@ package bench
 import (
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 
 	"github.com/workshop-platform/workshop/internal/loadgen"
 )
 
-// BenchmarkServerSide measures what each read scenario costs the server
-// alone, in-process without the network or the load generator: the number
-// to look at when a ratio figure falls short (go test -bench ServerSide
-// -cpuprofile). The control is the fixed-response handler.
+// BenchmarkServerSide measures what each scenario costs the server alone,
+// in-process without the network or the load generator: the number to
+// look at when a ratio figure falls short (go test -bench ServerSide
+// -cpuprofile). The control is the fixed-response handler. The create
+// runs 64 requests at once, as the closed loop's connections, so that its
+// writes are grouped as they are under that load: its time per request
+// is the server's throughput, not one create's latency.
 func BenchmarkServerSide(b *testing.B) {
-	for _, name := range []string{"me", "get_job", "job_detail", "mcp_get_job"} {
+	for _, name := range []string{"me", "get_job", "job_detail", "mcp_get_job", "create_job"} {
 		b.Run(name, func(b *testing.B) {
+			if name == "create_job" {
+				b.SetParallelism(64 / runtime.GOMAXPROCS(0))
+			}
 			e, cleanup, err := start(b.Context(), "", 0)
 			if err != nil {
 				b.Fatal(err)
