@@ -178,7 +178,7 @@ func TestBrowserSetupLink(t *testing.T) {
 	if link == nil {
 		t.Fatalf("no setup line: %q", stdout.String())
 	}
-	b.do(t, "the setup page", navigate(link[1]), chromedp.WaitVisible(`input[name="orgName"]`))
+	b.do(t, "the setup page", navigate(link[1]), waitVisible(`input[name="orgName"]`))
 	b.checkShopFloor(t, "setup page")
 	b.do(t, "set up",
 		chromedp.SendKeys(`input[name="orgName"]`, "Garage Nord"),

@@ -43,7 +43,7 @@ func TestBrowserTimeClock(t *testing.T) {
 	srv := startServer(t, db)
 
 	b.signIn(t, srv.URL, "jonas@example.com")
-	b.do(t, "the time clock", navigate(srv.URL+"/locations/"+loc.ID+"/clock"), chromedp.WaitVisible(`.clock-button`))
+	b.do(t, "the time clock", navigate(srv.URL+"/locations/"+loc.ID+"/clock"), waitVisible(`.clock-button`))
 	b.checkShopFloor(t, "time clock, clocked out")
 	b.do(t, "tap clock in", jsClick(`.clock-button`))
 	b.waitFor(t, "the clock-in confirmed", `(document.querySelector(".confirmation") || {}).textContent?.startsWith("Jonas Weber clocked in at")`)
@@ -54,7 +54,7 @@ func TestBrowserTimeClock(t *testing.T) {
 	b.waitText(t, "the clock-in button again", ".clock-button", "Clock in")
 
 	b.do(t, "the timesheet of the night the clocks go forward",
-		navigate(srv.URL+"/locations/"+loc.ID+"/timesheets?period=day&date=2026-03-29"), chromedp.WaitVisible(`#location-total`))
+		navigate(srv.URL+"/locations/"+loc.ID+"/timesheets?period=day&date=2026-03-29"), waitVisible(`#location-total`))
 	if got := b.text(t, "#location-total"); got != "3:00" {
 		t.Errorf("the night's total reads %q, want 3:00 (00:30 to 04:30 when an hour is skipped)", got)
 	}
@@ -68,7 +68,7 @@ func TestBrowserTimeClock(t *testing.T) {
 
 	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), chromedp.WaitVisible(`input[name="email"]`))
 	b.signIn(t, srv.URL, "advisor@example.com")
-	b.do(t, "the night's record", navigate(srv.URL+"/attendance/"+night.ID), chromedp.WaitVisible(`#clockIn`))
+	b.do(t, "the night's record", navigate(srv.URL+"/attendance/"+night.ID), waitVisible(`#clockIn`))
 	b.checkShopFloor(t, "attendance record")
 	b.do(t, "a clock-out before the clock-in", chromedp.SetValue(`#clockOut`, "2026-03-29T00:00"), jsClick(`form.correction button[type="submit"]`))
 	b.waitFor(t, "the refusal beside the field", `(document.getElementById("clockOut-error") || {}).textContent?.includes("before the clock-in")`)
@@ -81,7 +81,7 @@ func TestBrowserTimeClock(t *testing.T) {
 	}
 	b.checkShopFloor(t, "corrected attendance record")
 
-	b.do(t, "the advisor's time clock", navigate(srv.URL+"/locations/"+loc.ID+"/clock"), chromedp.WaitVisible(`#clock-`+jonas.ID))
+	b.do(t, "the advisor's time clock", navigate(srv.URL+"/locations/"+loc.ID+"/clock"), waitVisible(`#clock-`+jonas.ID))
 	b.do(t, "clock Jonas in", jsClick(`#clock-`+jonas.ID+` button`))
 	b.waitFor(t, "Jonas in", `document.querySelector("#clock-`+jonas.ID+`").textContent.includes("In since")`)
 	b.checkShopFloor(t, "time clock of every technician")

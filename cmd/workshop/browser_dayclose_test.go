@@ -23,7 +23,7 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 	dc := newDayCloseWorld(t, dbURL)
 	first, second := startServer(t, dbURL), startServer(t, dbURL)
 	b.do(t, "sign in", append(fillSignIn(first.URL+"/login", dc.advisor, testPassword), chromedp.WaitVisible(`#jobs-heading`))...)
-	b.do(t, "open the day close", navigate(first.URL+dc.closePath), chromedp.WaitVisible(`form[action$="/day-close/start"]`))
+	b.do(t, "open the day close", navigate(first.URL+dc.closePath), waitVisible(`form[action$="/day-close/start"]`))
 	b.checkAccessible(t, "day close, open")
 	b.do(t, "start the close", jsClick(`form[action$="/day-close/start"] button`))
 	b.waitFor(t, "the checklist", `!!document.querySelector('#section-step') && !!document.querySelector('.banner')`)

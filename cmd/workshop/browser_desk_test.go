@@ -120,7 +120,7 @@ func TestBrowserJobDesk(t *testing.T) {
 	b.signIn(t, srv.URL, "advisor@example.com")
 
 	// Booked in: a walk-in with a catalog step.
-	b.do(t, "the new job form", navigate(srv.URL+"/locations/"+loc.ID+"/jobs/new"), chromedp.WaitVisible(`#vehiclePlate`))
+	b.do(t, "the new job form", navigate(srv.URL+"/locations/"+loc.ID+"/jobs/new"), waitVisible(`#vehiclePlate`))
 	b.checkShopFloor(t, "new job form")
 	b.do(t, "fill in a job",
 		jsClick(`input[name="kind"][value="walk_in"]`),
@@ -167,7 +167,7 @@ func TestBrowserJobDesk(t *testing.T) {
 
 	// Cancelled with a reason.
 	cancelled := w.job(org.ID, loc.ID)
-	b.do(t, "a job to cancel", navigate(srv.URL+"/jobs/"+cancelled.ID), chromedp.WaitVisible(`#finish-heading`))
+	b.do(t, "a job to cancel", navigate(srv.URL+"/jobs/"+cancelled.ID), waitVisible(`#finish-heading`))
 	b.do(t, "ask to cancel it", jsClick(`a[href$="/cancel"]`), chromedp.WaitVisible(`#confirm-heading`))
 	b.screenshots(t, "job-cancel-confirm")
 	b.checkAccessible(t, "the cancel's confirmation")
@@ -183,7 +183,7 @@ func TestBrowserJobDesk(t *testing.T) {
 
 	// A stale edit: someone changes the plate while the form is open.
 	stale := w.job(org.ID, loc.ID)
-	b.do(t, "a job to edit", navigate(srv.URL+"/jobs/"+stale.ID), chromedp.WaitVisible(`form[action*="/edit"]`))
+	b.do(t, "a job to edit", navigate(srv.URL+"/jobs/"+stale.ID), waitVisible(`form[action*="/edit"]`))
 	plate := ptrTo(ptrTo("HH-XY 9"))
 	if _, err := w.st.PatchJob(ctx, v, stale.ID, store.JobPatch{UpdatedAt: stale.UpdatedAt, VehiclePlate: plate}, workshop.MicrosOf(time.Now())); err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func TestBrowserJobDesk(t *testing.T) {
 	if _, err := w.op.StartDayClose(ctx, loc.ID); err != nil {
 		t.Fatal(err)
 	}
-	b.do(t, "a job during the day close", navigate(srv.URL+"/jobs/"+open.ID), chromedp.WaitVisible(`.banner[role="status"]`))
+	b.do(t, "a job during the day close", navigate(srv.URL+"/jobs/"+open.ID), waitVisible(`.banner[role="status"]`))
 	b.checkAccessible(t, "job page during a day close")
 	b.do(t, "deliver during the day close", jsClick(`form[action*="/deliver"] button`),
 		chromedp.WaitVisible(`#finish p.error[role="alert"]`))
@@ -269,22 +269,22 @@ func TestBrowserOtherPagesAccessible(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b.do(t, "an invite", navigate(invite.InviteURL), chromedp.WaitVisible(`input[name="password"]`))
+	b.do(t, "an invite", navigate(invite.InviteURL), waitVisible(`input[name="password"]`))
 	b.checkShopFloor(t, "invite page")
 	b.do(t, "sign in to two organisations", append(fillSignIn(srv.URL+"/login", "advisor@example.com", testPassword),
 		chromedp.WaitVisible(`form[action="/orgs"]`))...)
 	b.checkShopFloor(t, "organisation chooser")
 	b.do(t, "choose the first", jsClick(`form[action="/orgs"] button[value="`+advisor.ID+`"]`))
 	b.waitFor(t, "the board", `!!document.getElementById("jobs-heading")`)
-	b.do(t, "the job list", navigate(srv.URL+"/locations/"+loc.ID+"/jobs"), chromedp.WaitVisible(`#list-heading`))
+	b.do(t, "the job list", navigate(srv.URL+"/locations/"+loc.ID+"/jobs"), waitVisible(`#list-heading`))
 	b.checkShopFloor(t, "job list")
 	// The dispatch timeline's bars are as wide as their steps are long: it
 	// is checked at the desk's sizes (browser_dispatch_test.go), not the
 	// shop floor's.
-	b.do(t, "the dispatch view", navigate(srv.URL+"/locations/"+loc.ID+"/dispatch"), chromedp.WaitVisible(`#timeline-heading`))
+	b.do(t, "the dispatch view", navigate(srv.URL+"/locations/"+loc.ID+"/dispatch"), waitVisible(`#timeline-heading`))
 	b.checkAccessible(t, "dispatch view")
-	b.do(t, "the wall display", navigate(srv.URL+"/locations/"+loc.ID+"/board?display=wall"), chromedp.WaitVisible(`#jobs-heading`))
+	b.do(t, "the wall display", navigate(srv.URL+"/locations/"+loc.ID+"/board?display=wall"), waitVisible(`#jobs-heading`))
 	b.checkAccessible(t, "wall display")
-	b.do(t, "a page that is not found", navigate(srv.URL+"/no/such/page"), chromedp.WaitVisible(`h1`))
+	b.do(t, "a page that is not found", navigate(srv.URL+"/no/such/page"), waitVisible(`h1`))
 	b.checkShopFloor(t, "not found page")
 }

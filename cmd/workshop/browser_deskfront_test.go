@@ -74,7 +74,7 @@ func TestBrowserListsAligned(t *testing.T) {
 		{"bays", "/locations/" + loc + "/bays"}, {"catalog", "/locations/" + loc + "/catalog"},
 	} {
 		for _, width := range []int64{1280, 390} {
-			b.do(t, "open "+page.name, chromedp.EmulateViewport(width, 844), navigate(base+page.path), chromedp.WaitVisible(`main table tbody tr`))
+			b.do(t, "open "+page.name, chromedp.EmulateViewport(width, 844), navigate(base+page.path), waitVisible(`main table tbody tr`))
 			bad, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](misaligned))
 			if err != nil {
 				t.Fatal(err)
@@ -100,7 +100,7 @@ func TestBrowserWallFits(t *testing.T) {
 	for _, screen := range []struct{ width, height int64 }{{1280, 720}, {1366, 768}, {1920, 1080}, {3840, 2160}} {
 		size := strconv.Itoa(int(screen.width)) + "x" + strconv.Itoa(int(screen.height))
 		b.do(t, "the wall at "+size, chromedp.EmulateViewport(screen.width, screen.height),
-			navigate(base+"/locations/"+loc+"/board?display=wall"), chromedp.WaitVisible(`.job-number`))
+			navigate(base+"/locations/"+loc+"/board?display=wall"), waitVisible(`.job-number`))
 		got, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]any](`({
 			cut: [...document.querySelectorAll(".job, .job-card, .count, .bay, .tech, .column")]
 				.filter(e => e.scrollWidth > e.clientWidth)
@@ -154,10 +154,10 @@ func TestBrowserBoardLinks(t *testing.T) {
 	}
 	b.checkAccessible(t, "board")
 
-	b.do(t, "open a job from its card", chromedp.EmulateViewport(1280, 800), navigate(board), chromedp.WaitVisible(`a.job-card`),
+	b.do(t, "open a job from its card", chromedp.EmulateViewport(1280, 800), navigate(board), waitVisible(`a.job-card`),
 		jsClick(`a.job-card`))
 	b.waitFor(t, "the job page", `location.pathname.startsWith("/jobs/")`)
-	b.do(t, "open the jobs at risk from the count", navigate(board), chromedp.WaitVisible(`.count.status-at_risk a`),
+	b.do(t, "open the jobs at risk from the count", navigate(board), waitVisible(`.count.status-at_risk a`),
 		jsClick(`.count.status-at_risk a`))
 	b.waitFor(t, "the jobs at risk", `location.search === "?status=at_risk" && !!document.querySelector("h2#list-heading")`)
 	if h := b.text(t, "#list-heading"); h != "Jobs at risk" {
@@ -169,7 +169,7 @@ func TestBrowserBoardLinks(t *testing.T) {
 	}
 	b.checkAccessible(t, "jobs at risk")
 
-	b.do(t, "filter the board to jobs in progress", navigate(board), chromedp.WaitVisible(`#filter-status`),
+	b.do(t, "filter the board to jobs in progress", navigate(board), waitVisible(`#filter-status`),
 		chromedp.SetValue(`#filter-status`, "in_progress"), jsClick(`.board-filters button[type=submit]`))
 	b.waitFor(t, "the filtered board", `location.search.includes("status=in_progress") && !!document.querySelector("a.job-card")`)
 	cols, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".column h3")].map(h => h.textContent)`))
@@ -179,7 +179,7 @@ func TestBrowserBoardLinks(t *testing.T) {
 	b.screenshot(t, "board-filtered-1280x800")
 	// By technician: the jobs with a step of theirs still to finish,
 	// started or not.
-	b.do(t, "filter the board to a technician's jobs", navigate(board), chromedp.WaitVisible(`#filter-tech`),
+	b.do(t, "filter the board to a technician's jobs", navigate(board), waitVisible(`#filter-tech`),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector("#filter-tech").selectedIndex = 1`),
 		jsClick(`.board-filters button[type=submit]`))
 	// (Which of the demo's jobs are theirs moves with the time of day; the
@@ -188,7 +188,7 @@ func TestBrowserBoardLinks(t *testing.T) {
 		&& !!document.querySelector(".column")`)
 	b.screenshots(t, "board-by-technician")
 
-	b.do(t, "find a job by part of its model", navigate(board), chromedp.WaitVisible(`#board-q`),
+	b.do(t, "find a job by part of its model", navigate(board), waitVisible(`#board-q`),
 		chromedp.SendKeys(`#board-q`, "octav"), jsClick(`.board-search button`))
 	b.waitFor(t, "the search", `location.pathname.endsWith("/jobs") && !!document.querySelector("table.jobs")`)
 	if got := b.text(t, "table.jobs tbody"); !strings.Contains(got, "Skoda Octavia") {

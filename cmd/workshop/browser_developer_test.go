@@ -36,7 +36,7 @@ func TestBrowserDeveloperSettings(t *testing.T) {
 	srv := startServer(t, db)
 	b.signIn(t, srv.URL, "owner-dev@example.com")
 
-	b.do(t, "the developer settings", navigate(srv.URL+"/developer"), chromedp.WaitVisible(`#keys-heading`))
+	b.do(t, "the developer settings", navigate(srv.URL+"/developer"), waitVisible(`#keys-heading`))
 	b.checkAccessible(t, "developer settings")
 	b.do(t, "a key without a name or scopes", jsClick(`form[action="/developer/keys"] button[type="submit"]`))
 	b.waitFor(t, "the messages beside the fields", `!!document.getElementById("name-error") && !!document.getElementById("scopes-error")`)
@@ -79,7 +79,7 @@ func TestBrowserDeveloperSettings(t *testing.T) {
 		t.Errorf("the revoked key at /v1/platform/me: got %d, want 401", got)
 	}
 
-	b.do(t, "the webhooks", navigate(srv.URL+"/developer/webhooks"), chromedp.WaitVisible(`form[action="/developer/webhooks"]`))
+	b.do(t, "the webhooks", navigate(srv.URL+"/developer/webhooks"), waitVisible(`form[action="/developer/webhooks"]`))
 	b.checkAccessible(t, "webhooks")
 	b.do(t, "create a webhook",
 		chromedp.SendKeys(`#url`, "http://127.0.0.1:9/made-in-the-browser"),
@@ -89,10 +89,10 @@ func TestBrowserDeveloperSettings(t *testing.T) {
 	)
 	b.waitFor(t, "the signing secret", `document.getElementById("secret").value.startsWith("whsec_")`)
 	b.checkAccessible(t, "the new webhook's secret")
-	b.do(t, "a webhook", navigate(srv.URL+"/developer/webhooks/"+hook.ID), chromedp.WaitVisible(`#log-heading`))
+	b.do(t, "a webhook", navigate(srv.URL+"/developer/webhooks/"+hook.ID), waitVisible(`#log-heading`))
 	b.waitFor(t, "the log", `!!document.querySelector("table.deliveries")`)
 	b.checkAccessible(t, "a webhook")
-	b.do(t, "the integrations", navigate(srv.URL+"/developer/integrations"), chromedp.WaitVisible(`form[action="/developer/integrations"]`))
+	b.do(t, "the integrations", navigate(srv.URL+"/developer/integrations"), waitVisible(`form[action="/developer/integrations"]`))
 	b.checkAccessible(t, "integrations")
 }
 

@@ -222,7 +222,7 @@ func dispatchSession(t *testing.T, base string, s *dispatchShop, email, query st
 	b := newChrome(t)
 	b.signIn(t, base, email)
 	b.do(t, "open dispatch", chromedp.EmulateViewport(1280, 800),
-		navigate(base+"/locations/"+s.loc.ID+"/dispatch"+query), chromedp.WaitVisible(`.timeline`))
+		navigate(base+"/locations/"+s.loc.ID+"/dispatch"+query), waitVisible(`.timeline`))
 	b.waitFor(t, "the dispatch stream opens", `window.workshopDispatch && window.workshopDispatch.readyState === 1`)
 	return b
 }

@@ -43,7 +43,7 @@ func TestBrowserAPIReference(t *testing.T) {
 	apitest.Call(t, srv.URL, apitest.Request{Method: http.MethodGet, Path: "/v1/openapi.json"}).Decode(t, &doc)
 
 	b := newChrome(t)
-	b.do(t, "open /docs", navigate(srv.URL+"/docs"), chromedp.WaitVisible(`[id="tag/Errors"]`))
+	b.do(t, "open /docs", navigate(srv.URL+"/docs"), waitVisible(`[id="tag/Errors"]`))
 	ids, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("[id]")].map(e => e.id)`))
 	if err != nil {
 		t.Fatal(err)

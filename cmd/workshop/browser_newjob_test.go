@@ -63,7 +63,7 @@ func TestBrowserNewJobClicks(t *testing.T) {
 	board := srv.URL + "/locations/" + loc.ID + "/board"
 
 	c := &counted{b: b}
-	b.do(t, "the board", navigate(board), chromedp.WaitVisible(`#jobs-heading`))
+	b.do(t, "the board", navigate(board), waitVisible(`#jobs-heading`))
 	c.click(t, "New job", `header a[href$="/jobs/new"]`, `!!document.querySelector("#vehiclePlate")`)
 	b.do(t, "type the plate", chromedp.SendKeys(`#vehiclePlate`, "B-QK 12"))
 	c.click(t, "the first catalog step", `input[name="serviceCodes"][value="OIL"]`, `!!document.querySelector("#quote button[data-promise]")`)
@@ -103,7 +103,7 @@ func TestBrowserNewJobClicks(t *testing.T) {
 
 	// A booking: New job, Booking, a step, Create.
 	c = &counted{b: b}
-	b.do(t, "the board again", navigate(board), chromedp.WaitVisible(`#jobs-heading`))
+	b.do(t, "the board again", navigate(board), waitVisible(`#jobs-heading`))
 	c.click(t, "New job", `header a[href$="/jobs/new"]`, `!!document.querySelector("#vehiclePlate")`)
 	b.do(t, "type the plate", chromedp.SendKeys(`#vehiclePlate`, "B-BK 7"))
 	c.click(t, "booking", `input[name="kind"][value="booking"]`, `document.querySelector('input[value="booking"]').checked`)

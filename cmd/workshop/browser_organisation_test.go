@@ -61,7 +61,7 @@ func TestBrowserOrganisationInvite(t *testing.T) {
 	b.checkAccessible(t, "user page")
 	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), chromedp.WaitVisible(`input[name="email"]`))
 
-	b.do(t, "open the invite", navigate(link), chromedp.WaitVisible(`#password`))
+	b.do(t, "open the invite", navigate(link), waitVisible(`#password`))
 	b.do(t, "choose a password",
 		chromedp.SendKeys(`#password`, testPassword),
 		chromedp.SendKeys(`#confirm`, testPassword),

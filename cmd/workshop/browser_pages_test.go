@@ -30,7 +30,7 @@ func TestBrowserEveryPageAccessible(t *testing.T) {
 				continue
 			}
 			path := a.path(m)
-			b.do(t, "open "+a.name, navigate(srv.URL+path), chromedp.WaitVisible(`h1`))
+			b.do(t, "open "+a.name, navigate(srv.URL+path), waitVisible(`h1`))
 			b.checkAccessible(t, a.name+" ("+email+")")
 			seen++
 		}

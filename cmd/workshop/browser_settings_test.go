@@ -25,7 +25,7 @@ func TestBrowserWorkshopSettings(t *testing.T) {
 	srv := startServer(t, db)
 	b.signIn(t, srv.URL, "boss@example.com")
 	settings := srv.URL + "/locations/" + o.Locations[0].ID + "/settings"
-	b.do(t, "the settings", navigate(settings), chromedp.WaitVisible(`#open-mon`))
+	b.do(t, "the settings", navigate(settings), waitVisible(`#open-mon`))
 	b.checkShopFloor(t, "workshop settings")
 
 	b.do(t, "a break outside the hours", chromedp.SetValue(`#breaks-mon`, "06:00-06:30"),

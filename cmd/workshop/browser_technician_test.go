@@ -119,7 +119,7 @@ func TestBrowserTechnicianPhone(t *testing.T) {
 	}
 
 	// Clocking out with Brakes in progress asks first, naming it.
-	b.do(t, "the time clock", navigate(srv.URL+"/locations/"+loc.ID+"/clock"), chromedp.WaitVisible(`.clock-button`))
+	b.do(t, "the time clock", navigate(srv.URL+"/locations/"+loc.ID+"/clock"), waitVisible(`.clock-button`))
 	b.do(t, "tap clock out", jsClick(`.clock-button`), chromedp.WaitVisible(`#ask-heading`))
 	if text := b.text(t, "section.confirm"); !strings.Contains(text, "Brakes") {
 		t.Errorf("the clock-out question says %q, want Brakes named", text)

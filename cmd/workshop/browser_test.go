@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -151,16 +152,34 @@ func navigate(url string) chromedp.Action[chromedp.Void] {
 		case res.ErrorText != "":
 			return fmt.Errorf("opening %s: %s", url, res.ErrorText)
 		}
+		_, err := waitFor(`!window.leftByTest && document.readyState === "complete"`, url+" to load")(ctx, t)
+		return err
+	})
+}
+
+// waitVisible waits until an element matching sel is shown. After
+// navigate it replaces chromedp.WaitVisible, which finds the element in
+// the document the DevTools protocol's DOM events described: in session
+// 8's CI it waited out its 45 s on /developer, its h1 on the screen.
+func waitVisible(sel string) chromedp.Action[chromedp.Void] {
+	quoted, _ := json.Marshal(sel) // a JSON string is a JavaScript string
+	return waitFor(`(e => e !== null && e.getClientRects().length > 0)(document.querySelector(`+string(quoted)+`))`, sel+" to show")
+}
+
+// waitFor waits until the JavaScript condition cond holds in the page,
+// asking it afresh every 25 ms; what names the wait in its error. Between
+// two documents there is none to ask: an error, and the next turn asks the
+// new one.
+func waitFor(cond, what string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		for {
-			// Between the documents there is none to ask: an error, and
-			// the next turn asks the new one.
-			loaded, err := chromedp.Evaluate[bool](`!window.leftByTest && document.readyState === "complete"`)(ctx, t)
-			if err == nil && loaded {
+			ok, err := chromedp.Evaluate[bool](cond)(ctx, t)
+			if err == nil && ok {
 				return nil
 			}
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("waiting for %s to load: %w", url, ctx.Err())
+				return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
 			case <-time.After(25 * time.Millisecond):
 			}
 		}
