@@ -39,20 +39,20 @@ func TestBrowserSignIn(t *testing.T) {
 		h.login("locked@example.com", "not the password", "").want(t, "a wrong password", http.StatusUnauthorized, "")
 	}
 	b.do(t, "sign in while locked out", append(fillSignIn(srv.URL+"/login", "locked@example.com", testPassword),
-		chromedp.WaitVisible(`p.error[role="alert"]`))...)
+		waitVisible(`p.error[role="alert"]`))...)
 	if got := b.text(t, `p.error[role="alert"]`); !strings.Contains(got, "locked") {
 		t.Errorf("locked out, the page says %q, want that sign-in is locked", got)
 	}
 	b.checkAccessible(t, "sign-in locked out")
 
 	b.do(t, "wrong password", append(fillSignIn(srv.URL+"/", "advisor@example.com", "not the password"),
-		chromedp.WaitVisible(`p.error[role="alert"]`))...)
+		waitVisible(`p.error[role="alert"]`))...)
 	if message := b.text(t, `p.error[role="alert"]`); message != "Wrong email or password." {
 		t.Errorf("after a wrong password the page says %q, want the sign-in message", message)
 	}
 	b.checkAccessible(t, "sign-in with an error")
 	b.do(t, "right password", chromedp.SendKeys(`input[name="password"]`, testPassword),
-		jsClick(`form[action="/login"] button[type="submit"]`), chromedp.WaitVisible(`#jobs-heading`))
+		jsClick(`form[action="/login"] button[type="submit"]`), waitVisible(`#jobs-heading`))
 	heading, location := b.text(t, `h1`), b.location(t)
 	if heading != a.Locations[0].Name || !strings.HasSuffix(location, "/locations/"+a.Locations[0].ID+"/board") {
 		t.Errorf("after signing in: heading %q at %s, want the board of %s", heading, location, a.Locations[0].Name)
@@ -119,7 +119,7 @@ func TestBrowserLiveBoard(t *testing.T) {
 
 	// The wall display at 1920 px: no header, five columns, large type, live.
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080), navigate(srv.URL+"/locations/"+loc.ID+"/board?display=wall"),
-		chromedp.WaitVisible(`#jobs-heading`)); err != nil {
+		waitVisible(`#jobs-heading`)); err != nil {
 		t.Fatalf("wall display: %v", err)
 	}
 	if _, err := chromedp.Run(ctx, streamOpen); err != nil {
@@ -188,7 +188,7 @@ func TestBrowserSetupLink(t *testing.T) {
 		chromedp.SendKeys(`input[name="email"]`, "boss@example.com"),
 		chromedp.SendKeys(`input[name="password"]`, testPassword),
 		jsClick(`main form button[type="submit"]`),
-		chromedp.WaitVisible(`#jobs-heading`),
+		waitVisible(`#jobs-heading`),
 	)
 	if heading := b.text(t, "h1"); heading != "Hamburg" {
 		t.Errorf("after setup the board is %q, want Hamburg's", heading)

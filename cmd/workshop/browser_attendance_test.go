@@ -66,7 +66,7 @@ func TestBrowserTimeClock(t *testing.T) {
 	}
 	b.checkShopFloor(t, "timesheet of a week")
 
-	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), chromedp.WaitVisible(`input[name="email"]`))
+	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), waitVisible(`input[name="email"]`))
 	b.signIn(t, srv.URL, "advisor@example.com")
 	b.do(t, "the night's record", navigate(srv.URL+"/attendance/"+night.ID), waitVisible(`#clockIn`))
 	b.checkShopFloor(t, "attendance record")

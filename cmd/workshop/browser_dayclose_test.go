@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 )
@@ -22,7 +20,7 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 	b := newChrome(t)
 	dc := newDayCloseWorld(t, dbURL)
 	first, second := startServer(t, dbURL), startServer(t, dbURL)
-	b.do(t, "sign in", append(fillSignIn(first.URL+"/login", dc.advisor, testPassword), chromedp.WaitVisible(`#jobs-heading`))...)
+	b.do(t, "sign in", append(fillSignIn(first.URL+"/login", dc.advisor, testPassword), waitVisible(`#jobs-heading`))...)
 	b.do(t, "open the day close", navigate(first.URL+dc.closePath), waitVisible(`form[action$="/day-close/start"]`))
 	b.checkAccessible(t, "day close, open")
 	b.do(t, "start the close", jsClick(`form[action$="/day-close/start"] button`))

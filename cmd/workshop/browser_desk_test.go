@@ -22,7 +22,7 @@ import (
 func fillSignIn(url, email, password string) []chromedp.Action[chromedp.Void] {
 	return []chromedp.Action[chromedp.Void]{
 		navigate(url),
-		chromedp.WaitVisible(`input[name="email"]`),
+		waitVisible(`input[name="email"]`),
 		chromedp.SendKeys(`input[name="email"]`, email),
 		chromedp.SendKeys(`input[name="password"]`, password),
 		jsClick(`form[action="/login"] button[type="submit"]`),
@@ -131,7 +131,7 @@ func TestBrowserJobDesk(t *testing.T) {
 	// button ("Use … as the promise"): wait for it, then press "Create job",
 	// the form's button without a name, so the two never race.
 	b.waitFor(t, "the quote", `!!document.querySelector("#quote .quote")`)
-	b.do(t, "create a job", jsClick(`form[action$="/jobs/new"] button[type="submit"]:not([name])`), chromedp.WaitVisible(`#steps-heading`))
+	b.do(t, "create a job", jsClick(`form[action$="/jobs/new"] button[type="submit"]:not([name])`), waitVisible(`#steps-heading`))
 	jobPage := b.location(t)
 	b.waitText(t, "the new job", "h1 .status", "Arrived")
 	b.checkShopFloor(t, "job page")
@@ -145,7 +145,7 @@ func TestBrowserJobDesk(t *testing.T) {
 	)
 	b.waitFor(t, "the assignment", `document.querySelector(".step dl").textContent.includes("Jonas Weber")`)
 	b.waitFor(t, "the assignment said at its step", `(document.querySelector(".step .confirmation") || {}).textContent === "Oil change assigned to Jonas Weber in Lift 1."`)
-	b.do(t, "start the step", jsClick(`form[action*="/start"] button`), chromedp.WaitVisible(`form[action*="/complete"] button`))
+	b.do(t, "start the step", jsClick(`form[action*="/start"] button`), waitVisible(`form[action*="/complete"] button`))
 	b.waitText(t, "the started job", "h1 .status", "In progress")
 	b.waitText(t, "the start said at its step", ".step .confirmation", "Oil change started.")
 	b.waitFor(t, "the step in view", `(r => r.top >= 0 && r.top < innerHeight)(document.querySelector(".step").getBoundingClientRect())`)
@@ -168,7 +168,7 @@ func TestBrowserJobDesk(t *testing.T) {
 	// Cancelled with a reason.
 	cancelled := w.job(org.ID, loc.ID)
 	b.do(t, "a job to cancel", navigate(srv.URL+"/jobs/"+cancelled.ID), waitVisible(`#finish-heading`))
-	b.do(t, "ask to cancel it", jsClick(`a[href$="/cancel"]`), chromedp.WaitVisible(`#confirm-heading`))
+	b.do(t, "ask to cancel it", jsClick(`a[href$="/cancel"]`), waitVisible(`#confirm-heading`))
 	b.screenshots(t, "job-cancel-confirm")
 	b.checkAccessible(t, "the cancel's confirmation")
 	if got := deskJob(t, w, org.ID, cancelled.ID).Status; got == workshop.JobCancelled {
@@ -191,7 +191,7 @@ func TestBrowserJobDesk(t *testing.T) {
 	b.do(t, "save the stale edit",
 		chromedp.SetValue(`form[action*="/edit"] #vehiclePlate`, "B-OLD 1"),
 		jsClick(`form[action*="/edit"] button[type="submit"]`),
-		chromedp.WaitVisible(`form[action*="/edit"] p.error[role="alert"]`),
+		waitVisible(`form[action*="/edit"] p.error[role="alert"]`),
 	)
 	if got, err := chromedp.Run(b.ctx, chromedp.Value(`form[action*="/edit"] #vehiclePlate`)); err != nil || got != "HH-XY 9" {
 		t.Errorf("after the conflict the plate field shows %q (%v), want the current HH-XY 9", got, err)
@@ -209,7 +209,7 @@ func TestBrowserJobDesk(t *testing.T) {
 	b.do(t, "a job during the day close", navigate(srv.URL+"/jobs/"+open.ID), waitVisible(`.banner[role="status"]`))
 	b.checkAccessible(t, "job page during a day close")
 	b.do(t, "deliver during the day close", jsClick(`form[action*="/deliver"] button`),
-		chromedp.WaitVisible(`#finish p.error[role="alert"]`))
+		waitVisible(`#finish p.error[role="alert"]`))
 	b.waitFor(t, "the refusal in view", `(r => r.top >= 0 && r.bottom <= innerHeight)(document.querySelector("#finish p.error").getBoundingClientRect())`)
 	if loc := b.location(t); strings.Contains(loc, "/deliver") {
 		t.Errorf("after a refused delivery, the address bar is %s, want the job's page", loc)
@@ -232,14 +232,14 @@ func TestBrowserJobDesk(t *testing.T) {
 		workshop.MicrosOf(time.Now())); err != nil {
 		t.Fatal(err)
 	}
-	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), chromedp.WaitVisible(`input[name="email"]`))
+	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), waitVisible(`input[name="email"]`))
 	b.signIn(t, srv.URL, "jonas@example.com")
-	b.do(t, "my work: a technician signs in to it", chromedp.WaitVisible(`.my-work form[action*="/start"] button`))
+	b.do(t, "my work: a technician signs in to it", waitVisible(`.my-work form[action*="/start"] button`))
 	b.checkShopFloor(t, "my work")
 	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('a[href$="/jobs/new"], form[action$="/deliver"]').length`)); err != nil || n != 0 {
 		t.Errorf("a technician's page offers %d job writes (%v), want none", n, err)
 	}
-	b.do(t, "start my step", jsClick(`.my-work form[action*="/start"] button`), chromedp.WaitVisible(`.my-work form[action*="/complete"] button`))
+	b.do(t, "start my step", jsClick(`.my-work form[action*="/start"] button`), waitVisible(`.my-work form[action*="/complete"] button`))
 	if j := deskJob(t, w, org.ID, mine.ID); j.Steps[0].Status != workshop.StepInProgress {
 		t.Errorf("the technician's step is %s, want in_progress", j.Steps[0].Status)
 	}
@@ -272,7 +272,7 @@ func TestBrowserOtherPagesAccessible(t *testing.T) {
 	b.do(t, "an invite", navigate(invite.InviteURL), waitVisible(`input[name="password"]`))
 	b.checkShopFloor(t, "invite page")
 	b.do(t, "sign in to two organisations", append(fillSignIn(srv.URL+"/login", "advisor@example.com", testPassword),
-		chromedp.WaitVisible(`form[action="/orgs"]`))...)
+		waitVisible(`form[action="/orgs"]`))...)
 	b.checkShopFloor(t, "organisation chooser")
 	b.do(t, "choose the first", jsClick(`form[action="/orgs"] button[value="`+advisor.ID+`"]`))
 	b.waitFor(t, "the board", `!!document.getElementById("jobs-heading")`)

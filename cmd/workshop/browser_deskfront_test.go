@@ -145,7 +145,7 @@ func TestBrowserBoardLinks(t *testing.T) {
 	for _, screen := range []struct{ width, height int64 }{{1280, 800}, {1920, 1080}, {390, 844}} {
 		size := strconv.Itoa(int(screen.width)) + "x" + strconv.Itoa(int(screen.height))
 		b.do(t, "the board at "+size, chromedp.EmulateViewport(screen.width, screen.height), navigate(board),
-			chromedp.WaitVisible(`a.job-card`))
+			waitVisible(`a.job-card`))
 		b.screenshot(t, "board-"+size)
 		sideways, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
 		if err != nil || sideways > 0 {

@@ -46,7 +46,7 @@ func TestBrowserDeveloperSettings(t *testing.T) {
 		jsClick(`input[name="scopes"][value="jobs:read"]`),
 		jsClick(`input[name="scopes"][value="board:read"]`),
 		jsClick(`form[action="/developer/keys"] button[type="submit"]`),
-		chromedp.WaitVisible(`#secret`),
+		waitVisible(`#secret`),
 	)
 	key, err := chromedp.Run(b.ctx, chromedp.Value(`#secret`))
 	if err != nil {
@@ -66,14 +66,14 @@ func TestBrowserDeveloperSettings(t *testing.T) {
 	}
 
 	// Shown once: the list has the key's name, never the key.
-	b.do(t, "back to the list", jsClick(`.secret a[href="/developer"]`), chromedp.WaitVisible(`#keys-heading`))
+	b.do(t, "back to the list", jsClick(`.secret a[href="/developer"]`), waitVisible(`#keys-heading`))
 	b.waitFor(t, "the key in the list", `document.querySelector("table.keys").textContent.includes("Browser key")`)
 	b.waitFor(t, "no key in the list", `!document.body.innerHTML.includes(`+jsString(key)+`)`)
 	// htmx keeps the pages it leaves in the browser's session storage: never that one.
 	b.waitFor(t, "no copy of the key in the browser's storage", `!JSON.stringify(sessionStorage).includes(`+jsString(key)+`)`)
-	b.do(t, "revoke it", jsClick(`a[aria-label="Revoke Browser key"]`), chromedp.WaitVisible(`button.danger`))
+	b.do(t, "revoke it", jsClick(`a[aria-label="Revoke Browser key"]`), waitVisible(`button.danger`))
 	b.checkAccessible(t, "the revoke confirmation")
-	b.do(t, "confirm", jsClick(`button.danger`), chromedp.WaitVisible(`#keys-heading`))
+	b.do(t, "confirm", jsClick(`button.danger`), waitVisible(`#keys-heading`))
 	b.waitFor(t, "the key revoked", `document.querySelector("table.keys").textContent.includes("Revoked")`)
 	if got := apitest.Call(t, srv.URL, apitest.Request{Method: "GET", Path: "/v1/platform/me", Key: key}).Status; got != http.StatusUnauthorized {
 		t.Errorf("the revoked key at /v1/platform/me: got %d, want 401", got)
@@ -85,7 +85,7 @@ func TestBrowserDeveloperSettings(t *testing.T) {
 		chromedp.SendKeys(`#url`, "http://127.0.0.1:9/made-in-the-browser"),
 		jsClick(`input[name="events"][value="job.created"]`),
 		jsClick(`form[action="/developer/webhooks"] button[type="submit"]`),
-		chromedp.WaitVisible(`#secret`),
+		waitVisible(`#secret`),
 	)
 	b.waitFor(t, "the signing secret", `document.getElementById("secret").value.startsWith("whsec_")`)
 	b.checkAccessible(t, "the new webhook's secret")

@@ -127,7 +127,7 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	srv := startServer(t, db)
 	b.signIn(t, srv.URL, "advisor@timeline.example")
 	b.do(t, "open dispatch", chromedp.EmulateViewport(1280, 800), navigate(srv.URL+"/locations/"+s.loc.ID+"/dispatch"),
-		chromedp.WaitVisible(`.timeline`))
+		waitVisible(`.timeline`))
 
 	facts, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]any](`({
 		rows: [...document.querySelectorAll(".tl-row[data-row]")].map(r => r.dataset.name),
@@ -177,20 +177,20 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	b.do(t, "a 1920x1080 window", chromedp.EmulateViewport(1920, 1080))
 	b.screenshot(t, "dispatch-techs-1920x1080")
 
-	b.do(t, "switch to bays", jsClick(`.row-switch a:last-child`), chromedp.WaitVisible(`.tl-row.off[data-name="Lift 3"]`))
+	b.do(t, "switch to bays", jsClick(`.row-switch a:last-child`), waitVisible(`.tl-row.off[data-name="Lift 3"]`))
 	b.checkAccessible(t, "dispatch by bay")
 	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
 	b.screenshot(t, "dispatch-bays-1280x800")
 
 	// A bar opens its step's move form, which passes axe too.
-	b.do(t, "open a bar's form", jsClick(`.tl-bar.proposed a`), chromedp.WaitVisible(`form.move-form`))
+	b.do(t, "open a bar's form", jsClick(`.tl-bar.proposed a`), waitVisible(`form.move-form`))
 	b.checkAccessible(t, "a step's move form")
 	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
 	b.screenshot(t, "dispatch-move-form-1280x800")
-	b.do(t, "back to dispatch", chromedp.NavigateBack(), chromedp.WaitVisible(`.timeline`))
+	b.do(t, "back to dispatch", chromedp.NavigateBack(), waitVisible(`.timeline`))
 
 	// Accept one proposed bar: the message says which step went where.
-	b.do(t, "accept one", jsClick(`.tl-bar.proposed button`), chromedp.WaitVisible(`#dispatch-message`))
+	b.do(t, "accept one", jsClick(`.tl-bar.proposed button`), waitVisible(`#dispatch-message`))
 	if msg := b.text(t, "#dispatch-message"); !strings.Contains(msg, "Accepted ") || !strings.Contains(msg, " · ") {
 		t.Errorf("after accepting one step: %q", msg)
 	}

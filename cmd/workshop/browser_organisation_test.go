@@ -25,10 +25,10 @@ func TestBrowserOrganisationInvite(t *testing.T) {
 	srv := startServer(t, db)
 	b.signIn(t, srv.URL, "boss@example.com")
 
-	b.do(t, "the organisation page", jsClick(`header a[href="/organisation"]`), chromedp.WaitVisible(`#users-heading`))
+	b.do(t, "the organisation page", jsClick(`header a[href="/organisation"]`), waitVisible(`#users-heading`))
 	b.checkAccessible(t, "organisation page")
 
-	b.do(t, "the new location page", jsClick(`a[href="/organisation/locations/new"]`), chromedp.WaitVisible(`#timezone`))
+	b.do(t, "the new location page", jsClick(`a[href="/organisation/locations/new"]`), waitVisible(`#timezone`))
 	b.checkAccessible(t, "new location page")
 	b.do(t, "create a location",
 		chromedp.SendKeys(`#name`, "Harbour"),
@@ -41,7 +41,7 @@ func TestBrowserOrganisationInvite(t *testing.T) {
 		chromedp.SendKeys(`#email`, "new@example.com"),
 		chromedp.SetValue(`#role`, "advisor"),
 		jsClick(`form[action="/organisation/users"] button[type="submit"]`),
-		chromedp.WaitVisible(`#invite-link`),
+		waitVisible(`#invite-link`),
 	)
 	b.checkAccessible(t, "organisation page with an invite link")
 	b.waitFor(t, "the address after the invite is one a reload can open", `location.pathname === "/organisation"`)
@@ -53,22 +53,22 @@ func TestBrowserOrganisationInvite(t *testing.T) {
 	b.waitFor(t, "the copy button answers", `document.querySelector("button.copy").textContent !== "Copy the link"`)
 
 	b.do(t, "the page of a location with jobs", jsClick(`a[href="/organisation/locations/`+org.Locations[0].ID+`"]`),
-		chromedp.WaitVisible(`#zone-warning`))
+		waitVisible(`#zone-warning`))
 	b.checkAccessible(t, "location page")
-	b.do(t, "back", jsClick(`main a[href="/organisation"]`), chromedp.WaitVisible(`#users-heading`))
+	b.do(t, "back", jsClick(`main a[href="/organisation"]`), waitVisible(`#users-heading`))
 
-	b.do(t, "the user's page", jsClick(`a[href^="/organisation/users/"]`), chromedp.WaitVisible(`#role-heading`))
+	b.do(t, "the user's page", jsClick(`a[href^="/organisation/users/"]`), waitVisible(`#role-heading`))
 	b.checkAccessible(t, "user page")
-	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), chromedp.WaitVisible(`input[name="email"]`))
+	b.do(t, "sign out", jsClick(`form[action="/logout"] button`), waitVisible(`input[name="email"]`))
 
 	b.do(t, "open the invite", navigate(link), waitVisible(`#password`))
 	b.do(t, "choose a password",
 		chromedp.SendKeys(`#password`, testPassword),
 		chromedp.SendKeys(`#confirm`, testPassword),
 		jsClick(`main form button[type="submit"]`),
-		chromedp.WaitVisible(`#jobs-heading`),
+		waitVisible(`#jobs-heading`),
 	)
-	b.do(t, "sign out again", jsClick(`form[action="/logout"] button`), chromedp.WaitVisible(`input[name="email"]`))
+	b.do(t, "sign out again", jsClick(`form[action="/logout"] button`), waitVisible(`input[name="email"]`))
 	b.signIn(t, srv.URL, "new@example.com")
 	if who := b.text(t, "header .user"); !strings.HasPrefix(who, "new@example.com") {
 		t.Errorf("signed in as %q, want new@example.com", who)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/workshop-platform/workshop/internal/store/storetest"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -23,7 +21,7 @@ func TestBrowserEveryPageAccessible(t *testing.T) {
 	for _, email := range []string{m.users[workshop.RoleOwner].Email, m.advisorD.Email} {
 		b := newChrome(t)
 		b.allowed = func(text string) bool { return strings.Contains(text, "status of 40") }
-		b.do(t, "sign in as "+email, append(fillSignIn(srv.URL+"/login", email, testPassword), chromedp.WaitVisible(`h1`))...)
+		b.do(t, "sign in as "+email, append(fillSignIn(srv.URL+"/login", email, testPassword), waitVisible(`h1`))...)
 		seen := 0
 		for _, a := range appActions {
 			if a.method != http.MethodGet || strings.Contains(a.path(m), ".csv") { // a download, not a page

@@ -38,7 +38,7 @@ func TestBrowserResources(t *testing.T) {
 	}
 
 	// A technician: created, edited, a conflict, deleted.
-	b.do(t, "the technicians", jsClick(`a[href="/locations/`+loc.ID+`/technicians"]`), chromedp.WaitVisible(`#new-heading`))
+	b.do(t, "the technicians", jsClick(`a[href="/locations/`+loc.ID+`/technicians"]`), waitVisible(`#new-heading`))
 	b.checkShopFloor(t, "technician list")
 	b.do(t, "create a technician",
 		chromedp.SendKeys(`#name`, "Jonas Weber"),
@@ -60,7 +60,7 @@ func TestBrowserResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.do(t, "save a stale edit", chromedp.SetValue(`form[action$="/edit"] #name`, "Stale"), jsClick(`form[action$="/edit"] button[type="submit"]`),
-		chromedp.WaitVisible(`form[action$="/edit"] p.error[role="alert"]`))
+		waitVisible(`form[action$="/edit"] p.error[role="alert"]`))
 	if got, err := chromedp.Run(b.ctx, chromedp.Value(`form[action$="/edit"] #name`)); err != nil || got != "Jonas W." {
 		t.Errorf("after the conflict the name field shows %q (%v), want the current Jonas W.", got, err)
 	}
@@ -85,7 +85,7 @@ func TestBrowserResources(t *testing.T) {
 	b.do(t, "back to the bays", jsClick(`main a[href="/locations/`+loc.ID+`/bays"]`))
 	b.waitFor(t, "the bays with it", `!!document.querySelector('form[action$="/bays"]') && !!document.querySelector("main table")`)
 	b.checkShopFloor(t, "bay list")
-	b.do(t, "the bay again", jsClick(`main table a`), chromedp.WaitVisible(`#delete-heading`))
+	b.do(t, "the bay again", jsClick(`main table a`), waitVisible(`#delete-heading`))
 	b.do(t, "delete the bay", jsClick(`form[action$="/delete"] button`))
 	b.waitFor(t, "the bays without it", `!!document.getElementById("new-heading") && !document.querySelector("main table")`)
 }

@@ -94,9 +94,9 @@ func TestBrowserTechnicianPhone(t *testing.T) {
 
 	// Brakes starts; Oil change is refused (WIP limit 1), the reason at
 	// the step, the page still the list.
-	b.do(t, "start Brakes", jsClick(card+` form[action*="/start"] button`), chromedp.WaitVisible(card+` form[action*="/complete"] button`))
+	b.do(t, "start Brakes", jsClick(card+` form[action*="/start"] button`), waitVisible(card+` form[action*="/complete"] button`))
 	oilCard := "#work-" + oil.ID
-	b.do(t, "start Oil change", jsClick(oilCard+` form[action*="/start"] button`), chromedp.WaitVisible(`#refusal[role="alert"]`))
+	b.do(t, "start Oil change", jsClick(oilCard+` form[action*="/start"] button`), waitVisible(`#refusal[role="alert"]`))
 	if msg := b.text(t, "#refusal"); !strings.Contains(msg, "Oil change") || !strings.Contains(msg, "limit") {
 		t.Errorf("the refused start says %q, want the step and the WIP limit", msg)
 	}
@@ -120,7 +120,7 @@ func TestBrowserTechnicianPhone(t *testing.T) {
 
 	// Clocking out with Brakes in progress asks first, naming it.
 	b.do(t, "the time clock", navigate(srv.URL+"/locations/"+loc.ID+"/clock"), waitVisible(`.clock-button`))
-	b.do(t, "tap clock out", jsClick(`.clock-button`), chromedp.WaitVisible(`#ask-heading`))
+	b.do(t, "tap clock out", jsClick(`.clock-button`), waitVisible(`#ask-heading`))
 	if text := b.text(t, "section.confirm"); !strings.Contains(text, "Brakes") {
 		t.Errorf("the clock-out question says %q, want Brakes named", text)
 	}

@@ -157,10 +157,10 @@ func navigate(url string) chromedp.Action[chromedp.Void] {
 	})
 }
 
-// waitVisible waits until an element matching sel is shown. After
-// navigate it replaces chromedp.WaitVisible, which finds the element in
-// the document the DevTools protocol's DOM events described: in session
-// 8's CI it waited out its 45 s on /developer, its h1 on the screen.
+// waitVisible waits until an element matching sel (a CSS selector) is
+// shown. It replaces chromedp.WaitVisible, which finds the element in the
+// document the DevTools protocol's DOM events described: in session 8's CI
+// it waited out its 45 s on /developer, its h1 on the screen.
 func waitVisible(sel string) chromedp.Action[chromedp.Void] {
 	quoted, _ := json.Marshal(sel) // a JSON string is a JavaScript string
 	return waitFor(`(e => e !== null && e.getClientRects().length > 0)(document.querySelector(`+string(quoted)+`))`, sel+" to show")
