@@ -16,19 +16,21 @@ INSERT INTO job_search_open (job_search_open, rank) VALUES ('automerge', 8);
 DROP TRIGGER jobs_insert_search;
 DROP TRIGGER jobs_update_search;
 DROP TRIGGER jobs_update_search_open;
+-- The values a job is indexed by, written once for both triggers: each
+-- starts with two \x02 marks (see 00026), the plate as searched.
+CREATE VIEW job_search_values AS
+    SELECT rowid AS job_rowid, status IN ('delivered', 'cancelled') AS closed, char(2, 2) || job_number AS number,
+        char(2, 2) || upper(replace(replace(coalesce(vehicle_plate, ''), ' ', ''), '-', '')) AS plate,
+        char(2, 2) || coalesce(vehicle_make, '') AS make, char(2, 2) || coalesce(vehicle_model, '') AS model,
+        char(2, 2) || coalesce(external_key, '') AS ext
+    FROM jobs;
 -- +goose StatementBegin
 CREATE TRIGGER jobs_insert_search AFTER INSERT ON jobs
 BEGIN
-    INSERT INTO job_search_open (rowid, number, plate, make, model, ext) SELECT NEW.rowid, char(2, 2) || NEW.job_number,
-        char(2, 2) || upper(replace(replace(coalesce(NEW.vehicle_plate, ''), ' ', ''), '-', '')),
-        char(2, 2) || coalesce(NEW.vehicle_make, ''), char(2, 2) || coalesce(NEW.vehicle_model, ''),
-        char(2, 2) || coalesce(NEW.external_key, '')
-        WHERE NEW.status NOT IN ('delivered', 'cancelled');
-    INSERT INTO job_search (rowid, number, plate, make, model, ext) SELECT NEW.rowid, char(2, 2) || NEW.job_number,
-        char(2, 2) || upper(replace(replace(coalesce(NEW.vehicle_plate, ''), ' ', ''), '-', '')),
-        char(2, 2) || coalesce(NEW.vehicle_make, ''), char(2, 2) || coalesce(NEW.vehicle_model, ''),
-        char(2, 2) || coalesce(NEW.external_key, '')
-        WHERE NEW.status IN ('delivered', 'cancelled');
+    INSERT INTO job_search_open (rowid, number, plate, make, model, ext)
+        SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE job_rowid = NEW.rowid AND NOT closed;
+    INSERT INTO job_search (rowid, number, plate, make, model, ext)
+        SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE job_rowid = NEW.rowid AND closed;
 END;
 -- +goose StatementEnd
 -- A job is indexed again when a searched value changes or it closes (or,
@@ -42,22 +44,18 @@ WHEN OLD.job_number IS NOT NEW.job_number OR OLD.vehicle_plate IS NOT NEW.vehicl
 BEGIN
     DELETE FROM job_search_open WHERE rowid = OLD.rowid;
     DELETE FROM job_search WHERE rowid = OLD.rowid;
-    INSERT INTO job_search_open (rowid, number, plate, make, model, ext) SELECT NEW.rowid, char(2, 2) || NEW.job_number,
-        char(2, 2) || upper(replace(replace(coalesce(NEW.vehicle_plate, ''), ' ', ''), '-', '')),
-        char(2, 2) || coalesce(NEW.vehicle_make, ''), char(2, 2) || coalesce(NEW.vehicle_model, ''),
-        char(2, 2) || coalesce(NEW.external_key, '')
-        WHERE NEW.status NOT IN ('delivered', 'cancelled');
-    INSERT INTO job_search (rowid, number, plate, make, model, ext) SELECT NEW.rowid, char(2, 2) || NEW.job_number,
-        char(2, 2) || upper(replace(replace(coalesce(NEW.vehicle_plate, ''), ' ', ''), '-', '')),
-        char(2, 2) || coalesce(NEW.vehicle_make, ''), char(2, 2) || coalesce(NEW.vehicle_model, ''),
-        char(2, 2) || coalesce(NEW.external_key, '')
-        WHERE NEW.status IN ('delivered', 'cancelled');
+    INSERT INTO job_search_open (rowid, number, plate, make, model, ext)
+        SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE job_rowid = NEW.rowid AND NOT closed;
+    INSERT INTO job_search (rowid, number, plate, make, model, ext)
+        SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE job_rowid = NEW.rowid AND closed;
 END;
 -- +goose StatementEnd
 
 -- +goose Down
+-- 00026's triggers as they were.
 DROP TRIGGER jobs_update_search;
 DROP TRIGGER jobs_insert_search;
+DROP VIEW job_search_values;
 INSERT INTO job_search (job_search, rank) VALUES ('automerge', 4);
 INSERT INTO job_search_open (job_search_open, rank) VALUES ('automerge', 4);
 INSERT INTO job_search (rowid, number, plate, make, model, ext) SELECT rowid, number, plate, make, model, ext FROM job_search_open;
