@@ -55,18 +55,10 @@ func jsClick(sel string) chromedp.Action[chromedp.Void] {
 // page being replaced meanwhile.
 func (b *chrome) waitFor(t *testing.T, doing, js string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](js))
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("browser, %s: %s never held (%v)", doing, js, err)
-		}
-		<-tick.C
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, waitFor(js, js+" to hold")); err != nil {
+		t.Fatalf("browser, %s: %v", doing, err)
 	}
 }
 

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -162,14 +162,13 @@ func navigate(url string) chromedp.Action[chromedp.Void] {
 // document the DevTools protocol's DOM events described: in session 8's CI
 // it waited out its 45 s on /developer, its h1 on the screen.
 func waitVisible(sel string) chromedp.Action[chromedp.Void] {
-	quoted, _ := json.Marshal(sel) // a JSON string is a JavaScript string
-	return waitFor(`(e => e !== null && e.getClientRects().length > 0)(document.querySelector(`+string(quoted)+`))`, sel+" to show")
+	return waitFor(`(e => e !== null && e.getClientRects().length > 0)(document.querySelector(`+strconv.Quote(sel)+`))`, sel+" to show")
 }
 
 // waitFor waits until the JavaScript condition cond holds in the page,
-// asking it afresh every 25 ms; what names the wait in its error. Between
-// two documents there is none to ask: an error, and the next turn asks the
-// new one.
+// asking it afresh every 25 ms, across the page being replaced meanwhile
+// (between two documents there is none to ask: an error, and the next
+// turn asks the new one); what names the wait in its error.
 func waitFor(cond, what string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		for {
