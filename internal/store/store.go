@@ -310,11 +310,12 @@ func (s *Store) q(query string) string {
 
 // VacuumAnalyze vacuums PostgreSQL's tables and refreshes its planner
 // statistics at once, as autovacuum does as tables grow and change
-// (nothing on SQLite, whose plans take no statistics here). A bench calls it after
-// seeding: on a server with autovacuum off, a table seeded with 120,000
-// rows is still planned as if it had none (the step write's count of a
-// group's steps read every step instead of the job_id index), and the
-// index of the open jobs still holds every delivered job's open version.
+// (nothing on SQLite, whose plans take no statistics here). A bench calls
+// it after seeding: on a server with autovacuum off, a table seeded with
+// 120,000 rows is still planned as if it had none (the step write's count
+// of a group's steps read every step instead of the job_id index), and
+// the index of the open jobs still holds every delivered job's open
+// version.
 func (s *Store) VacuumAnalyze(ctx context.Context) error {
 	if s.dialect != postgresDialect {
 		return nil
