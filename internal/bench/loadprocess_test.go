@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -86,4 +87,59 @@ func serveLoad(t *testing.T, plan loadPlan) loadgen.Result {
 		t.Fatalf("the answer %q: %v", out.String(), err)
 	}
 	return res
+}
+
+// loadProcessEnv makes the test binary the load process (TestMain).
+const loadProcessEnv = "WORKSHOP_BENCH_TEST_LOAD_PROCESS"
+
+// TestMain lets a test's Config.LoadCommand run this binary as the load
+// process, as `workshop bench load` is run by `bench --load-process`.
+func TestMain(m *testing.M) {
+	if os.Getenv(loadProcessEnv) == "1" {
+		if err := ServeLoad(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestRunClosedInTheLoadProcess runs a closed loop of distinct requests in
+// a process of its own: each recorded request is sent once, in order of
+// recording, and the result comes back.
+func TestRunClosedInTheLoadProcess(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Header.Get("Idempotency-Key")]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	distinct := func(i int64) (*http.Request, error) {
+		r, err := http.NewRequest(http.MethodPost, srv.URL+"/jobs", strings.NewReader(fmt.Sprintf(`{"n":%d}`, i)))
+		if err == nil {
+			r.Header.Set("Idempotency-Key", fmt.Sprint("k", i))
+		}
+		return r, err
+	}
+	cfg := Config{Connections: 2, Duration: 200 * time.Millisecond, LoadPool: 50_000,
+		LoadCommand: []string{"env", loadProcessEnv + "=1", os.Args[0]}}
+	res, err := cfg.runClosed(t.Context(), distinct)
+	if err != nil {
+		t.Fatalf("runClosed in the load process: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if res.Requests == 0 || res.Errors != 0 || int64(len(seen)) < res.Requests {
+		t.Errorf("got %d requests, %d errors (%s), %d distinct keys seen; want some, none, one key each",
+			res.Requests, res.Errors, res.FirstError, len(seen))
+	}
+	for key, n := range seen {
+		if n != 1 {
+			t.Errorf("%s sent %d times, want once", key, n)
+		}
+	}
 }

@@ -98,9 +98,13 @@ func (sc scenario) run(ctx context.Context, e *env, cfg Config) (Figure, error) 
 		if err != nil {
 			return 0, err
 		}
+		run, err := cfg.closedRun(ctx, req)
+		if err != nil {
+			return 0, err
+		}
 		var t loadgen.Result
 		err = cfg.profiled(e.runName(i), func() (err error) {
-			t, err = cfg.runClosed(ctx, req)
+			t, err = run()
 			return err
 		})
 		if err != nil {
