@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -35,8 +36,14 @@ type dispatchShop struct {
 func newDispatchShop(t *testing.T, w *testWorld) *dispatchShop {
 	t.Helper()
 	ctx := context.Background()
-	s := &dispatchShop{org: w.org("Timeline Motors", "pro", 1)}
+	// The shop's day is always mid-morning and a working day, whenever the
+	// tests run: what they plan and drag (a bar to 14:35, an hour's step
+	// after a two-hour one) must fit in what is left of today.
+	s := &dispatchShop{org: w.orgIn("Timeline Motors", "pro", morningZone(time.Now()))}
 	s.loc = s.org.Locations[0]
+	if _, err := w.op.SetSettings(ctx, s.loc.ID, "mon-sun=08:00-17:30", "mon-sun=12:00-12:30", nil); err != nil {
+		t.Fatal(err)
+	}
 	vis := store.Visibility{OrgID: s.org.ID}
 	tech := func(name string, skills ...string) workshop.Technician {
 		tc, err := w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: s.loc.ID, Name: name, Skills: skills, WIPLimit: 3})
@@ -111,6 +118,22 @@ func newDispatchShop(t *testing.T, w *testWorld) *dispatchShop {
 		}
 	}
 	return s
+}
+
+// morningZone is a fixed-offset zone in which now is between 09:00 and
+// 10:00 (Etc/GMT-N is N hours east of UTC).
+func morningZone(now time.Time) string {
+	east := 9 - now.UTC().Hour()
+	if east < -12 {
+		east += 24
+	}
+	switch {
+	case east > 0:
+		return fmt.Sprintf("Etc/GMT-%d", east)
+	case east < 0:
+		return fmt.Sprintf("Etc/GMT+%d", -east)
+	}
+	return "Etc/GMT"
 }
 
 // The timeline as an advisor first sees it: a row per technician with

@@ -95,6 +95,10 @@ func TestBrowserTechnicianPhone(t *testing.T) {
 	// Brakes starts; Oil change is refused (WIP limit 1), the reason at
 	// the step, the page still the list.
 	b.do(t, "start Brakes", jsClick(card+` form[action*="/start"] button`), waitVisible(card+` form[action*="/complete"] button`))
+	// The live stream can show Brakes started before the start's own answer
+	// is in; that answer, arriving after the next one, would replace the
+	// page the refusal below is on.
+	b.waitFor(t, "the start answered", `!document.querySelector(".htmx-request")`)
 	oilCard := "#work-" + oil.ID
 	b.do(t, "start Oil change", jsClick(oilCard+` form[action*="/start"] button`), waitVisible(`#refusal[role="alert"]`))
 	if msg := b.text(t, "#refusal"); !strings.Contains(msg, "Oil change") || !strings.Contains(msg, "limit") {

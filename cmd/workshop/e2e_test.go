@@ -80,15 +80,25 @@ type testOrg struct {
 
 func (w *testWorld) org(name string, plan workshop.Plan, locations int) *testOrg {
 	w.t.Helper()
+	zones := []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo"}
+	in := make([]string, locations)
+	for i := range in {
+		in[i] = zones[i%len(zones)]
+	}
+	return w.orgIn(name, plan, in...)
+}
+
+// orgIn is an organisation with a location in each of zones.
+func (w *testWorld) orgIn(name string, plan workshop.Plan, zones ...string) *testOrg {
+	w.t.Helper()
 	ctx := context.Background()
 	o, err := w.op.CreateOrg(ctx, name, plan)
 	if err != nil {
 		w.t.Fatalf("create org: %v", err)
 	}
 	out := &testOrg{ID: o.ID, Plan: plan}
-	zones := []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo"}
-	for i := range locations {
-		l, err := w.op.CreateLocation(ctx, o.ID, fmt.Sprintf("%s site %d", name, i+1), zones[i%len(zones)], "EUR")
+	for i, zone := range zones {
+		l, err := w.op.CreateLocation(ctx, o.ID, fmt.Sprintf("%s site %d", name, i+1), zone, "EUR")
 		if err != nil {
 			w.t.Fatalf("create location: %v", err)
 		}
