@@ -23,24 +23,9 @@ import (
 // more than were recorded.
 func TestLoadProcessReplaysTheRecordedRequests(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	seen := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		seen[r.Method+" "+r.URL.Path+" "+r.Header.Get("Idempotency-Key")+" "+string(b)]++
-		mu.Unlock()
-	}))
-	defer srv.Close()
-
+	srv := newRequestCounter(t)
 	repeating := func(int64) (*http.Request, error) { return http.NewRequest(http.MethodGet, srv.URL+"/same", nil) }
-	distinct := func(i int64) (*http.Request, error) {
-		r, err := http.NewRequest(http.MethodPost, srv.URL+"/jobs", strings.NewReader(fmt.Sprintf(`{"n":%d}`, i)))
-		if err == nil {
-			r.Header.Set("Idempotency-Key", fmt.Sprint("k", i))
-		}
-		return r, err
-	}
+	distinct := distinctPosts(srv.URL)
 	cfg := Config{Connections: 2, Duration: 100 * time.Millisecond, Warmup: 0, LoadPool: 1_000_000}
 
 	plan, err := cfg.recordPlan(repeating)
@@ -63,12 +48,56 @@ func TestLoadProcessReplaysTheRecordedRequests(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ran out") {
 		t.Errorf("a run longer than its 50 requests: got %v, want the pool to run out", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for key, n := range seen {
-		if strings.HasPrefix(key, "POST") && n != 1 {
+	srv.wantEachOnce(t)
+}
+
+// requestCounter is a server that counts the requests sent to it, by
+// method, path, Idempotency-Key and body.
+type requestCounter struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func newRequestCounter(t *testing.T) *requestCounter {
+	c := &requestCounter{seen: map[string]int{}}
+	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		c.mu.Lock()
+		c.seen[r.Method+" "+r.URL.Path+" "+r.Header.Get("Idempotency-Key")+" "+string(b)]++
+		c.mu.Unlock()
+	}))
+	t.Cleanup(c.Close)
+	return c
+}
+
+// wantEachOnce fails t for a POST sent more than once, and tells how many
+// distinct POSTs were sent.
+func (c *requestCounter) wantEachOnce(t *testing.T) (posts int) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, n := range c.seen {
+		if !strings.HasPrefix(key, "POST") {
+			continue
+		}
+		posts++
+		if n != 1 {
 			t.Errorf("%s sent %d times, want once", key, n)
 		}
+	}
+	return posts
+}
+
+// distinctPosts builds a different POST each time, with its own
+// Idempotency-Key, as the create scenario does.
+func distinctPosts(base string) loadgen.Request {
+	return func(i int64) (*http.Request, error) {
+		r, err := http.NewRequest(http.MethodPost, base+"/jobs", strings.NewReader(fmt.Sprintf(`{"n":%d}`, i)))
+		if err == nil {
+			r.Header.Set("Idempotency-Key", fmt.Sprint("k", i))
+		}
+		return r, err
 	}
 }
 
@@ -110,36 +139,15 @@ func TestMain(m *testing.M) {
 // recording, and the result comes back.
 func TestRunClosedInTheLoadProcess(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	seen := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.Header.Get("Idempotency-Key")]++
-		mu.Unlock()
-	}))
-	defer srv.Close()
-	distinct := func(i int64) (*http.Request, error) {
-		r, err := http.NewRequest(http.MethodPost, srv.URL+"/jobs", strings.NewReader(fmt.Sprintf(`{"n":%d}`, i)))
-		if err == nil {
-			r.Header.Set("Idempotency-Key", fmt.Sprint("k", i))
-		}
-		return r, err
-	}
+	srv := newRequestCounter(t)
 	cfg := Config{Connections: 2, Duration: 200 * time.Millisecond, LoadPool: 50_000,
 		LoadCommand: []string{"env", loadProcessEnv + "=1", os.Args[0]}}
-	res, err := cfg.runClosed(t.Context(), distinct)
+	res, err := cfg.runClosed(t.Context(), distinctPosts(srv.URL))
 	if err != nil {
 		t.Fatalf("runClosed in the load process: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if res.Requests == 0 || res.Errors != 0 || int64(len(seen)) < res.Requests {
-		t.Errorf("got %d requests, %d errors (%s), %d distinct keys seen; want some, none, one key each",
-			res.Requests, res.Errors, res.FirstError, len(seen))
-	}
-	for key, n := range seen {
-		if n != 1 {
-			t.Errorf("%s sent %d times, want once", key, n)
-		}
+	if posts := srv.wantEachOnce(t); res.Requests == 0 || res.Errors != 0 || int64(posts) < res.Requests {
+		t.Errorf("got %d requests, %d errors (%s), %d distinct requests seen; want some, none, each distinct",
+			res.Requests, res.Errors, res.FirstError, posts)
 	}
 }
