@@ -151,8 +151,13 @@ func (a hookAPI) walkIn(key, locationID string) string {
 	return j.ID
 }
 
+// waitCtx bounds a test's waits for deliveries. The bound only ends a
+// failing test: a delivery normally comes within milliseconds, but on
+// PostgreSQL an event waits for every older transaction of the server
+// (those of other tests too, CREATE DATABASE among them), and a CI run on
+// two busy cores has taken more than 20 s over one test's many waits.
 func waitCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -191,6 +196,17 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		t.Cleanup(rcv.Close)
 		api := hookAPI{t: t, url: srv.URL}
 		ctx := waitCtx(t)
+		// delivered waits for the event of a job on path; a failure shows
+		// the registration's deliveries: whether the event was fanned out,
+		// and how its attempts went.
+		delivered := func(path, hookID, job string) *webhookstest.Hit {
+			t.Helper()
+			hit, err := rcv.WaitFor(ctx, path, "job.created", job)
+			if err != nil {
+				t.Fatalf("job %s: %v; deliveries of %s: %+v", job, err, hookID, api.deliveries(a.Key.Key, hookID))
+			}
+			return hit
+		}
 
 		// Registration: the secret on create only.
 		main := api.create(a.Key.Key, map[string]any{"url": rcv.URL + "/main", "events": []string{"job.created", "job.updated", "job.created"}})
@@ -229,10 +245,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 
 		// A delivery, signed both ways.
 		job1 := api.walkIn(loc0, "")
-		hit, err := rcv.WaitFor(ctx, "/main", "job.created", job1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		hit := delivered("/main", main.ID, job1)
 		if !webhooks.Verify(main.SigningSecret, hit.Body, hit.Header.Get("X-Service-Signature")) {
 			t.Errorf("X-Service-Signature %q does not verify", hit.Header.Get("X-Service-Signature"))
 		}
@@ -260,10 +273,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 			t.Errorf("a PATCH without rotateSecret shows the secret: %s", r.Body)
 		}
 		job2 := api.walkIn(loc0, "")
-		hit, err = rcv.WaitFor(ctx, "/main", "job.created", job2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		hit = delivered("/main", main.ID, job2)
 		// X-Service-Signature: the new secret only; webhook-signature: both
 		// (the old one signs beside it for 24 hours).
 		if sig := hit.Header.Get("X-Service-Signature"); !webhooks.Verify(rotated.SigningSecret, hit.Body, sig) || webhooks.Verify(main.SigningSecret, hit.Body, sig) {
@@ -299,13 +309,9 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		own := api.walkIn(loc0, "")
 		for _, id := range []string{other, own} {
 			// main gets both: by then both are fanned out to every registration.
-			if _, err := rcv.WaitFor(ctx, "/main", "job.created", id); err != nil {
-				t.Fatal(err)
-			}
+			delivered("/main", main.ID, id)
 		}
-		if _, err := rcv.WaitFor(ctx, "/scoped", "job.created", own); err != nil {
-			t.Fatal(err)
-		}
+		delivered("/scoped", scoped.ID, own)
 		for _, h := range rcv.Hits("/scoped") {
 			if h.DataID == other {
 				t.Errorf("the location-0 registration got location 1's job %s", other)
@@ -381,9 +387,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		wantProblem(t, api.call("DELETE", "/v1/platform/webhooks/"+flaky.ID, a.Key.Key, nil), 404, "not_found", "")
 		before := rcv.Received("/flaky")
 		job4 := api.walkIn(loc0, "")
-		if _, err := rcv.WaitFor(ctx, "/main", "job.created", job4); err != nil {
-			t.Fatal(err)
-		}
+		delivered("/main", main.ID, job4)
 		if got := rcv.Received("/flaky"); got != before {
 			t.Errorf("the deleted registration got %d more requests, want none", got-before)
 		}
