@@ -92,14 +92,27 @@ func TestBrowserTechnicianPhone(t *testing.T) {
 		}
 	}
 
-	// Brakes starts; Oil change is refused (WIP limit 1), the reason at
-	// the step, the page still the list.
-	b.do(t, "start Brakes", jsClick(card+` form[action*="/start"] button`), waitVisible(card+` form[action*="/complete"] button`))
-	// The live stream can show Brakes started before the start's own answer
-	// is in; that answer, arriving after the next one, would replace the
-	// page the refusal below is on.
-	b.waitFor(t, "the start answered", `!document.querySelector(".htmx-request")`)
+	// Two quick taps, Brakes then Oil change: one answer at a time, so
+	// the second is not sent (its button disabled while the first is on
+	// its way); otherwise the later answer would replace the page the
+	// other is on. Brakes starts.
 	oilCard := "#work-" + oil.ID
+	b.do(t, "tap start Brakes, then start Oil change at once", chromedp.Evaluate[chromedp.Void](`
+		document.querySelector("`+card+` form[action*='/start'] button").click();
+		document.querySelector("`+oilCard+` form[action*='/start'] button").click();`),
+		waitVisible(card+` form[action*="/complete"] button`))
+	b.waitFor(t, "the start answered", `!document.querySelector(".htmx-request")`)
+	sent, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`performance.getEntriesByType("resource").
+		filter(e => e.name.includes("/steps/`+oil.ID+`/start")).length`))
+	if err != nil || sent != 0 {
+		t.Errorf("the second tap sent %d requests (%v), want none while the first was on its way", sent, err)
+	}
+	if refused, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`!!document.querySelector("#refusal")`)); err != nil || refused {
+		t.Errorf("after the two taps the page shows a refusal (%v), want Brakes started only", err)
+	}
+
+	// Oil change is refused (WIP limit 1), the reason at the step, the
+	// page still the list.
 	b.do(t, "start Oil change", jsClick(oilCard+` form[action*="/start"] button`), waitVisible(`#refusal[role="alert"]`))
 	if msg := b.text(t, "#refusal"); !strings.Contains(msg, "Oil change") || !strings.Contains(msg, "limit") {
 		t.Errorf("the refused start says %q, want the step and the WIP limit", msg)

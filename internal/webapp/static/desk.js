@@ -27,4 +27,23 @@
     b.textContent = "Promise set: " + b.textContent.replace(/^Use /, "").replace(/ as the promise$/, "");
     b.disabled = true;
   });
+  // One answer at a time: the page's hx-sync drops a second tap while the
+  // first is on its way (a late first answer would replace the page the
+  // second's refusal is on). Meanwhile its buttons are disabled, so the
+  // tap that would be dropped shows it cannot be made; the answer redraws
+  // the page, or they come back when none is swapped in.
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var main = e.target.closest && e.target.closest("main");
+    if (!main || e.target.closest("[hx-sync]") !== main) return;
+    main.querySelectorAll("form button:not(:disabled)").forEach(function (b) {
+      b.disabled = true;
+      b.setAttribute("data-busy", "");
+    });
+  });
+  document.addEventListener("htmx:afterRequest", function () {
+    document.querySelectorAll("main button[data-busy]").forEach(function (b) {
+      b.disabled = false;
+      b.removeAttribute("data-busy");
+    });
+  });
 })();

@@ -35,6 +35,9 @@
   es.addEventListener("open", function () { board.classList.remove("live-lost"); });
   es.addEventListener("board", function (e) {
     if (!board.isConnected) { es.close(); return; } // navigated away
+    // A tap's answer is on its way: it redraws the page, and the buttons
+    // stay disabled until then (a new list would bring them back enabled).
+    if (document.querySelector("main .htmx-request")) return;
     board.innerHTML = e.data;
     if (window.htmx) window.htmx.process(board); // its links and forms boosted like the page's
     board.classList.remove("live-lost");
