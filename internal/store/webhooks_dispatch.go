@@ -188,19 +188,51 @@ type newDelivery struct {
 
 // eventsToFanOut reads the events after the cursor. SQLite has one writer,
 // so events commit in seq order. On PostgreSQL only the events of
-// transactions older than every running one are taken (they are final),
-// in (tx_id, seq) order.
+// transactions that have ended are taken (they are final), in (tx_id, seq)
+// order: first those older than every transaction of the server still
+// running (pg_snapshot_xmin, cheap); when there are none, those older than
+// every one running in this database (finalTxBound).
 func (s *Store) eventsToFanOut(ctx context.Context, c conn, lastTx, lastSeq int64, limit int) ([]fanOutEvent, error) {
-	var rows *sql.Rows
-	var err error
-	if s.dialect == postgresDialect {
-		rows, err = c.query(ctx, `SELECT seq, tx_id, id, org_id, location_id, event, occurred_at, data FROM events
-			WHERE (tx_id, seq) > (?, ?) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-			ORDER BY tx_id, seq LIMIT ?`, lastTx, lastSeq, limit)
-	} else {
-		rows, err = c.query(ctx, `SELECT seq, 0, id, org_id, location_id, event, occurred_at, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
-			lastSeq, limit)
+	if s.dialect != postgresDialect {
+		return collectFanOut(c.query(ctx, `SELECT seq, 0, id, org_id, location_id, event, occurred_at, data FROM events
+			WHERE seq > ? ORDER BY seq LIMIT ?`, lastSeq, limit))
 	}
+	const below = `SELECT seq, tx_id, id, org_id, location_id, event, occurred_at, data FROM events
+		WHERE (tx_id, seq) > (?, ?) AND tx_id < `
+	evs, err := collectFanOut(c.query(ctx, below+`pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+		ORDER BY tx_id, seq LIMIT ?`, lastTx, lastSeq, limit))
+	if err != nil || len(evs) > 0 {
+		return evs, err
+	}
+	var bound int64
+	if err := c.queryRow(ctx, finalTxBound).Scan(&bound); err != nil {
+		return nil, fmt.Errorf("read the transactions that have ended: %w", err)
+	}
+	return collectFanOut(c.query(ctx, below+`? ORDER BY tx_id, seq LIMIT ?`, lastTx, lastSeq, bound, limit))
+}
+
+// finalTxBound is, on PostgreSQL, a transaction id below which every
+// transaction of this database has ended as of the statement's snapshot:
+// the oldest transaction the snapshot sees running, leaving out those that
+// run in another database (a backend serves one database for life, so
+// one seen in pg_stat_activity under another database wrote nothing
+// here), or the snapshot's xmax when none is left. pg_snapshot_xmin alone
+// would hold every delivery back for as long as any transaction of the
+// server runs: a report, a migration or a CREATE DATABASE of another
+// database sharing it. A transaction this cannot place (a prepared one,
+// or one whose backend it cannot see) still holds them back.
+//
+// It is a statement of its own, without parameters, so that its plan is
+// made once per connection (the dispatch transactions plan every
+// parameterised statement anew, and this one costs 0.5 ms to plan). A
+// bound read in an earlier snapshot holds in a later one: what had ended
+// then has still ended.
+const finalTxBound = `SELECT COALESCE((SELECT min(x::text::bigint) FROM pg_snapshot_xip(pg_current_snapshot()) x
+	WHERE x::text::bigint % 4294967296 NOT IN (SELECT a.backend_xid::text::bigint FROM pg_stat_activity a
+		WHERE a.backend_xid IS NOT NULL AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))),
+	pg_snapshot_xmax(pg_current_snapshot())::text::bigint)`
+
+func collectFanOut(rows *sql.Rows, err error) ([]fanOutEvent, error) {
 	if err != nil {
 		return nil, err
 	}

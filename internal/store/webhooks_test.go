@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -537,6 +538,69 @@ func TestFanOutWaitsForEarlierTransactions(t *testing.T) {
 			if got[ev.ID] != 1 {
 				t.Errorf("event seq %d: %d deliveries, want 1", ev.Seq, got[ev.ID])
 			}
+		}
+	})
+}
+
+// TestFanOutLooksPastOtherDatabases: on PostgreSQL a transaction running
+// in another database of the server does not hold deliveries back, while
+// an older one of this database still does.
+func TestFanOutLooksPastOtherDatabases(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		if db.Name != "postgres" {
+			t.Skip("SQLite has one writer: events commit in seq order")
+		}
+		e := newWhEnv(t, db)
+		ctx := t.Context()
+		e.hook(t, e.org.ID, "", workshop.EventJobCreated)
+		holdXID := func(raw *sql.DB) *sql.Tx {
+			t.Helper()
+			tx, err := raw.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tx.Rollback() }) //nolint:errcheck
+			if _, err := tx.ExecContext(ctx, `SELECT pg_current_xact_id()`); err != nil {
+				t.Fatal(err)
+			}
+			return tx
+		}
+		// fanned fans out until n events went, or gives up after 10 s;
+		// other tests' transactions may end between the fan-out's
+		// snapshot and its look at who runs where.
+		fanned := func(n int) bool {
+			t.Helper()
+			got := 0
+			for deadline := time.Now().Add(10 * time.Second); got < n && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				events, _, err := e.st.FanOut(ctx, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got += events
+			}
+			return got == n
+		}
+
+		elsewhere := holdXID(storetest.RawDB(t, storetest.PostgresURL(t)))
+		walkIn(t, e.st, e.org.ID, e.loc.ID, at(0))
+		if !fanned(1) {
+			t.Errorf("an event waited for a transaction of another database")
+		}
+
+		here := holdXID(storetest.RawDB(t, db.URL))
+		walkIn(t, e.st, e.org.ID, e.loc.ID, at(0))
+		if events, _, err := e.st.FanOut(ctx, 100); err != nil || events != 0 {
+			t.Errorf("with an older transaction of this database running: fanned out %d events (%v), want 0", events, err)
+		}
+		if err := here.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if !fanned(1) {
+			t.Errorf("the event was not fanned out once this database's older transaction ended")
+		}
+		if err := elsewhere.Commit(); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
