@@ -32,15 +32,21 @@
   // second's refusal is on). Meanwhile its buttons are disabled, so the
   // tap that would be dropped shows it cannot be made; the answer redraws
   // the page, or they come back when none is swapped in.
+  function syncsOnMain(elt) {
+    var main = elt.closest && elt.closest("main");
+    return main && elt.closest("[hx-sync]") === main ? main : null;
+  }
   document.addEventListener("htmx:beforeRequest", function (e) {
-    var main = e.target.closest && e.target.closest("main");
-    if (!main || e.target.closest("[hx-sync]") !== main) return;
+    var main = syncsOnMain(e.target);
+    if (!main) return;
     main.querySelectorAll("form button:not(:disabled)").forEach(function (b) {
       b.disabled = true;
       b.setAttribute("data-busy", "");
     });
   });
-  document.addEventListener("htmx:afterRequest", function () {
+  document.addEventListener("htmx:afterRequest", function (e) {
+    // A request of its own (the new-job quote) leaves them as they are.
+    if (e.target.isConnected && !syncsOnMain(e.target)) return;
     document.querySelectorAll("main button[data-busy]").forEach(function (b) {
       b.disabled = false;
       b.removeAttribute("data-busy");
