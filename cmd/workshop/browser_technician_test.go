@@ -24,7 +24,10 @@ import (
 func TestBrowserTechnicianPhone(t *testing.T) {
 	t.Parallel()
 	b := newChrome(t)
-	b.allowed = func(text string) bool { return strings.Contains(text, "status of 422") } // the refused start
+	b.allowed = func(text string) bool {
+		// the refused start; the answer made to fail below
+		return strings.Contains(text, "status of 422") || strings.Contains(text, "htmx:sendError") || strings.Contains(text, "htmx:afterRequest")
+	}
 	ctx := context.Background()
 	db := storetest.SQLiteURL(t)
 	w := newWorld(t, db)
@@ -133,6 +136,38 @@ func TestBrowserTechnicianPhone(t *testing.T) {
 	b.waitFor(t, "the changed step marked", `!!document.querySelector("`+oilCard+` .changed-mark")`)
 	if text := b.text(t, oilCard); !strings.Contains(text, "none") {
 		t.Errorf("the changed step shows %q, want its bay gone", text)
+	}
+
+	// A tap whose answer never comes (the network fails): while it is on
+	// its way the buttons are disabled and a new list waits; when it fails
+	// the buttons come back and the list that came meanwhile shows.
+	b.do(t, "hold the next complete", chromedp.Evaluate[chromedp.Void](`(() => {
+		const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+		window.restoreXHR = () => { XMLHttpRequest.prototype.open = open; XMLHttpRequest.prototype.send = send; };
+		XMLHttpRequest.prototype.open = function (method, url) { this.url = url; return open.apply(this, arguments); };
+		XMLHttpRequest.prototype.send = function () {
+			if (!String(this.url).includes("/complete")) return send.apply(this, arguments);
+			window.heldXHR = this; // never sent
+		};
+		window.lists = 0;
+		window.workshopLive.addEventListener("board", () => window.lists++);
+	})()`))
+	b.do(t, "tap complete Brakes", jsClick(card+` form[action*="/complete"] button`))
+	b.waitFor(t, "the buttons disabled", `!!window.heldXHR && document.querySelector("`+oilCard+` form[action*='/start'] button").disabled`)
+	cur = deskJob(t, w, org.ID, oilJob.ID).Steps[0]
+	if _, err := w.st.PatchStep(ctx, v, oilJob.ID, oil.ID, store.StepPatch{UpdatedAt: cur.UpdatedAt, BayID: ptrTo(&lift.ID)},
+		workshop.MicrosOf(time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(t, "the new list came", `window.lists > 0`)
+	if text := b.text(t, oilCard); strings.Contains(text, "Lift 1") {
+		t.Errorf("a list was shown while an answer was on its way: %q", text)
+	}
+	b.do(t, "the answer fails", chromedp.Evaluate[chromedp.Void](`window.heldXHR.onerror(); window.restoreXHR()`))
+	b.waitFor(t, "the held list shown", `document.querySelector("`+oilCard+`").textContent.includes("Lift 1")`)
+	b.waitFor(t, "the buttons back", `!document.querySelector("`+card+` form[action*='/complete'] button").disabled`)
+	if step := deskJob(t, w, org.ID, oilJob.ID).Steps[0]; step.Status != workshop.StepPending {
+		t.Errorf("Oil change is %s, want pending", step.Status)
 	}
 
 	// Clocking out with Brakes in progress asks first, naming it.

@@ -30,17 +30,31 @@
     if (e.detail.target !== document.body) return;
     es.close();
     document.body.removeEventListener("htmx:beforeSwap", leave);
+    document.body.removeEventListener("htmx:afterRequest", showHeld);
   }
   document.body.addEventListener("htmx:beforeSwap", leave);
+  function show(html) {
+    board.innerHTML = html;
+    if (window.htmx) window.htmx.process(board); // its links and forms boosted like the page's
+    board.classList.remove("live-lost");
+  }
+  // A list that comes while a tap's answer is on its way waits: the answer
+  // redraws the page, and the buttons stay disabled until then (the list
+  // would bring them back enabled). An answer that redraws nothing (a
+  // failure) shows the held list.
+  var held = null;
+  function showHeld() {
+    if (held === null || !board.isConnected || document.querySelector("main .htmx-request")) return;
+    var html = held;
+    held = null;
+    show(html);
+  }
+  document.body.addEventListener("htmx:afterRequest", showHeld);
   es.addEventListener("open", function () { board.classList.remove("live-lost"); });
   es.addEventListener("board", function (e) {
     if (!board.isConnected) { es.close(); return; } // navigated away
-    // A tap's answer is on its way: it redraws the page, and the buttons
-    // stay disabled until then (a new list would bring them back enabled).
-    if (document.querySelector("main .htmx-request")) return;
-    board.innerHTML = e.data;
-    if (window.htmx) window.htmx.process(board); // its links and forms boosted like the page's
-    board.classList.remove("live-lost");
+    held = e.data;
+    showHeld();
   });
   es.addEventListener("end", function () { es.close(); location.reload(); });
   es.addEventListener("error", function () {
