@@ -152,10 +152,9 @@ func (a hookAPI) walkIn(key, locationID string) string {
 }
 
 // waitCtx bounds a test's waits for deliveries. The bound only ends a
-// failing test: a delivery normally comes within milliseconds, but on
-// PostgreSQL an event waits for every older transaction of the server
-// (those of other tests too, CREATE DATABASE among them), and a CI run on
-// two busy cores has taken more than 20 s over one test's many waits.
+// failing test: a delivery normally comes within milliseconds, but a CI
+// run on two busy cores once took more than 20 s over one test's many
+// waits.
 func waitCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	t.Cleanup(cancel)

@@ -496,6 +496,19 @@ func TestEventsCommittedHook(t *testing.T) {
 	})
 }
 
+// openTx begins a transaction on a connection of its own to the database
+// of url, beside the store's; rolled back when the test ends unless
+// committed before.
+func openTx(t *testing.T, url string) *sql.Tx {
+	t.Helper()
+	tx, err := storetest.RawDB(t, url).BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() }) //nolint:errcheck
+	return tx
+}
+
 // TestFanOutWaitsForEarlierTransactions: on PostgreSQL an event can take its
 // seq in a transaction that commits after a later event's. The fan-out
 // waits for it rather than skip it: both are delivered, once each.
@@ -508,12 +521,7 @@ func TestFanOutWaitsForEarlierTransactions(t *testing.T) {
 		e := newWhEnv(t, db)
 		ctx := t.Context()
 		h := e.hook(t, e.org.ID, "", workshop.EventJobCreated)
-		raw := storetest.RawDB(t, db.URL)
-		slow, err := raw.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer slow.Rollback() //nolint:errcheck
+		slow := openTx(t, db.URL)
 		if _, err := slow.ExecContext(ctx, `INSERT INTO events (id, org_id, location_id, event, occurred_at, data) VALUES ($1, $2, $3, $4, $5, '{}')`,
 			workshop.NewID(workshop.PrefixEvent), e.org.ID, e.loc.ID, workshop.EventJobCreated, int64(at(0))); err != nil {
 			t.Fatal(err)
@@ -554,13 +562,9 @@ func TestFanOutLooksPastOtherDatabases(t *testing.T) {
 		e := newWhEnv(t, db)
 		ctx := t.Context()
 		e.hook(t, e.org.ID, "", workshop.EventJobCreated)
-		holdXID := func(raw *sql.DB) *sql.Tx {
+		holdXID := func(url string) *sql.Tx {
 			t.Helper()
-			tx, err := raw.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { tx.Rollback() }) //nolint:errcheck
+			tx := openTx(t, url)
 			if _, err := tx.ExecContext(ctx, `SELECT pg_current_xact_id()`); err != nil {
 				t.Fatal(err)
 			}
@@ -582,13 +586,13 @@ func TestFanOutLooksPastOtherDatabases(t *testing.T) {
 			return got == n
 		}
 
-		elsewhere := holdXID(storetest.RawDB(t, storetest.PostgresURL(t)))
+		elsewhere := holdXID(storetest.PostgresURL(t))
 		walkIn(t, e.st, e.org.ID, e.loc.ID, at(0))
 		if !fanned(1) {
 			t.Errorf("an event waited for a transaction of another database")
 		}
 
-		here := holdXID(storetest.RawDB(t, db.URL))
+		here := holdXID(db.URL)
 		walkIn(t, e.st, e.org.ID, e.loc.ID, at(0))
 		if events, _, err := e.st.FanOut(ctx, 100); err != nil || events != 0 {
 			t.Errorf("with an older transaction of this database running: fanned out %d events (%v), want 0", events, err)
