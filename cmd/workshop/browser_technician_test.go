@@ -166,6 +166,11 @@ func TestBrowserTechnicianPhone(t *testing.T) {
 	b.do(t, "the answer fails", chromedp.Evaluate[chromedp.Void](`window.heldXHR.onerror(); window.restoreXHR()`))
 	b.waitFor(t, "the held list shown", `document.querySelector("`+oilCard+`").textContent.includes("Lift 1")`)
 	b.waitFor(t, "the buttons back", `!document.querySelector("`+card+` form[action*='/complete'] button").disabled`)
+	b.waitText(t, "the failure said", "#request-failed", "No answer from the server: check the connection, then try again. What you sent may not have been saved.")
+	b.waitFor(t, "the failure in view", `(r => r.top >= -1 && r.bottom <= innerHeight)(document.querySelector("#request-failed").getBoundingClientRect())`)
+	b.screenshots(t, "mywork-no-answer")
+	b.do(t, "a phone again", chromedp.EmulateViewport(390, 844))
+	b.checkAccessible(t, "my work, no answer")
 	if step := deskJob(t, w, org.ID, oilJob.ID).Steps[0]; step.Status != workshop.StepPending {
 		t.Errorf("Oil change is %s, want pending", step.Status)
 	}

@@ -52,4 +52,26 @@
       b.removeAttribute("data-busy");
     });
   });
+  // An answer that never came (the network), or a server error, which
+  // swaps nothing in, says so in view: otherwise the tap would seem to
+  // have done nothing.
+  function failed(e) {
+    var main = document.querySelector("main");
+    if (!main) return;
+    var p = document.getElementById("request-failed");
+    if (!p) {
+      p = document.createElement("p");
+      p.id = "request-failed";
+      p.className = "error";
+      p.setAttribute("role", "alert");
+      main.insertBefore(p, main.firstChild);
+    }
+    p.textContent = e.type === "htmx:responseError"
+      ? "The server could not do that (error " + e.detail.xhr.status + "). Try again; if it happens again, tell your administrator."
+      : "No answer from the server: check the connection, then try again. What you sent may not have been saved.";
+    p.scrollIntoView({ block: "nearest" });
+  }
+  ["htmx:sendError", "htmx:timeout", "htmx:responseError"].forEach(function (name) {
+    document.addEventListener(name, failed);
+  });
 })();

@@ -30,7 +30,7 @@
     if (e.detail.target !== document.body) return;
     es.close();
     document.body.removeEventListener("htmx:beforeSwap", leave);
-    document.body.removeEventListener("htmx:afterRequest", showHeld);
+    document.body.removeEventListener("htmx:afterRequest", showHeldSoon);
   }
   document.body.addEventListener("htmx:beforeSwap", leave);
   function show(html) {
@@ -49,7 +49,10 @@
     held = null;
     show(html);
   }
-  document.body.addEventListener("htmx:afterRequest", showHeld);
+  // After the request's other events: its form is still on the page for
+  // them (a failure's, which says so, comes after this one).
+  function showHeldSoon() { setTimeout(showHeld, 0); }
+  document.body.addEventListener("htmx:afterRequest", showHeldSoon);
   es.addEventListener("open", function () { board.classList.remove("live-lost"); });
   es.addEventListener("board", function (e) {
     if (!board.isConnected) { es.close(); return; } // navigated away
