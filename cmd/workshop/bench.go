@@ -20,7 +20,7 @@ func benchCmd(ctx context.Context, args []string, getenv env, stdout, stderr io.
 		return bench.ServeLoad(ctx, stdin, stdout)
 	}
 	fs := newFlags("bench")
-	db := getenv.string(fs, "database", "WORKSHOP_BENCH_DATABASE_URL", "", "database URL (default: a fresh SQLite file in a temp dir)")
+	db := getenv.string(fs, "database", "WORKSHOP_BENCH_DATABASE_URL", "", "where to make the bench's databases: sqlite://PATH (a new file beside PATH) or postgres://… (a new database on that server); each is removed after, and the one named is never written (default: a temporary directory)")
 	scenarios := fs.String("scenario", "me", "comma-separated scenarios: "+fmt.Sprint(bench.ScenarioNames()))
 	rounds := fs.Int("rounds", 5, "interleaved rounds of each scenario")
 	duration := fs.Duration("duration", 5*time.Second, "measured time per run")

@@ -14,8 +14,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,7 +31,7 @@ import (
 
 // Config is what to measure and how long.
 type Config struct {
-	DatabaseURL string // "": a fresh SQLite file in a temp dir
+	DatabaseURL string // where the bench makes its databases (scratchDatabase); "": a temp dir
 	Scenarios   []string
 	Rounds      int
 	Duration    time.Duration // per measured run
@@ -114,9 +112,9 @@ type env struct {
 func (e *env) runName(round int) string { return e.scenario + "." + strconv.Itoa(round+1) }
 
 // Run measures the scenarios and writes a table to w; it returns the
-// figures. Each scenario runs on a fresh environment (its own SQLite file,
-// or its own organisation on the given database), so that what one seeds
-// does not weigh on the next. "all" names every scenario.
+// figures. Each scenario runs on a fresh environment (a database of its
+// own, made beside the one Config names: scratchDatabase), so that what
+// one seeds does not weigh on the next. "all" names every scenario.
 func Run(ctx context.Context, cfg Config, w io.Writer) ([]Figure, error) {
 	if cfg.Rounds < 1 || cfg.Connections < 1 || cfg.Duration <= 0 {
 		return nil, errors.New("bench: rounds, connections and duration must be positive")
@@ -173,14 +171,11 @@ func start(ctx context.Context, dbURL string, stepPool int) (*env, func(), error
 			cleanups[i]()
 		}
 	}
-	if dbURL == "" {
-		dir, err := os.MkdirTemp("", "workshop-bench-")
-		if err != nil {
-			return nil, nil, err
-		}
-		cleanups = append(cleanups, func() { os.RemoveAll(dir) })
-		dbURL = "sqlite://" + filepath.Join(dir, "bench.db")
+	dbURL, drop, err := scratchDatabase(ctx, dbURL, "workshop-bench")
+	if err != nil {
+		return nil, nil, err
 	}
+	cleanups = append(cleanups, drop)
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
 		cleanup()

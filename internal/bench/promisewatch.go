@@ -2,15 +2,11 @@ package bench
 
 import (
 	"context"
-	cryptorand "crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +62,7 @@ func promiseWatchScale(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	}
 	f := Figure{Kind: "report"}
 	f.Lines = append(f.Lines, planCostLines()...)
-	dbURL, drop, err := freshDatabase(ctx, e.store.Dialect(), cfg.DatabaseURL)
+	dbURL, drop, err := scratchDatabase(ctx, cfg.DatabaseURL, "workshop-watch-bench")
 	if err != nil {
 		return f, err
 	}
@@ -589,39 +585,4 @@ func processCPU(pid int) (time.Duration, error) {
 		return 0, err
 	}
 	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
-}
-
-// freshDatabase is a database of its own for the scenario: a new
-// PostgreSQL database beside the one given (dropped after), or a new
-// SQLite file; the locations of earlier runs would otherwise be watched
-// too.
-func freshDatabase(ctx context.Context, dialect, base string) (string, func(), error) {
-	if dialect != "postgres" {
-		dir, err := os.MkdirTemp("", "workshop-watch-bench-")
-		if err != nil {
-			return "", nil, err
-		}
-		return "sqlite://" + filepath.Join(dir, "watch.db"), func() { os.RemoveAll(dir) }, nil
-	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		return "", nil, err
-	}
-	var b [4]byte
-	_, _ = cryptorand.Read(b[:])
-	name := "workshop_watch_bench_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		admin.Close()
-		return "", nil, err
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		admin.Close()
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	return u.String(), func() {
-		_, _ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-		admin.Close()
-	}, nil
 }
