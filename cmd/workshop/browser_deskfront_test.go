@@ -151,6 +151,14 @@ func TestBrowserBoardLinks(t *testing.T) {
 		if err != nil || sideways > 0 {
 			t.Errorf("board at %s: %d px wider than the screen (%v)", size, sideways, err)
 		}
+		if screen.width >= 1280 {
+			// Two rows: the locations and who is signed in, then the
+			// location's pages (three took 175 px of a laptop's 800).
+			header, err := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`document.querySelector("header.bar").getBoundingClientRect().height`))
+			if err != nil || header > 130 {
+				t.Errorf("the header at %s is %.0f px high (%v), want at most 130", size, header, err)
+			}
+		}
 	}
 	b.checkAccessible(t, "board")
 
