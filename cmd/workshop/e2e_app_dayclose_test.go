@@ -172,7 +172,9 @@ func TestAppDayClose(t *testing.T) {
 			t.Fatalf("finish went to %q, want the closed day's page", fin.location)
 		}
 		b.get(fin.location).want(t, "the closed day", http.StatusOK, "", "Summary of the day", "finished by "+dc.advisor,
-			"<dt>Steps completed</dt><dd>1</dd>", "<dt>Items carried over</dt><dd>1</dd>")
+			"<dt>Steps completed</dt><dd>1</dd>", "<dt>Items carried over</dt><dd>1</dd>",
+			"Left open for the next day", `<a href="/jobs/`+dc.booking.ID+`">`+dc.booking.JobNumber+`</a>`,
+			"the booking did not arrive", "carried over by "+dc.advisor)
 		b.post(dc.closePath+"/finish", url.Values{}).want(t, "finish twice", http.StatusNotFound, "", "finished already")
 		b.get(dc.closePath).want(t, "open again, the day kept", http.StatusOK, "", "Start closing", `href="`+fin.location+`"`)
 		b.get("/locations/"+dc.loc.ID+"/board").wantNot(t, "no banner after the finish", "Day close in progress")

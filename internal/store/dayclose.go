@@ -114,21 +114,30 @@ func (s *Store) finishOpenClose(ctx context.Context, c conn, loc workshop.Locati
 	if err != nil {
 		return d, err
 	}
-	carried := 0
+	var carried []any // the items left open, as "kind id"
 	for _, it := range items {
 		switch {
 		case it.CarriedOver:
-			carried++
+			carried = append(carried, string(it.Kind)+" "+it.ID)
 		case f.Strict:
 			return d, workshop.Errorf(workshop.CodeInvalidTransition,
 				"Every open item needs a decision before the day can be closed: %d still open.", undecided(items))
 		}
 	}
+	// An item carried over and then resolved (its job got ready) was not
+	// left for the next day: the close keeps the rows of those it counts.
+	query := `DELETE FROM day_close_carryovers WHERE close_id = ?`
+	if len(carried) > 0 {
+		query += ` AND item_kind || ' ' || item_id NOT IN (` + placeholders(len(carried)) + `)`
+	}
+	if _, err := c.exec(ctx, query, append([]any{d.ID}, carried...)...); err != nil {
+		return d, err
+	}
 	sum, err := daySummary(ctx, c, loc, d.BusinessDate, now)
 	if err != nil {
 		return d, err
 	}
-	sum.CarriedOver = carried
+	sum.CarriedOver = len(carried)
 	at := workshop.MicrosOf(now)
 	d.FinishedAt, d.FinishedBy, d.Summary = &at, f.By, &sum
 	_, err = c.exec(ctx, `UPDATE day_closes SET finished_at = ?, finished_by = ?, summary = ? WHERE id = ?`,

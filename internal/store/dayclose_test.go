@@ -112,6 +112,15 @@ func TestDayCloseWorkflow(t *testing.T) {
 		if closed.Summary == nil || *closed.Summary != wantSum || closed.FinishedBy != e.user.ID {
 			t.Errorf("finished close = %+v (summary %+v), want summary %+v by %s", closed, closed.Summary, wantSum, e.user.ID)
 		}
+		// what the close left open is the booking alone, as counted
+		carried, err := e.st.CarriedItems(ctx, e.org.ID, closed.ID)
+		if err != nil || len(carried) != 1 || carried[0].Kind != workshop.CloseBookingMissed || carried[0].JobID != booking.ID ||
+			carried[0].JobNumber != booking.JobNumber || carried[0].DecidedBy != e.user.ID || carried[0].DecidedAt == 0 {
+			t.Errorf("carried items = %+v (%v), want the booking %s alone, decided by %s", carried, err, booking.JobNumber, e.user.ID)
+		}
+		if other, err := e.st.CarriedItems(ctx, "org_other", closed.ID); err != nil || len(other) != 0 {
+			t.Errorf("another organisation's carried items = %+v (%v), want none", other, err)
+		}
 		_, err = e.st.FinishDayClose(ctx, store.DayCloseFinish{LocationID: e.loc.ID, By: "usr_other", Strict: true})
 		wantCode(t, err, workshop.CodeNotFound)
 		err = e.st.CarryOver(ctx, e.org.ID, e.loc.ID, workshop.ClosePromiseMissed, working.ID, e.user.ID)

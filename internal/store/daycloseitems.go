@@ -86,6 +86,43 @@ func (s *Store) DayClose(ctx context.Context, orgID, id string) (workshop.DayClo
 	return d, err
 }
 
+// CarriedItem is an item a close left open for the next day, with who
+// decided so and when.
+type CarriedItem struct {
+	DayCloseItem
+	DecidedAt workshop.Micros
+	DecidedBy string // a user's id; "" when not recorded
+}
+
+// CarriedItems lists what close closeID of the organisation left open for
+// the next day, in the order it was decided, named as the steps, jobs and
+// technicians are now. Once the close is finished these are the items its
+// summary counts (FinishDayClose drops the rows of those resolved before
+// the finish); a close finished before that rule may have more.
+func (s *Store) CarriedItems(ctx context.Context, orgID, closeID string) ([]CarriedItem, error) {
+	rows, err := s.read().query(ctx, `SELECT co.item_kind, co.item_id, co.decided_at, co.decided_by,
+			COALESCE(sj.id, j.id), COALESCE(sj.job_number, j.job_number), COALESCE(sj.vehicle_plate, j.vehicle_plate),
+			COALESCE(st.label, t.name)
+		FROM day_close_carryovers co JOIN day_closes d ON d.id = co.close_id
+			LEFT JOIN steps st ON co.item_kind = 'step' AND st.id = co.item_id
+			LEFT JOIN jobs sj ON sj.id = st.job_id
+			LEFT JOIN jobs j ON co.item_kind IN ('promise', 'booking') AND j.id = co.item_id
+			LEFT JOIN technicians t ON co.item_kind = 'attendance' AND t.id = co.item_id
+		WHERE co.close_id = ? AND d.org_id = ?
+		ORDER BY co.decided_at, co.item_kind, co.item_id`, closeID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(sc scanner) (CarriedItem, error) {
+		var it CarriedItem
+		var by, jobID, number, plate, label sql.NullString
+		err := sc.Scan(&it.Kind, &it.ID, &it.DecidedAt, &by, &jobID, &number, &plate, &label)
+		it.DecidedBy, it.JobID, it.JobNumber, it.Plate, it.Label = by.String, jobID.String, number.String, plate.String, label.String
+		it.CarriedOver = true
+		return it, err
+	})
+}
+
 // CarryOver records that an open item of the location's close under way
 // is left for the next day. Sent twice, it is recorded once.
 func (s *Store) CarryOver(ctx context.Context, orgID, locationID string, kind workshop.CloseItemKind, itemID, by string) error {

@@ -174,6 +174,34 @@ func (a *App) closedDayPage(w http.ResponseWriter, r *http.Request, si *store.Si
 	}
 	names := a.userNames(r, si.Member.Org.ID)
 	days := d.closedDays([]workshop.DayClose{c}, names)
+	carried, err := a.carriedRows(r, d, c, names)
+	if err != nil {
+		return err
+	}
 	return a.render(w, r, http.StatusOK, "dayclosed", view{Header: d.header, Data: map[string]any{"Location": d.loc, "Day": days[0],
-		"Finished": c.Finished(), "StartedBy": names(c.StartedBy), "StartedAt": d.when(c.StartedAt.Time())}})
+		"Finished": c.Finished(), "StartedBy": names(c.StartedBy), "StartedAt": d.when(c.StartedAt.Time()), "Carried": carried}})
+}
+
+// carriedRow is an item a closed day left open, as its page lists it.
+type carriedRow struct {
+	store.CarriedItem
+	When, Who string // the decision's
+}
+
+// carriedRows are what finished close c left open for the next day. A
+// close finished before the finish kept only the rows it counts may hold
+// more than its summary says: its page then gives the count alone.
+func (a *App) carriedRows(r *http.Request, d *desk, c workshop.DayClose, names func(string) string) ([]carriedRow, error) {
+	if c.Summary == nil || c.Summary.CarriedOver == 0 {
+		return nil, nil
+	}
+	items, err := a.store.CarriedItems(r.Context(), c.OrgID, c.ID)
+	if err != nil || len(items) != c.Summary.CarriedOver {
+		return nil, err
+	}
+	rows := make([]carriedRow, len(items))
+	for i, it := range items {
+		rows[i] = carriedRow{CarriedItem: it, When: d.when(it.DecidedAt.Time()), Who: names(it.DecidedBy)}
+	}
+	return rows, nil
 }
