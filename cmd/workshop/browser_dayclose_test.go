@@ -3,7 +3,10 @@ package main
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
@@ -52,7 +55,20 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 	b.checkAccessible(t, "day close, an item carried over")
 	b.do(t, "finish", jsClick(`form[action$="/day-close/finish"] button`))
 	b.waitFor(t, "the closed day", `location.pathname.startsWith('/day-closes/') && !!document.querySelector('#summary-heading')`)
+	b.screenshots(t, "dayclose-summary")
 	b.checkAccessible(t, "closed day")
+	// On a phone every figure of the summary is on the screen, beside
+	// its label (the longest label once pushed them off its right edge).
+	b.do(t, "the closed day on a phone", chromedp.EmulateViewport(390, 844))
+	offscreen, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".facts dd")].
+		filter(dd => dd.getBoundingClientRect().right > innerWidth || dd.getBoundingClientRect().width === 0).map(dd => dd.textContent)`))
+	if err != nil || len(offscreen) > 0 {
+		t.Errorf("on a phone the summary's figures %q are off the screen (%v), want every one in view", offscreen, err)
+	}
+	if got := b.text(t, "#carried-heading + ul"); !strings.Contains(got, "carried over by") {
+		t.Errorf("the closed day's list of what was left open says %q, want the carried-over item and who decided", got)
+	}
+	b.do(t, "a laptop again", chromedp.EmulateViewport(1366, 768))
 	if res := patch(); res.Status != http.StatusOK {
 		t.Errorf("API write on the second process after the finish: %d %s", res.Status, res.Body)
 	}
