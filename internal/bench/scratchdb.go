@@ -2,14 +2,14 @@ package bench
 
 import (
 	"context"
-	cryptorand "crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // scratchDatabase is a database of the bench's own, made beside the one
@@ -35,11 +35,8 @@ func scratchDatabase(ctx context.Context, base, prefix string) (string, func(), 
 		}
 		return "sqlite://" + filepath.Join(own, prefix+".db"), func() { os.RemoveAll(own) }, nil
 	case strings.HasPrefix(base, "postgres://"), strings.HasPrefix(base, "postgresql://"):
-		suffix, err := randomSuffix()
-		if err != nil {
-			return "", nil, err
-		}
-		return scratchPostgres(ctx, base, strings.ReplaceAll(prefix, "-", "_")+"_"+suffix)
+		// An id is lower-case letters and digits: a name PostgreSQL takes unquoted.
+		return scratchPostgres(ctx, base, strings.ReplaceAll(prefix, "-", "_")+"_"+workshop.NewID(""))
 	}
 	return "", nil, fmt.Errorf("bench: database URL %q: want sqlite://PATH or postgres://…", base)
 }
@@ -64,12 +61,4 @@ func scratchPostgres(ctx context.Context, base, name string) (string, func(), er
 		_, _ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
 		admin.Close()
 	}, nil
-}
-
-func randomSuffix() (string, error) {
-	var b [4]byte
-	if _, err := cryptorand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b[:]), nil
 }

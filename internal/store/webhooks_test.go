@@ -509,16 +509,25 @@ func openTx(t *testing.T, url string) *sql.Tx {
 	return tx
 }
 
+// onPostgres runs fn on PostgreSQL only, with a webhook environment: the
+// order in which events' transactions end matters there alone (SQLite has
+// one writer, so events commit in seq order).
+func onPostgres(t *testing.T, fn func(t *testing.T, db storetest.Database, e whEnv)) {
+	t.Helper()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		if db.Name != "postgres" {
+			t.Skip("SQLite has one writer: events commit in seq order")
+		}
+		fn(t, db, newWhEnv(t, db))
+	})
+}
+
 // TestFanOutWaitsForEarlierTransactions: on PostgreSQL an event can take its
 // seq in a transaction that commits after a later event's. The fan-out
 // waits for it rather than skip it: both are delivered, once each.
 func TestFanOutWaitsForEarlierTransactions(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
-		if db.Name != "postgres" {
-			t.Skip("SQLite has one writer: events commit in seq order")
-		}
-		e := newWhEnv(t, db)
+	onPostgres(t, func(t *testing.T, db storetest.Database, e whEnv) {
 		ctx := t.Context()
 		h := e.hook(t, e.org.ID, "", workshop.EventJobCreated)
 		slow := openTx(t, db.URL)
@@ -555,11 +564,7 @@ func TestFanOutWaitsForEarlierTransactions(t *testing.T) {
 // an older one of this database still does.
 func TestFanOutLooksPastOtherDatabases(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
-		if db.Name != "postgres" {
-			t.Skip("SQLite has one writer: events commit in seq order")
-		}
-		e := newWhEnv(t, db)
+	onPostgres(t, func(t *testing.T, db storetest.Database, e whEnv) {
 		ctx := t.Context()
 		e.hook(t, e.org.ID, "", workshop.EventJobCreated)
 		holdXID := func(url string) *sql.Tx {
