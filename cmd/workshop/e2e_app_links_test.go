@@ -167,7 +167,7 @@ func TestAppSessionOnSecondProcess(t *testing.T) {
 	two := newBrowser(t, second)
 	two.c.Jar.SetCookies(mustURL(t, second), []*http.Cookie{{Name: "workshop_session", Value: one.sessionToken()}})
 	two.get(board).want(t, "the session on the second process", http.StatusOK, "", "advisor@example.com")
-	two.post("/logout", nil).want(t, "sign out on the second process", http.StatusSeeOther, "/login")
+	two.post("/logout", nil).want(t, "sign out on the second process", http.StatusSeeOther, "/login?signed-out=1")
 	one.get(board).want(t, "the first process after the sign-out", http.StatusSeeOther, "/login?next="+url.QueryEscape(board))
 
 	one.login("advisor@example.com", testPassword, "").want(t, "sign in again", http.StatusSeeOther, "/")

@@ -58,7 +58,7 @@ func (a *App) root(w http.ResponseWriter, r *http.Request) error {
 
 func (a *App) loginPage(w http.ResponseWriter, r *http.Request) error {
 	f := form{Values: map[string]string{"next": r.URL.Query().Get("next")}, Errors: map[string]string{}}
-	return a.render(w, r, http.StatusOK, "login", view{Form: f})
+	return a.render(w, r, http.StatusOK, "login", view{Form: f, Data: map[string]any{"SignedOut": r.URL.RawQuery == signedOutParam}})
 }
 
 // wrongCredentials is the one message for a wrong email and a wrong
@@ -169,6 +169,10 @@ func (a *App) logout(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	clearSessionCookie(w, r)
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	http.Redirect(w, r, "/login?"+signedOutParam, http.StatusSeeOther)
 	return nil
 }
+
+// signedOutParam marks the sign-in page shown after a sign-out, which
+// then says so: the page alone would not tell it from an expired session.
+const signedOutParam = "signed-out=1"
