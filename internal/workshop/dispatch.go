@@ -174,12 +174,21 @@ func PlanDispatch(in DispatchInput) Dispatch {
 	return p.dispatch(p.search(in.Budget))
 }
 
-// lateMinutes is how many wall-clock minutes, rounded up, projected is past
-// promise.
-func lateMinutes(promise *time.Time, projected time.Time) int {
-	if promise == nil || !projected.After(*promise) {
+// LateMinutes is how many wall-clock minutes, rounded up, end is past
+// promise: 0 without a promise or when end is not past it. It is the
+// lateness every plan, bound and report counts.
+func LateMinutes(promise *time.Time, end time.Time) int {
+	if promise == nil {
 		return 0
 	}
-	d := projected.Sub(*promise)
+	return minutesLate(end.Sub(*promise))
+}
+
+// minutesLate is a lateness in whole minutes, rounded up; 0 when d is not
+// positive.
+func minutesLate(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
 	return int((d + time.Minute - 1) / time.Minute)
 }

@@ -538,7 +538,7 @@ func (p *problem) outlook(pj *pjob, places []placement) JobOutlook {
 	}
 	t := p.timeOf(end)
 	o.ProjectedCompletion = &t
-	o.LateMinutes = lateMinutes(pj.job.PromiseTime, t)
+	o.LateMinutes = LateMinutes(pj.job.PromiseTime, t)
 	o.AtRisk = o.LateMinutes > 0
 	return o
 }
@@ -560,9 +560,7 @@ func (p *problem) scoreOf(d decoded) score {
 			continue
 		}
 		if pj.job.PromiseTime != nil {
-			if late := end - micros(*pj.job.PromiseTime); late > 0 {
-				s.weightedLate += int((late+int64(time.Minute/time.Microsecond)-1)/int64(time.Minute/time.Microsecond)) * pj.weight
-			}
+			s.weightedLate += minutesLate(time.Duration(end-micros(*pj.job.PromiseTime))*time.Microsecond) * pj.weight
 		}
 		s.last = max(s.last, end)
 	}

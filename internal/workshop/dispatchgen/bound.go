@@ -65,11 +65,7 @@ func aloneEnds(in workshop.DispatchInput) []time.Time {
 
 // weightedLate is a job's weighted late minutes if it completes at end.
 func weightedLate(j workshop.DispatchJob, end time.Time) int {
-	if j.PromiseTime == nil || !end.After(*j.PromiseTime) {
-		return 0
-	}
-	d := end.Sub(*j.PromiseTime)
-	return int((d+time.Minute-1)/time.Minute) * workshop.PriorityWeight(j.Priority)
+	return workshop.LateMinutes(j.PromiseTime, end) * workshop.PriorityWeight(j.Priority)
 }
 
 // FirstComeFirstServed is the simple dispatcher the plan is compared with:

@@ -428,17 +428,10 @@ func (s *exactSearch) bound(lastStart time.Time) xscore {
 		if end.IsZero() {
 			end = s.start
 		}
-		sc.wl += lateMinutes(xj.job.PromiseTime, end) * xj.weight
+		sc.wl += workshop.LateMinutes(xj.job.PromiseTime, end) * xj.weight
 		sc.last = workshop.Later(sc.last, end)
 	}
 	return sc
-}
-
-func lateMinutes(promise *time.Time, end time.Time) int {
-	if promise == nil || !end.After(*promise) {
-		return 0
-	}
-	return int((end.Sub(*promise) + time.Minute - 1) / time.Minute)
 }
 
 // dispatch writes slots as a plan.
@@ -477,7 +470,7 @@ func (s *exactSearch) dispatch(slots []slot) workshop.Dispatch {
 			}
 			e := end.In(zone)
 			o.ProjectedCompletion = &e
-			o.LateMinutes = lateMinutes(xj.job.PromiseTime, end)
+			o.LateMinutes = workshop.LateMinutes(xj.job.PromiseTime, end)
 			o.AtRisk = o.LateMinutes > 0
 		}
 		if o.AtRisk {
