@@ -92,9 +92,7 @@ func simulateOne(w *Workshop, days []Day, policy, durations string) Row {
 		counted++
 		quote += j.promise.Sub(j.from)
 		lead += j.ready.Sub(j.spec.Arrival)
-		if late := j.ready.Sub(j.promise); late > 0 {
-			row.WeightedLateMinutes += int((late+time.Minute-1)/time.Minute) * workshop.PriorityWeight(j.spec.Priority)
-		}
+		row.WeightedLateMinutes += workshop.LateMinutes(&j.promise, j.ready) * workshop.PriorityWeight(j.spec.Priority)
 		if !j.promise.After(windowEnd) {
 			promised++
 			if !j.ready.After(j.promise) {

@@ -259,7 +259,7 @@ func delayOf(cal Calendar, st Step, sd StepDetail) (Delay, bool) {
 // away from zero, so any lateness is at least -1).
 func SlackMinutes(cal Calendar, promise, projected time.Time) int {
 	if projected.After(promise) {
-		return -int((cal.WorkBetween(promise, projected) + time.Minute - 1) / time.Minute)
+		return -minutesUp(cal.WorkBetween(promise, projected))
 	}
 	return int(cal.WorkBetween(projected, promise) / time.Minute)
 }

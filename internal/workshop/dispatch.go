@@ -181,12 +181,11 @@ func LateMinutes(promise *time.Time, end time.Time) int {
 	if promise == nil {
 		return 0
 	}
-	return minutesLate(end.Sub(*promise))
+	return minutesUp(end.Sub(*promise))
 }
 
-// minutesLate is a lateness in whole minutes, rounded up; 0 when d is not
-// positive.
-func minutesLate(d time.Duration) int {
+// minutesUp is d in whole minutes, rounded up; 0 when d is not positive.
+func minutesUp(d time.Duration) int {
 	if d <= 0 {
 		return 0
 	}

@@ -560,7 +560,7 @@ func (p *problem) scoreOf(d decoded) score {
 			continue
 		}
 		if pj.job.PromiseTime != nil {
-			s.weightedLate += minutesLate(time.Duration(end-micros(*pj.job.PromiseTime))*time.Microsecond) * pj.weight
+			s.weightedLate += minutesUp(time.Duration(end-micros(*pj.job.PromiseTime))*time.Microsecond) * pj.weight
 		}
 		s.last = max(s.last, end)
 	}

@@ -61,7 +61,7 @@ func StepWorkMinutes(cal Calendar, start, end time.Time) int {
 	if d == 0 {
 		d = end.Sub(start)
 	}
-	return int((d + time.Minute - 1) / time.Minute)
+	return minutesUp(d)
 }
 
 // InDurationHistory reports whether a step that ended at end is a sample
