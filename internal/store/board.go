@@ -40,7 +40,7 @@ func (s *Store) Board(ctx context.Context, locationID string, now workshop.Micro
 	today := int64(now) / day * day
 	rows, err := c.query(ctx, `SELECT status, n FROM board_tally WHERE location_id = ?
 		UNION ALL SELECT 'late', (SELECT COALESCE(SUM(n), 0) FROM late_tally WHERE location_id = ? AND day < ?)
-			+ (SELECT COUNT(*) FROM jobs WHERE location_id = ? AND status IN ('booked', 'arrived', 'in_progress', 'waiting')
+			+ (SELECT COUNT(*) FROM jobs WHERE location_id = ? AND `+openNotReady+`
 				AND promise_time_us >= ? AND promise_time_us < ?)`,
 		locationID, locationID, today/day, locationID, today, int64(now))
 	if err != nil {

@@ -12,9 +12,13 @@ import (
 // on, and finished after their promise by the plan as the promise watch
 // last saw it (a row of job_promises). A job is never both.
 
-// lateOrRisky is the condition of both, the open not-ready statuses
-// written out so that SQLite sees the partial index applies.
-const lateOrRisky = `location_id = ? AND org_id = ? AND status IN ('booked', 'arrived', 'in_progress', 'waiting')`
+// openNotReady is the statuses of jobs that can be late (workshop.Late:
+// not ready, delivered or cancelled), written out as the partial index
+// jobs_open_promise writes them, so that SQLite sees that it applies.
+const openNotReady = `status IN ('booked', 'arrived', 'in_progress', 'waiting')`
+
+// lateOrRisky is the condition of both.
+const lateOrRisky = `location_id = ? AND org_id = ? AND ` + openNotReady
 
 // atRisk narrows lateOrRisky to the jobs at risk.
 const atRisk = ` AND promise_time_us >= ? AND id IN (SELECT job_id FROM job_promises WHERE location_id = ?)`
