@@ -69,9 +69,6 @@ func (p Period) ToDate() string   { return p.To.Format(time.DateOnly) }
 func (p Period) Previous() Period { return periodOf(p.Kind, p.From.AddDate(0, 0, -1)) }
 func (p Period) Next() Period     { return periodOf(p.Kind, p.To.AddDate(0, 0, 1)) }
 
-// Contains tells whether the local date (YYYY-MM-DD) is in the period.
-func (p Period) Contains(date string) bool { return date >= p.FromDate() && date <= p.ToDate() }
-
 // WorkedMinutes is the whole minutes between a record's clock-in and its
 // clock-out, or now while it is open (Open). The instants are subtracted,
 // never the wall clocks, so a shift over a daylight-saving change counts

@@ -121,9 +121,6 @@ func (s *Server) Stop() error {
 	return s.err
 }
 
-// Done is closed when the server has returned.
-func (s *Server) Done() <-chan struct{} { return s.done }
-
 // LogBuffer collects a server's log, safe for concurrent use.
 type LogBuffer struct {
 	mu  sync.Mutex
