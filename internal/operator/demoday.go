@@ -11,7 +11,10 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// A demo job: a vehicle's visit with its steps, as it stands now.
+// A demo job: a vehicle's visit with its steps, as it stands now. Its
+// times are working time (the location's hours) before and after now, so
+// that the day is one a workshop could have had, whenever the demo starts:
+// at night it is the day that ended last, its work still open.
 type demoJob struct {
 	loc                   string
 	plate, make_, model   string
@@ -33,7 +36,7 @@ type demoStep struct {
 // demoJobs is a working day: every job status at the Berlin location, a few
 // jobs in Queens, steps in progress in bays with technicians.
 var demoJobs = []demoJob{
-	{loc: demoBerlinID, plate: "B-DM 1001", make_: "Volkswagen", model: "Golf", source: "phone", promiseIn: 26 * time.Hour,
+	{loc: demoBerlinID, plate: "B-DM 1001", make_: "Volkswagen", model: "Golf", source: "phone", promiseIn: 12 * time.Hour,
 		steps: []demoStep{{label: "Annual service", minutes: 90}, {label: "Brake check", phase: 1, minutes: 30}}},
 	{loc: demoBerlinID, plate: "B-DM 1002", make_: "Opel", model: "Corsa", source: "walk_in", arrivedAgo: 25 * time.Minute, promiseIn: 4 * time.Hour,
 		steps: []demoStep{{label: "Diagnosis: engine warning light", minutes: 45}}},
@@ -59,7 +62,7 @@ var demoJobs = []demoJob{
 		}},
 	{loc: demoBerlinID, plate: "B-DM 1007", make_: "Ford", model: "Focus", source: "phone", arrivedAgo: 7 * time.Hour, end: "deliver",
 		steps: []demoStep{{label: "Oil service", minutes: 45, state: workshop.StepCompleted, tech: "Aylin Demir", bay: "Bay 2"}}},
-	{loc: demoBerlinID, plate: "B-DM 1008", make_: "Renault", model: "Clio", source: "phone", promiseIn: 50 * time.Hour, end: "cancel",
+	{loc: demoBerlinID, plate: "B-DM 1008", make_: "Renault", model: "Clio", source: "phone", promiseIn: 20 * time.Hour, end: "cancel",
 		steps: []demoStep{{label: "Air conditioning service", minutes: 60}}},
 	{loc: demoNewYorkID, plate: "NY ABC-1234", make_: "Toyota", model: "Camry", source: "walk_in", arrivedAgo: 90 * time.Minute, promiseIn: 2 * time.Hour,
 		steps: []demoStep{{label: "Brake inspection", minutes: 45, state: workshop.StepInProgress, tech: "Maria Lopez", bay: "Bay A"}}},
@@ -80,18 +83,23 @@ var demoCatalog = []workshop.CatalogItem{
 
 // demoDay fills the freshly seeded demo with a working day as of now, through
 // the same writes the API makes (so the outbox has its events): the
-// catalog, every technician clocked in, and demoJobs with their steps
-// started, finished, delivered or cancelled at times in the past.
+// catalog, every technician clocked in since the opening of the location's
+// last working day, and demoJobs with their steps started, finished,
+// delivered or cancelled at times in the past.
 func (o *Operator) demoDay(ctx context.Context, seed store.DemoSeed) error {
 	now := o.Now()
 	v := store.Visibility{OrgID: DemoOrgID}
-	techs, bays, zones := map[string]string{}, map[string]string{}, map[string]*time.Location{}
+	techs, bays, cals := map[string]string{}, map[string]string{}, map[string]workshop.Calendar{}
 	for _, l := range seed.Locations {
 		z, err := workshop.LoadZone(l.Timezone)
 		if err != nil {
 			return err
 		}
-		zones[l.ID] = z
+		settings, err := o.Store.Settings(ctx, l.ID)
+		if err != nil {
+			return err
+		}
+		cals[l.ID] = workshop.NewCalendar(z, settings)
 	}
 	for _, t := range seed.Technicians {
 		techs[t.Name] = t.ID
@@ -109,7 +117,7 @@ func (o *Operator) demoDay(ctx context.Context, seed store.DemoSeed) error {
 		}
 	}
 	for _, t := range seed.Technicians {
-		if _, err := o.Store.ClockIn(ctx, v, t.ID, now.Add(-8*time.Hour)); err != nil {
+		if _, err := o.Store.ClockIn(ctx, v, t.ID, lastOpening(cals[t.LocationID], now)); err != nil {
 			return fmt.Errorf("clock in %s: %w", t.Name, err)
 		}
 	}
@@ -117,18 +125,27 @@ func (o *Operator) demoDay(ctx context.Context, seed store.DemoSeed) error {
 	jobs := slices.Clone(demoJobs)
 	slices.SortStableFunc(jobs, func(a, b demoJob) int { return cmp.Compare(b.arrivedAgo, a.arrivedAgo) })
 	for _, dj := range jobs {
-		if err := o.demoJob(ctx, v, dj, now, zones[dj.loc], techs, bays); err != nil {
+		if err := o.demoJob(ctx, v, dj, now, cals[dj.loc], techs, bays); err != nil {
 			return fmt.Errorf("demo job %s: %w", dj.plate, err)
 		}
 	}
 	return nil
 }
 
+// lastOpening is when the location's last working day before now opened
+// (today's opening while it is open).
+func lastOpening(cal workshop.Calendar, now time.Time) time.Time {
+	y, m, d := cal.SubtractWork(now, time.Nanosecond).Date()
+	return cal.NextOpen(time.Date(y, m, d, 0, 0, 0, 0, cal.Zone))
+}
+
 // demoJob creates one demo job and plays its steps forward: from 10
 // minutes after the arrival, each step done in its estimated time with 5
-// minutes between steps.
-func (o *Operator) demoJob(ctx context.Context, v store.Visibility, dj demoJob, now time.Time, zone *time.Location, techs, bays map[string]string) error {
-	created := now.Add(-dj.arrivedAgo - time.Hour) // booked an hour before arriving (or, booked only, an hour ago)
+// minutes between steps, all in working time.
+func (o *Operator) demoJob(ctx context.Context, v store.Visibility, dj demoJob, now time.Time, cal workshop.Calendar, techs, bays map[string]string) error {
+	zone := cal.Zone
+	arrived := cal.SubtractWork(now, dj.arrivedAgo).Truncate(time.Second)
+	created := arrived.Add(-time.Hour) // booked an hour before arriving (or, booked only, an hour ago)
 	j := workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: DemoOrgID, LocationID: dj.loc, VehiclePlate: &dj.plate,
 		VehicleMake: &dj.make_, VehicleModel: &dj.model, Priority: "normal", Source: dj.source,
 		CreatedAt: workshop.MicrosOf(created), UpdatedAt: workshop.MicrosOf(created), Steps: []workshop.Step{}}
@@ -136,13 +153,12 @@ func (o *Operator) demoJob(ctx context.Context, v store.Visibility, dj demoJob, 
 		j.Priority = dj.priority
 	}
 	if dj.promiseIn > 0 {
-		j.PromiseTime = &workshop.OffsetTime{Time: now.Add(dj.promiseIn).In(zone).Truncate(time.Minute)}
+		j.PromiseTime = &workshop.OffsetTime{Time: cal.AddWork(now, dj.promiseIn).In(zone).Truncate(time.Minute)}
 	}
 	cursor := now
 	if dj.arrivedAgo > 0 {
-		arrived := now.Add(-dj.arrivedAgo).In(zone).Truncate(time.Second)
-		j.ArrivalTime = &workshop.OffsetTime{Time: arrived}
-		cursor = arrived.Add(10 * time.Minute)
+		j.ArrivalTime = &workshop.OffsetTime{Time: arrived.In(zone)}
+		cursor = cal.AddWork(arrived, 10*time.Minute)
 	}
 	res, err := o.Store.CreateJob(ctx, j, false)
 	if err != nil {
@@ -173,19 +189,19 @@ func (o *Operator) demoJob(ctx context.Context, v store.Visibility, dj demoJob, 
 			return err
 		}
 		if ds.state == workshop.StepCompleted {
-			cursor = cursor.Add(time.Duration(ds.minutes) * time.Minute)
+			cursor = cal.AddWork(cursor, time.Duration(ds.minutes)*time.Minute)
 			done := workshop.StepCompleted
 			if _, err := o.Store.PatchStep(ctx, v, j.ID, st.ID, store.StepPatch{UpdatedAt: st.UpdatedAt, Status: &done}, workshop.MicrosOf(cursor)); err != nil {
 				return err
 			}
-			cursor = cursor.Add(5 * time.Minute)
+			cursor = cal.AddWork(cursor, 5*time.Minute)
 		}
 	}
 	switch dj.end {
 	case "deliver":
 		_, err = o.Store.DeliverJob(ctx, v, j.ID, workshop.MicrosOf(cursor))
 	case "cancel":
-		_, err = o.Store.CancelJob(ctx, v, j.ID, []string{"customer_declined"}, workshop.MicrosOf(now.Add(-30*time.Minute)))
+		_, err = o.Store.CancelJob(ctx, v, j.ID, []string{"customer_declined"}, workshop.MicrosOf(cal.SubtractWork(now, 30*time.Minute)))
 	}
 	return err
 }

@@ -58,6 +58,13 @@ func (c Calendar) AddWork(t time.Time, d time.Duration) time.Time {
 	return c.compile().addWork(t, d).In(c.zone())
 }
 
+// SubtractWork is AddWork backwards: the latest instant from which d of
+// working time runs until t, so that WorkBetween(SubtractWork(t, d), t) ==
+// d. d <= 0 returns t. The result is in the calendar's zone.
+func (c Calendar) SubtractWork(t time.Time, d time.Duration) time.Time {
+	return c.compile().subtractWork(t, d).In(c.zone())
+}
+
 // WorkBetween returns the working time between a and b (a <= b), for slack;
 // 0 when b is not after a. WorkBetween(t, AddWork(t, d)) == d.
 func (c Calendar) WorkBetween(a, b time.Time) time.Duration { return c.compile().workBetween(a, b) }
@@ -251,6 +258,22 @@ func (w *workWeek) periodsFrom(t time.Time) iter.Seq[Interval] {
 	}
 }
 
+// periodsBefore is periodsFrom backwards: the working periods that start
+// before t, the latest first, from the local day after t's.
+func (w *workWeek) periodsBefore(t time.Time) iter.Seq[Interval] {
+	return func(yield func(Interval) bool) {
+		y, m, d := t.In(w.zone).Date()
+		for i := 1; ; i-- {
+			periods := w.day(y, m, d+i)
+			for j := len(periods) - 1; j >= 0; j-- {
+				if periods[j].Start.Before(t) && !yield(periods[j]) {
+					return
+				}
+			}
+		}
+	}
+}
+
 func (w *workWeek) open(t time.Time) bool {
 	if w.always {
 		return true
@@ -287,6 +310,24 @@ func (w *workWeek) addWork(t time.Time, d time.Duration) time.Time {
 		return s.Add(d)
 	}
 	return t // not reached: periodsFrom does not end
+}
+
+func (w *workWeek) subtractWork(t time.Time, d time.Duration) time.Time {
+	if d <= 0 {
+		return t
+	}
+	if w.always {
+		return t.Add(-d)
+	}
+	for p := range w.periodsBefore(t) {
+		e := Earlier(p.End, t)
+		if avail := e.Sub(p.Start); d > avail {
+			d -= avail
+			continue
+		}
+		return e.Add(-d)
+	}
+	return t // not reached: periodsBefore does not end
 }
 
 func (w *workWeek) workBetween(a, b time.Time) time.Duration {

@@ -145,6 +145,37 @@ func TestCalendarAddWork(t *testing.T) {
 	}
 }
 
+func TestCalendarSubtractWork(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cal  workshop.Calendar
+		to   time.Time
+		d    time.Duration
+		want time.Time
+	}{
+		{"inside hours", shop, at(2026, 3, 16, 11, 0), 2 * time.Hour, at(2026, 3, 16, 9, 0)},
+		{"back across the break", shop, at(2026, 3, 16, 13, 30), 2 * time.Hour, at(2026, 3, 16, 11, 0)},
+		{"from inside the break", shop, at(2026, 3, 16, 12, 10), time.Hour, at(2026, 3, 16, 11, 0)},
+		{"fills the morning: starts at opening, not before it", shop, at(2026, 3, 16, 10, 0), 2 * time.Hour, at(2026, 3, 16, 8, 0)},
+		{"from the evening", shop, at(2026, 3, 16, 21, 26), time.Hour, at(2026, 3, 16, 16, 30)},
+		{"back across a night", shop, at(2026, 3, 17, 9, 0), 2 * time.Hour, at(2026, 3, 16, 16, 30)},
+		{"Monday 09:30 - 2h lands on Saturday", shop, at(2026, 3, 23, 9, 30), 2 * time.Hour, at(2026, 3, 21, 12, 30)},
+		{"from Sunday", shop, at(2026, 3, 22, 10, 0), time.Hour, at(2026, 3, 21, 12, 0)},
+		{"a working week: Fri 17:30 - 45h is Mon 08:00", shop, at(2026, 3, 20, 17, 30), 45 * time.Hour, at(2026, 3, 16, 8, 0)},
+		{"spring-forward weekend", shop, time.Date(2026, 3, 30, 7, 0, 0, 0, time.UTC), 2 * time.Hour, at(2026, 3, 28, 12, 0)},
+		{"fall-back weekend", shop, time.Date(2026, 10, 26, 8, 0, 0, 0, time.UTC), 2 * time.Hour, at(2026, 10, 24, 12, 0)},
+		{"zero duration: unchanged", shop, at(2026, 3, 22, 10, 0), 0, at(2026, 3, 22, 10, 0)},
+		{"negative duration: unchanged", shop, at(2026, 3, 16, 10, 0), -time.Hour, at(2026, 3, 16, 10, 0)},
+		{"24h calendar over spring forward: real time", allDay, at(2026, 3, 29, 13, 0), 24 * time.Hour, at(2026, 3, 28, 12, 0)},
+		{"no working time: real time", workshop.Calendar{Zone: berlin}, at(2026, 3, 22, 10, 0), 30 * time.Hour, at(2026, 3, 21, 4, 0)},
+	} {
+		if got := tc.cal.SubtractWork(tc.to, tc.d); !got.Equal(tc.want) {
+			t.Errorf("%s: SubtractWork(%v, %v) = %v, want %v", tc.name, tc.to, tc.d, got, tc.want)
+		}
+	}
+}
+
 func TestCalendarWorkBetween(t *testing.T) {
 	t.Parallel()
 	// Open 01:00-04:00 on Sundays only: the night of a DST change.
@@ -304,6 +335,13 @@ func TestCalendarRoundTrip(t *testing.T) {
 			}
 			if n := cal.NextOpen(from); n.Before(from) || !cal.Open(n) || cal.WorkBetween(from, n) != 0 {
 				t.Fatalf("NextOpen(%v) = %v: not the next working instant", from, n)
+			}
+			start := cal.SubtractWork(from, d)
+			if got := cal.WorkBetween(start, from); got != d {
+				t.Fatalf("WorkBetween(SubtractWork(%v, %v) = %v, %v) = %v, want %v", from, d, start, from, got, d)
+			}
+			if d > 0 && !cal.Open(start) {
+				t.Fatalf("SubtractWork(%v, %v) = %v, which does not start working time", from, d, start)
 			}
 		}
 	}
