@@ -65,6 +65,21 @@ func (c Calendar) SubtractWork(t time.Time, d time.Duration) time.Time {
 	return c.compile().subtractWork(t, d).In(c.zone())
 }
 
+// ClosingTime is when the location stops working on the local date
+// y-m-d: the end of that date's last working period. It is false for a date
+// without working time, and for a calendar without hours.
+func (c Calendar) ClosingTime(y int, m time.Month, d int) (time.Time, bool) {
+	w := c.compile()
+	if w.always {
+		return time.Time{}, false
+	}
+	periods := w.day(y, m, d)
+	if len(periods) == 0 {
+		return time.Time{}, false
+	}
+	return periods[len(periods)-1].End.In(c.zone()), true
+}
+
 // WorkBetween returns the working time between a and b (a <= b), for slack;
 // 0 when b is not after a. WorkBetween(t, AddWork(t, d)) == d.
 func (c Calendar) WorkBetween(a, b time.Time) time.Duration { return c.compile().workBetween(a, b) }

@@ -176,6 +176,30 @@ func TestCalendarSubtractWork(t *testing.T) {
 	}
 }
 
+func TestCalendarClosingTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		cal     workshop.Calendar
+		y       int
+		m       time.Month
+		d       int
+		want    time.Time
+		working bool
+	}{
+		{"a weekday closes at 17:30", shop, 2026, 3, 16, at(2026, 3, 16, 17, 30), true},
+		{"Saturday at 13:00", shop, 2026, 3, 21, at(2026, 3, 21, 13, 0), true},
+		{"Sunday is closed", shop, 2026, 3, 22, time.Time{}, false},
+		{"a day open until 24:00 closes at the next midnight", allDay, 2026, 3, 16, at(2026, 3, 17, 0, 0), true},
+		{"a calendar without hours has no closing", workshop.Calendar{Zone: berlin}, 2026, 3, 16, time.Time{}, false},
+	} {
+		got, working := tc.cal.ClosingTime(tc.y, tc.m, tc.d)
+		if working != tc.working || !got.Equal(tc.want) {
+			t.Errorf("%s: ClosingTime = %v, %v; want %v, %v", tc.name, got, working, tc.want, tc.working)
+		}
+	}
+}
+
 func TestCalendarWorkBetween(t *testing.T) {
 	t.Parallel()
 	// Open 01:00-04:00 on Sundays only: the night of a DST change.
