@@ -142,14 +142,19 @@ func TestAppDayClose(t *testing.T) {
 			t.Errorf("the refusal's HX-Reswap = %q, want %q: shown beside its item", got, want)
 		}
 		stepForm.Set("at", dc.started.Format("2006-01-02T15:04"))
-		b.post(stepAction, stepForm).want(t, "complete the step in the minute it started", http.StatusSeeOther, dc.closePath+"?done=completed#close-done")
+		completedDone := dc.closePath + "?done=completed&item=step-" + dc.step.ID + "&job=" + dc.working.ID + "#close-done"
+		b.post(stepAction, stepForm).want(t, "complete the step in the minute it started", http.StatusSeeOther, completedDone)
+		b.get(completedDone).want(t, "the completion confirmed, naming the step and its time", http.StatusOK, "",
+			"Done: "+dc.step.Label+" ("+dc.working.JobNumber+") is recorded as completed at "+dc.started.In(zone).Format("Mon 2 Jan 15:04")+".")
 		if got := deskJob(t, dc.w, dc.org.ID, dc.working.ID).Steps[0].CompletedAt; got == nil || !got.Time().Equal(dc.started) {
 			t.Errorf("completed at %v, want %v: a time given to the minute of the start is the start", got, dc.started)
 		}
 		b.post(dc.closePath+"/technicians/"+dc.tech.ID+"/clock-out", url.Values{"at": {dc.started.Format("2006-01-02T15:04")}}).
-			want(t, "clock the technician out in the minute of the clock-in", http.StatusSeeOther, dc.closePath+"?done=clocked-out#close-done")
+			want(t, "clock the technician out in the minute of the clock-in", http.StatusSeeOther, dc.closePath+"?done=clocked-out&item=attendance-"+dc.tech.ID+"#close-done")
+		b.get(dc.closePath+"?done=clocked-out&item=attendance-"+dc.tech.ID).want(t, "the clock-out confirmed, naming the technician",
+			http.StatusOK, "", `id="close-done" class="confirmation" role="status">Done: `+dc.tech.Name+` is clocked out.`)
 		done := b.get(dc.closePath + "?done=clocked-out")
-		done.want(t, "the clock-out confirmed", http.StatusOK, "", `id="close-done" class="confirmation" role="status">Done: the technician is clocked out.`)
+		done.want(t, "the clock-out confirmed without an item", http.StatusOK, "", `id="close-done" class="confirmation" role="status">Done: the technician is clocked out.`)
 		if got, want := done.header.Get("HX-Reswap"), "innerHTML show:#close-done:top"; got != want {
 			t.Errorf("the confirmation's HX-Reswap = %q, want %q: shown in view", got, want)
 		}
@@ -159,8 +164,10 @@ func TestAppDayClose(t *testing.T) {
 		}
 		b.post(dc.closePath+"/jobs/"+dc.booking.ID+"/no-show", url.Values{"updatedAt": {"1"}, "reasonTag": {"customer_declined"}}).
 			want(t, "cancel a no-show from a stale page", http.StatusConflict, "", "Someone else changed this")
-		b.post(dc.closePath+"/carry-over", url.Values{"kind": {"booking"}, "id": {dc.booking.ID}}).
-			want(t, "carry the booking over", http.StatusSeeOther, "")
+		carried := b.post(dc.closePath+"/carry-over", url.Values{"kind": {"booking"}, "id": {dc.booking.ID}})
+		carried.want(t, "carry the booking over", http.StatusSeeOther, "")
+		b.get(carried.location).want(t, "the carry-over confirmed, naming the job", http.StatusOK, "",
+			"Done: "+dc.booking.JobNumber+" is carried over to the next day.")
 
 		p = b.get(dc.closePath)
 		p.want(t, "every item decided", http.StatusOK, "", "No step is in progress.", "Every technician has clocked out.",

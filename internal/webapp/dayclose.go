@@ -2,6 +2,7 @@ package webapp
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
@@ -169,7 +170,11 @@ func (d *desk) closeTime(s string, now time.Time) (time.Time, bool) {
 // the item.
 func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, key, done string, err error) error {
 	if err == nil {
-		http.Redirect(w, r, dayClosePath(d.loc.ID)+"?done="+done+"#close-done", http.StatusSeeOther)
+		q := url.Values{"done": {done}, "item": {key}}
+		if job := r.PostFormValue("jobId"); job != "" {
+			q.Set("job", job) // a step's: read again by its job
+		}
+		http.Redirect(w, r, dayClosePath(d.loc.ID)+"?"+q.Encode()+"#close-done", http.StatusSeeOther)
 		return nil
 	}
 	status, msg, known := refusalMessage(err)
@@ -177,22 +182,4 @@ func (a *App) afterCloseAction(w http.ResponseWriter, r *http.Request, d *desk, 
 		return err
 	}
 	return a.renderDayClose(w, r, d, status, closeProblems{item: key, message: msg})
-}
-
-// What an item's action did, as the checklist confirms it after the
-// redirect (?done=).
-const (
-	closeDoneCompleted   = "completed"
-	closeDoneClockedOut  = "clocked-out"
-	closeDonePromise     = "promise-moved"
-	closeDoneNoShow      = "no-show"
-	closeDoneCarriedOver = "carried-over"
-)
-
-var closeDoneText = map[string]string{
-	closeDoneCompleted:   "Done: the step is recorded as completed.",
-	closeDoneClockedOut:  "Done: the technician is clocked out.",
-	closeDonePromise:     "Done: the new promise is saved.",
-	closeDoneNoShow:      "Done: the booking is cancelled as a no-show.",
-	closeDoneCarriedOver: "Done: the item is carried over to the next day.",
 }

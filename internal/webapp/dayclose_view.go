@@ -74,7 +74,7 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 		data["Current"] = map[string]any{"Date": longDate(c.BusinessDate), "StartedBy": names(c.StartedBy),
 			"StartedAt": d.when(c.StartedAt.Time()), "Sections": sections, "Undecided": undecided, "SoFar": summaryOf(cv.SoFar)}
 		if status == http.StatusOK {
-			done = closeDoneText[r.URL.Query().Get("done")]
+			done = a.closeDone(ctx, d, cv.Items, r.URL.Query())
 		}
 		data["Done"] = done
 		tags, err := a.store.CancelTags(ctx, d.loc.ID)
