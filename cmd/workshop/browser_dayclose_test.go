@@ -26,7 +26,7 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 	b.do(t, "sign in", append(fillSignIn(first.URL+"/login", dc.advisor, testPassword), waitVisible(`#jobs-heading`))...)
 	b.do(t, "open the day close", navigate(first.URL+dc.closePath), waitVisible(`form[action$="/day-close/start"]`))
 	b.checkAccessible(t, "day close, open")
-	b.do(t, "start the close", jsClick(`form[action$="/day-close/start"] button`))
+	b.do(t, "start the close of today", jsClick(`form.start-close:has(input[value="`+dc.today+`"]) button`))
 	b.waitFor(t, "the checklist", `!!document.querySelector('#section-step') && !!document.querySelector('.banner')`)
 	b.checkAccessible(t, "day close, checklist")
 	b.checkShopFloor(t, "day close, checklist")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,7 @@ type dayCloseWorld struct {
 	working, booking   workshop.Job
 	step               workshop.Step
 	started            time.Time // the clock-in and the step's start, in the location's zone
+	today              string    // the location's local date
 	attendanceID       string
 	closePath, advisor string
 }
@@ -58,7 +60,8 @@ func newDayCloseWorld(t *testing.T, databaseURL string) *dayCloseWorld {
 	loc := o.Locations[0]
 	zone := mustZone(t, loc.Timezone)
 	now := time.Now().In(zone)
-	dc := &dayCloseWorld{w: w, org: o, loc: loc, closePath: "/locations/" + loc.ID + "/day-close", advisor: "advisor@closing.example"}
+	dc := &dayCloseWorld{w: w, org: o, loc: loc, closePath: "/locations/" + loc.ID + "/day-close", advisor: "advisor@closing.example",
+		today: now.Format(time.DateOnly)}
 	appUser(t, w, o.ID, dc.advisor, workshop.RoleAdvisor, testPassword)
 	var err error
 	if dc.tech, err = w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: loc.ID, Name: "Jonas", WIPLimit: 2}); err != nil {
@@ -111,7 +114,8 @@ func TestAppDayClose(t *testing.T) {
 		srv := startServer(t, db.URL)
 		b := newBrowser(t, srv.URL)
 		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
-		b.get(dc.closePath).want(t, "the day is open", http.StatusOK, "", "The day is open", "Start closing", "No day has been closed here yet")
+		b.get(dc.closePath).want(t, "the day is open", http.StatusOK, "", "The day is open", `name="date" value="`+dc.today+`"`,
+			"(today)</button>", "No day has been closed here yet")
 
 		for range 2 { // a start sent twice makes one close
 			b.post(dc.closePath+"/start", url.Values{}).want(t, "start", http.StatusSeeOther, dc.closePath)
@@ -171,7 +175,7 @@ func TestAppDayClose(t *testing.T) {
 
 		p = b.get(dc.closePath)
 		p.want(t, "every item decided", http.StatusOK, "", "No step is in progress.", "Every technician has clocked out.",
-			"Every promise due today is kept.", "Carried over to the next day", "Finish the day close</button>")
+			"Every promise due by the day&#39;s end is kept.", "Carried over to the next day", "Finish the day close</button>")
 		p.wantNot(t, "every item decided", "need a decision", "disabled>Finish")
 		fin := b.post(dc.closePath+"/finish", url.Values{})
 		fin.want(t, "finish", http.StatusSeeOther, "")
@@ -223,5 +227,48 @@ func TestAppDayCloseAcrossRestart(t *testing.T) {
 			b.post(dc.closePath+"/carry-over", url.Values{"kind": {kind}, "id": {id}}).want(t, "carry over "+kind, http.StatusSeeOther, "")
 		}
 		b.post(dc.closePath+"/finish", url.Values{}).want(t, "finish on the new process", http.StatusSeeOther, "")
+	})
+}
+
+// The close of the day before, as made the morning after: the page offers
+// the last working day while it is not closed, beside today; a date not
+// offered is refused; the close's checklist and summary are that day's,
+// and once it is closed only today is offered.
+func TestAppDayCloseOfTheDayBefore(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		dc := newDayCloseWorld(t, db.URL)
+		srv := startServer(t, db.URL)
+		b := newBrowser(t, srv.URL)
+		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		days, err := dc.w.op.DaysToClose(context.Background(), dc.loc.ID)
+		if err != nil || len(days) != 2 || !slices.Contains(days, dc.today) {
+			t.Fatalf("DaysToClose = %v, %v; want today and the day before, none closed yet", days, err)
+		}
+		before := days[0]
+		if before == dc.today {
+			before = days[1]
+		}
+		long := func(date string) string {
+			d, _ := time.Parse(time.DateOnly, date)
+			return d.Format("Monday 2 January 2006")
+		}
+		b.get(dc.closePath).want(t, "both days offered", http.StatusOK, "", `name="date" value="`+before+`"`,
+			"Start closing "+long(before)+"</button>", `name="date" value="`+dc.today+`"`, "Start closing "+long(dc.today)+" (today)</button>")
+		b.post(dc.closePath+"/start", url.Values{"date": {"2020-01-06"}}).want(t, "a day not offered", http.StatusUnprocessableEntity, "",
+			"today or for the last working day")
+		b.post(dc.closePath+"/start", url.Values{"date": {before}}).want(t, "start the day before", http.StatusSeeOther, dc.closePath)
+		p := b.get(dc.closePath)
+		p.want(t, "the day before's checklist", http.StatusOK, "", "Closing <strong>"+long(before)+"</strong>", "Steps still in progress",
+			"Every booking due by the day&#39;s end arrived.")
+		for _, item := range []url.Values{{"kind": {"step"}, "id": {dc.step.ID}}, {"kind": {"attendance"}, "id": {dc.tech.ID}}} {
+			b.post(dc.closePath+"/carry-over", item).want(t, "carry "+item.Get("kind")+" over", http.StatusSeeOther, "")
+		}
+		fin := b.post(dc.closePath+"/finish", url.Values{})
+		fin.want(t, "finish", http.StatusSeeOther, "")
+		b.get(fin.location).want(t, "the closed day is the day before", http.StatusOK, "", long(before))
+		open := b.get(dc.closePath)
+		open.want(t, "only today offered now", http.StatusOK, "", "Start closing "+long(dc.today)+" (today)</button>")
+		open.wantNot(t, "only today offered now", `name="date" value="`+before+`"`)
 	})
 }

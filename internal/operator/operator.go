@@ -35,6 +35,7 @@ type Store interface {
 	SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error)
 	StartDayClose(ctx context.Context, st store.DayCloseStart) (workshop.DayClose, error)
 	FinishDayClose(ctx context.Context, f store.DayCloseFinish) (workshop.DayClose, error)
+	DayClosed(ctx context.Context, locationID, date string) (bool, error)
 	Settings(ctx context.Context, locationID string) (workshop.Settings, error)
 	SetSettings(ctx context.Context, locationID string, s workshop.Settings, opts ...store.WriteOption) error
 	SeedDemo(ctx context.Context, d store.DemoSeed) (bool, error)
@@ -326,19 +327,47 @@ func (o *Operator) SetCancelTags(ctx context.Context, locationID string, args []
 // StartDayClose puts a location mid-close (workshop admin day-close
 // start): the close of its local date, started by no user.
 func (o *Operator) StartDayClose(ctx context.Context, locationID string) (workshop.DayState, error) {
-	d, err := o.OpenDayClose(ctx, locationID, "")
+	d, err := o.OpenDayClose(ctx, locationID, "", "")
 	return workshop.DayState{LocationID: d.LocationID, State: workshop.DayClosing}, err
 }
 
-// OpenDayClose starts the close of the location's day as user by, or
-// returns the close already under way. The day closed is the local date
-// at the start.
-func (o *Operator) OpenDayClose(ctx context.Context, locationID, by string) (workshop.DayClose, error) {
-	today, err := o.localToday(ctx, locationID)
+// DaysToClose are the local dates the location's close may be started for
+// now, the one to offer first first (workshop.DaysToClose).
+func (o *Operator) DaysToClose(ctx context.Context, locationID string) ([]string, error) {
+	l, err := o.Store.LocationByID(ctx, locationID)
+	if err != nil {
+		return nil, err
+	}
+	zone, err := l.Zone()
+	if err != nil {
+		return nil, fmt.Errorf("location %s: %w", l.ID, err)
+	}
+	settings, err := o.Store.Settings(ctx, locationID)
+	if err != nil {
+		return nil, err
+	}
+	return workshop.DaysToClose(workshop.NewCalendar(zone, settings), o.Now(), func(date string) (bool, error) {
+		return o.Store.DayClosed(ctx, locationID, date)
+	})
+}
+
+// OpenDayClose starts the close of the location's local date date, one of
+// DaysToClose ("" is today, as a page from before the choice sends), as
+// user by, or returns the close already under way.
+func (o *Operator) OpenDayClose(ctx context.Context, locationID, date, by string) (workshop.DayClose, error) {
+	days, err := o.DaysToClose(ctx, locationID)
 	if err != nil {
 		return workshop.DayClose{}, err
 	}
-	return o.Store.StartDayClose(ctx, store.DayCloseStart{LocationID: locationID, BusinessDate: today, By: by})
+	if date == "" {
+		if date, err = o.localToday(ctx, locationID); err != nil {
+			return workshop.DayClose{}, err
+		}
+	}
+	if !slices.Contains(days, date) {
+		return workshop.DayClose{}, workshop.Invalid("date", "A close can be started for today or for the last working day while it is not closed.")
+	}
+	return o.Store.StartDayClose(ctx, store.DayCloseStart{LocationID: locationID, BusinessDate: date, By: by})
 }
 
 // FinishDayClose reopens a location (workshop admin day-close finish),

@@ -86,6 +86,15 @@ func (s *Store) DayClose(ctx context.Context, orgID, id string) (workshop.DayClo
 	return d, err
 }
 
+// DayClosed tells whether a close of the location's local date date has
+// finished.
+func (s *Store) DayClosed(ctx context.Context, locationID, date string) (bool, error) {
+	var n int
+	err := s.read().queryRow(ctx, `SELECT COUNT(*) FROM day_closes WHERE location_id = ? AND business_date = ? AND finished_at IS NOT NULL`,
+		locationID, date).Scan(&n)
+	return n > 0, err
+}
+
 // CarriedItem is an item a close left open for the next day, with who
 // decided so and when.
 type CarriedItem struct {

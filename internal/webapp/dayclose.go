@@ -44,8 +44,12 @@ func (a *App) startDayClose(w http.ResponseWriter, r *http.Request, si *store.Si
 	if err != nil {
 		return err
 	}
-	if _, err := a.op.OpenDayClose(r.Context(), d.loc.ID, si.Member.User.ID); err != nil {
-		return err
+	if _, err := a.op.OpenDayClose(r.Context(), d.loc.ID, r.PostFormValue("date"), si.Member.User.ID); err != nil {
+		status, msg, known := refusalMessage(err)
+		if !known {
+			return err
+		}
+		return a.renderDayClose(w, r, d, status, closeProblems{form: msg})
 	}
 	// The header read before the start: the banner shows from the next page.
 	http.Redirect(w, r, dayClosePath(d.loc.ID), http.StatusSeeOther)

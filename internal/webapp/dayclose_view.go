@@ -34,8 +34,8 @@ type closeSection struct {
 var closeSections = []closeSection{
 	{Kind: workshop.CloseStepInProgress, Title: "Steps still in progress", Empty: "No step is in progress."},
 	{Kind: workshop.CloseClockedIn, Title: "Technicians still clocked in", Empty: "Every technician has clocked out."},
-	{Kind: workshop.ClosePromiseMissed, Title: "Jobs promised for today that are not ready", Empty: "Every promise due today is kept."},
-	{Kind: workshop.CloseBookingMissed, Title: "Bookings that did not arrive", Empty: "Every booking due today arrived."},
+	{Kind: workshop.ClosePromiseMissed, Title: "Jobs promised by the day's end that are not ready", Empty: "Every promise due by the day's end is kept."},
+	{Kind: workshop.CloseBookingMissed, Title: "Bookings that did not arrive", Empty: "Every booking due by the day's end arrived."},
 }
 
 // closeSummary is a day's summary as the page shows it.
@@ -46,6 +46,21 @@ type closeSummary struct {
 
 func summaryOf(s workshop.DaySummary) closeSummary {
 	return closeSummary{DaySummary: s, Clocked: durationText(s.MinutesClocked), Estimated: durationText(s.MinutesEstimated)}
+}
+
+// closeDay is a day a close may be started for, as its button names it.
+type closeDay struct {
+	Date, Long string
+	Today      bool
+}
+
+// closeDays names the days a close may be started for, in their order.
+func closeDays(dates []string, today string) []closeDay {
+	out := make([]closeDay, len(dates))
+	for i, date := range dates {
+		out[i] = closeDay{Date: date, Long: longDate(date), Today: date == today}
+	}
+	return out
 }
 
 // closedDay is a finished close in the list of closed days.
@@ -61,8 +76,7 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 		return err
 	}
 	names := a.userNames(r, d.si.Member.Org.ID)
-	data := map[string]any{"Location": d.loc, "Today": a.now().In(d.zone).Format("Monday 2 January 2006"),
-		"Now": a.now().In(d.zone).Format(inputTimeLayout), "Recent": d.closedDays(cv.Recent, names)}
+	data := map[string]any{"Location": d.loc, "Now": a.now().In(d.zone).Format(inputTimeLayout), "Recent": d.closedDays(cv.Recent, names)}
 	done := "" // the confirmation of the action just done
 	if c := cv.Current; c != nil {
 		settings, err := a.store.Settings(ctx, d.loc.ID)
@@ -82,6 +96,12 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 			return err
 		}
 		data["Tags"] = tags
+	} else {
+		days, err := a.op.DaysToClose(ctx, d.loc.ID)
+		if err != nil {
+			return err
+		}
+		data["Days"] = closeDays(days, a.now().In(d.zone).Format(time.DateOnly))
 	}
 	f := form{Values: map[string]string{}, Errors: map[string]string{}}
 	if pr.form != "" {
