@@ -272,3 +272,65 @@ func TestAppDayCloseOfTheDayBefore(t *testing.T) {
 		open.wantNot(t, "only today offered now", `name="date" value="`+before+`"`)
 	})
 }
+
+// The board's note of a day not closed: work started before today and
+// still open (a step in progress, a technician clocked in) is pointed out
+// to those who close days, with the way to close that day, until that day
+// is closed; the wall display does not show it.
+func TestAppBoardNotesADayLeftOpen(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := context.Background()
+		dc := newDayCloseWorld(t, db.URL)
+		zone := mustZone(t, dc.loc.Timezone)
+		yesterday := time.Now().In(zone).AddDate(0, 0, -1)
+		at := func(hh int) time.Time {
+			return time.Date(yesterday.Year(), yesterday.Month(), yesterday.Day(), hh, 0, 0, 0, zone)
+		}
+		v := store.Visibility{OrgID: dc.org.ID}
+		tech, err := dc.w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: dc.loc.ID, Name: "Aylin", WIPLimit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dc.w.st.ClockIn(ctx, v, tech.ID, at(8)); err != nil {
+			t.Fatal(err)
+		}
+		job := dc.w.job(dc.org.ID, dc.loc.ID)
+		if job, err = dc.w.st.PatchJob(ctx, v, job.ID, store.JobPatch{UpdatedAt: job.UpdatedAt,
+			ArrivalTime: refTo(&workshop.OffsetTime{Time: at(9)})}, workshop.MicrosOf(time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		st := dc.w.step(dc.org.ID, job.ID)
+		if _, err := dc.w.st.PatchStep(ctx, v, job.ID, st.ID, store.StepPatch{UpdatedAt: st.UpdatedAt, Status: refTo(workshop.StepInProgress),
+			ActualStart: refTo(workshop.MicrosOf(at(10)))}, workshop.MicrosOf(time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		srv := startServer(t, db.URL)
+		b := newBrowser(t, srv.URL)
+		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		board := "/locations/" + dc.loc.ID + "/board"
+		days, err := dc.w.op.DaysToClose(ctx, dc.loc.ID)
+		if err != nil || len(days) != 2 {
+			t.Fatalf("DaysToClose = %v, %v; want today and the day before", days, err)
+		}
+		before := days[0]
+		if before == dc.today {
+			before = days[1]
+		}
+		d, _ := time.Parse(time.DateOnly, before)
+		long := d.Format("Monday 2 January 2006")
+		// Today's own work (dc's step and clock-in) is not counted: only
+		// what began before today.
+		b.get(board).want(t, "the note", http.StatusOK, "", long+" has not been closed.",
+			"Still open from\n  before today: 1 step in progress and 1 technician clocked in.", `<a href="`+dc.closePath+`">Close that day</a>`)
+		b.get(board+"?display=wall").wantNot(t, "no note on the wall display", "has not been closed")
+
+		b.post(dc.closePath+"/start", url.Values{"date": {before}}).want(t, "start the day before", http.StatusSeeOther, dc.closePath)
+		for _, item := range []url.Values{{"kind": {"step"}, "id": {dc.step.ID}}, {"kind": {"step"}, "id": {st.ID}},
+			{"kind": {"attendance"}, "id": {dc.tech.ID}}, {"kind": {"attendance"}, "id": {tech.ID}}} {
+			b.post(dc.closePath+"/carry-over", item).want(t, "carry "+item.Get("kind")+" over", http.StatusSeeOther, "")
+		}
+		b.post(dc.closePath+"/finish", url.Values{}).want(t, "finish", http.StatusSeeOther, "")
+		b.get(board).wantNot(t, "no note once that day is closed", "has not been closed")
+	})
+}

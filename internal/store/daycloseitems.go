@@ -86,6 +86,22 @@ func (s *Store) DayClose(ctx context.Context, orgID, id string) (workshop.DayClo
 	return d, err
 }
 
+// stepInProgress is the condition of the partial index steps_in_progress
+// (migration 00030), written out so that SQLite sees that it applies.
+const stepInProgress = `status = 'in_progress'`
+
+// LeftOpen counts what is still open at the location from before the
+// instant before: the steps in progress started before it and the
+// technicians clocked in since before it.
+func (s *Store) LeftOpen(ctx context.Context, locationID string, before workshop.Micros) (steps, clockedIn int, err error) {
+	err = s.read().queryRow(ctx, `SELECT
+		(SELECT COUNT(*) FROM steps WHERE location_id = ? AND `+stepInProgress+` AND started_at < ?),
+		(SELECT COUNT(*) FROM attendance a JOIN technicians t ON t.id = a.tech_id
+			WHERE t.location_id = ? AND a.clock_out IS NULL AND a.clock_in_us < ?)`,
+		locationID, int64(before), locationID, int64(before)).Scan(&steps, &clockedIn)
+	return steps, clockedIn, err
+}
+
 // DayClosed tells whether a close of the location's local date date has
 // finished.
 func (s *Store) DayClosed(ctx context.Context, locationID, date string) (bool, error) {
@@ -189,8 +205,8 @@ func dayCloseItems(ctx context.Context, c conn, loc workshop.Location, d worksho
 
 func stepsInProgress(ctx context.Context, c conn, locationID string) ([]DayCloseItem, error) {
 	rows, err := c.query(ctx, `SELECT s.id, s.job_id, j.job_number, j.vehicle_plate, s.label, s.started_at, s.updated_at
-		FROM steps s JOIN jobs j ON j.id = s.job_id WHERE s.location_id = ? AND s.status = ? ORDER BY s.started_at, s.id`,
-		locationID, workshop.StepInProgress)
+		FROM steps s JOIN jobs j ON j.id = s.job_id WHERE s.location_id = ? AND s.`+stepInProgress+` ORDER BY s.started_at, s.id`,
+		locationID)
 	if err != nil {
 		return nil, err
 	}

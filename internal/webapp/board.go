@@ -51,6 +51,9 @@ type boardData struct {
 	WallPath      string
 	BoardPath     string
 	JobsPath      string // the job list and search
+	// LeftOpen is the note of work left open from a day not closed, for
+	// those who close days; nil when there is none.
+	LeftOpen *leftOpen
 }
 
 type boardColumn struct {
@@ -112,6 +115,11 @@ func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) 
 	d, err := a.boardData(r.Context(), si, loc, q)
 	if err != nil {
 		return err
+	}
+	if !q.Wall && mayWrite(si) {
+		if d.LeftOpen, err = a.leftOpen(r.Context(), loc); err != nil {
+			return err
+		}
 	}
 	if q.Wall {
 		var b bytes.Buffer
