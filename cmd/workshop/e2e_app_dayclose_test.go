@@ -187,7 +187,8 @@ func TestAppDayClose(t *testing.T) {
 			"Left open for the next day", `<a href="/jobs/`+dc.booking.ID+`">`+dc.booking.JobNumber+`</a>`,
 			"the booking did not arrive", "carried over by "+dc.advisor)
 		b.post(dc.closePath+"/finish", url.Values{}).want(t, "finish twice", http.StatusNotFound, "", "finished already")
-		b.get(dc.closePath).want(t, "open again, the day kept", http.StatusOK, "", "Start closing", `href="`+fin.location+`"`)
+		b.get(dc.closePath).want(t, "open again, the day kept and said to be closed", http.StatusOK, "", `href="`+fin.location+`"`,
+			" was closed at ", `(<a href="`+fin.location+`">its summary</a>)`, `class="secondary">Start closing `, " (today) again</button>")
 		b.get("/locations/"+dc.loc.ID+"/board").wantNot(t, "no banner after the finish", "Day close in progress")
 
 		st := deskJob(t, dc.w, dc.org.ID, dc.booking.ID)

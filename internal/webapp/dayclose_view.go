@@ -52,13 +52,21 @@ func summaryOf(s workshop.DaySummary) closeSummary {
 type closeDay struct {
 	Date, Long string
 	Today      bool
+	Closed     *closedDay // its latest close, when it was closed already (today may be closed again)
 }
 
-// closeDays names the days a close may be started for, in their order.
-func closeDays(dates []string, today string) []closeDay {
+// closeDays names the days a close may be started for, in their order,
+// each with its latest close among recent (the latest first).
+func closeDays(dates []string, today string, recent []workshop.DayClose, shown []closedDay) []closeDay {
 	out := make([]closeDay, len(dates))
 	for i, date := range dates {
 		out[i] = closeDay{Date: date, Long: longDate(date), Today: date == today}
+		for j, c := range recent {
+			if c.BusinessDate == date {
+				out[i].Closed = &shown[j]
+				break
+			}
+		}
 	}
 	return out
 }
@@ -76,7 +84,8 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 		return err
 	}
 	names := a.userNames(r, d.si.Member.Org.ID)
-	data := map[string]any{"Location": d.loc, "Now": a.now().In(d.zone).Format(inputTimeLayout), "Recent": d.closedDays(cv.Recent, names)}
+	recent := d.closedDays(cv.Recent, names)
+	data := map[string]any{"Location": d.loc, "Now": a.now().In(d.zone).Format(inputTimeLayout), "Recent": recent}
 	done := "" // the confirmation of the action just done
 	if c := cv.Current; c != nil {
 		settings, err := a.store.Settings(ctx, d.loc.ID)
@@ -101,7 +110,7 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 		if err != nil {
 			return err
 		}
-		data["Days"] = closeDays(days, a.now().In(d.zone).Format(time.DateOnly))
+		data["Days"] = closeDays(days, a.now().In(d.zone).Format(time.DateOnly), cv.Recent, recent)
 	}
 	f := form{Values: map[string]string{}, Errors: map[string]string{}}
 	if pr.form != "" {
