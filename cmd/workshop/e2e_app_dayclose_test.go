@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +101,26 @@ func newDayCloseWorld(t *testing.T, databaseURL string) *dayCloseWorld {
 }
 
 func refTo[T any](v T) *T { return &v }
+
+// dayBefore is the last working day before today, which a fresh world has
+// not closed: the day a close the morning after is for.
+func (dc *dayCloseWorld) dayBefore(t *testing.T) string {
+	t.Helper()
+	days, err := dc.w.op.DaysToClose(context.Background(), dc.loc.ID)
+	if err != nil || days.Today != dc.today || days.Before == "" {
+		t.Fatalf("DaysToClose = %+v, %v; want today (%s) and the day before, not closed yet", days, err, dc.today)
+	}
+	return days.Before
+}
+
+// long is a local date as the day close's page writes it.
+func long(date string) string {
+	d, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		panic(err)
+	}
+	return d.Format("Monday 2 January 2006")
+}
 
 // The day close as staff work it: start (API writes refused at once, a
 // banner), the checklist with an action for each open item, finish only
@@ -242,18 +261,7 @@ func TestAppDayCloseOfTheDayBefore(t *testing.T) {
 		srv := startServer(t, db.URL)
 		b := newBrowser(t, srv.URL)
 		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
-		days, err := dc.w.op.DaysToClose(context.Background(), dc.loc.ID)
-		if err != nil || len(days) != 2 || !slices.Contains(days, dc.today) {
-			t.Fatalf("DaysToClose = %v, %v; want today and the day before, none closed yet", days, err)
-		}
-		before := days[0]
-		if before == dc.today {
-			before = days[1]
-		}
-		long := func(date string) string {
-			d, _ := time.Parse(time.DateOnly, date)
-			return d.Format("Monday 2 January 2006")
-		}
+		before := dc.dayBefore(t)
 		b.get(dc.closePath).want(t, "both days offered", http.StatusOK, "", `name="date" value="`+before+`"`,
 			"Start closing "+long(before)+"</button>", `name="date" value="`+dc.today+`"`, "Start closing "+long(dc.today)+" (today)</button>")
 		b.post(dc.closePath+"/start", url.Values{"date": {"2020-01-06"}}).want(t, "a day not offered", http.StatusUnprocessableEntity, "",
@@ -310,21 +318,18 @@ func TestAppBoardNotesADayLeftOpen(t *testing.T) {
 		b := newBrowser(t, srv.URL)
 		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
 		board := "/locations/" + dc.loc.ID + "/board"
-		days, err := dc.w.op.DaysToClose(ctx, dc.loc.ID)
-		if err != nil || len(days) != 2 {
-			t.Fatalf("DaysToClose = %v, %v; want today and the day before", days, err)
-		}
-		before := days[0]
-		if before == dc.today {
-			before = days[1]
-		}
-		d, _ := time.Parse(time.DateOnly, before)
-		long := d.Format("Monday 2 January 2006")
+		before := dc.dayBefore(t)
 		// Today's own work (dc's step and clock-in) is not counted: only
 		// what began before today.
-		b.get(board).want(t, "the note", http.StatusOK, "", long+" has not been closed.",
+		b.get(board).want(t, "the note", http.StatusOK, "", long(before)+" has not been closed.",
 			"Still open from\n  before today: 1 step in progress and 1 technician clocked in.", `<a href="`+dc.closePath+`">Close that day</a>`)
 		b.get(board+"?display=wall").wantNot(t, "no note on the wall display", "has not been closed")
+		appUser(t, dc.w, dc.org.ID, "tech@closing.example", workshop.RoleTechnician, testPassword)
+		tb := newBrowser(t, srv.URL)
+		tb.login("tech@closing.example", testPassword, "").want(t, "a technician signs in", http.StatusSeeOther, "")
+		tp := tb.get(board)
+		tp.want(t, "a technician's board", http.StatusOK, "", `id="jobs-heading"`)
+		tp.wantNot(t, "no note for a technician, who does not close days", "has not been closed")
 
 		b.post(dc.closePath+"/start", url.Values{"date": {before}}).want(t, "start the day before", http.StatusSeeOther, dc.closePath)
 		for _, item := range []url.Values{{"kind": {"step"}, "id": {dc.step.ID}}, {"kind": {"step"}, "id": {st.ID}},

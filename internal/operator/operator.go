@@ -332,19 +332,19 @@ func (o *Operator) StartDayClose(ctx context.Context, locationID string) (worksh
 }
 
 // DaysToClose are the local dates the location's close may be started for
-// now, the one to offer first first (workshop.DaysToClose).
-func (o *Operator) DaysToClose(ctx context.Context, locationID string) ([]string, error) {
+// now (workshop.DaysToClose).
+func (o *Operator) DaysToClose(ctx context.Context, locationID string) (workshop.CloseDays, error) {
 	l, err := o.Store.LocationByID(ctx, locationID)
 	if err != nil {
-		return nil, err
+		return workshop.CloseDays{}, err
 	}
 	zone, err := l.Zone()
 	if err != nil {
-		return nil, fmt.Errorf("location %s: %w", l.ID, err)
+		return workshop.CloseDays{}, fmt.Errorf("location %s: %w", l.ID, err)
 	}
 	settings, err := o.Store.Settings(ctx, locationID)
 	if err != nil {
-		return nil, err
+		return workshop.CloseDays{}, err
 	}
 	return workshop.DaysToClose(workshop.NewCalendar(zone, settings), o.Now(), func(date string) (bool, error) {
 		return o.Store.DayClosed(ctx, locationID, date)
@@ -360,11 +360,9 @@ func (o *Operator) OpenDayClose(ctx context.Context, locationID, date, by string
 		return workshop.DayClose{}, err
 	}
 	if date == "" {
-		if date, err = o.localToday(ctx, locationID); err != nil {
-			return workshop.DayClose{}, err
-		}
+		date = days.Today
 	}
-	if !slices.Contains(days, date) {
+	if !slices.Contains(days.Offered(), date) {
 		return workshop.DayClose{}, workshop.Invalid("date", "A close can be started for today or for the last working day while it is not closed.")
 	}
 	return o.Store.StartDayClose(ctx, store.DayCloseStart{LocationID: locationID, BusinessDate: date, By: by})

@@ -57,10 +57,11 @@ type closeDay struct {
 
 // closeDays names the days a close may be started for, in their order,
 // each with its latest close among recent (the latest first).
-func closeDays(dates []string, today string, recent []workshop.DayClose, shown []closedDay) []closeDay {
+func closeDays(days workshop.CloseDays, recent []workshop.DayClose, shown []closedDay) []closeDay {
+	dates := days.Offered()
 	out := make([]closeDay, len(dates))
 	for i, date := range dates {
-		out[i] = closeDay{Date: date, Long: longDate(date), Today: date == today}
+		out[i] = closeDay{Date: date, Long: longDate(date), Today: date == days.Today}
 		for j, c := range recent {
 			if c.BusinessDate == date {
 				out[i].Closed = &shown[j]
@@ -110,7 +111,7 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 		if err != nil {
 			return err
 		}
-		data["Days"] = closeDays(days, a.now().In(d.zone).Format(time.DateOnly), cv.Recent, recent)
+		data["Days"] = closeDays(days, cv.Recent, recent)
 	}
 	f := form{Values: map[string]string{}, Errors: map[string]string{}}
 	if pr.form != "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -17,23 +16,17 @@ type leftOpen struct {
 }
 
 // leftOpen reads the note for location loc: nil when the day before is
-// closed (workshop.DaysToClose offers only today) or nothing from before
-// today is still open.
+// closed or nothing from before today is still open.
 func (a *App) leftOpen(ctx context.Context, loc *workshop.Location) (*leftOpen, error) {
 	days, err := a.op.DaysToClose(ctx, loc.ID)
-	if err != nil || len(days) < 2 {
+	if err != nil || days.Before == "" {
 		return nil, err
 	}
 	zone, err := loc.Zone()
 	if err != nil {
 		return nil, err
 	}
-	today := a.now().In(zone).Format(time.DateOnly)
-	before := days[0]
-	if before == today {
-		before = days[1]
-	}
-	midnight, _, err := workshop.DayBounds(today, zone)
+	midnight, _, err := workshop.DayBounds(days.Today, zone)
 	if err != nil {
 		return nil, err
 	}
@@ -48,5 +41,5 @@ func (a *App) leftOpen(ctx context.Context, loc *workshop.Location) (*leftOpen, 
 	if clocked > 0 {
 		what = append(what, fmt.Sprintf("%d technician%s clocked in", clocked, plural(clocked)))
 	}
-	return &leftOpen{Day: longDate(before), What: strings.Join(what, " and "), ClosePath: dayClosePath(loc.ID)}, nil
+	return &leftOpen{Day: longDate(days.Before), What: strings.Join(what, " and "), ClosePath: dayClosePath(loc.ID)}, nil
 }

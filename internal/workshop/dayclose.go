@@ -74,24 +74,43 @@ func DayBounds(date string, zone *time.Location) (start, end time.Time, err erro
 	return d, time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, zone), nil
 }
 
-// DaysToClose are the local dates a close may be started for at now, the
-// one to offer first first: today, and the last working day before it
-// while that day is not closed (closed tells). The day before comes first
-// until today's work begins (before the opening, or all day on a day
-// without working time): the close made the morning after, for work left
-// open the evening before, is the common one.
-func DaysToClose(cal Calendar, now time.Time, closed func(date string) (bool, error)) ([]string, error) {
+// CloseDays are the local dates a close may be started for at an instant:
+// today, and the last working day before it while that day is not closed.
+type CloseDays struct {
+	Today  string
+	Before string // "" when it is closed
+	// BeforeFirst: offer Before first, because today's work has not begun
+	// (before the opening, or all day on a day without working time): the
+	// close made the morning after, for work left open the evening before,
+	// is the common one.
+	BeforeFirst bool
+}
+
+// Offered lists the days in the order they are offered.
+func (d CloseDays) Offered() []string {
+	switch {
+	case d.Before == "":
+		return []string{d.Today}
+	case d.BeforeFirst:
+		return []string{d.Before, d.Today}
+	}
+	return []string{d.Today, d.Before}
+}
+
+// DaysToClose are the days a close may be started for at now; closed
+// tells whether a date's close has finished.
+func DaysToClose(cal Calendar, now time.Time, closed func(date string) (bool, error)) (CloseDays, error) {
 	zone := cal.zone()
 	local := now.In(zone)
 	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, zone)
-	today := local.Format(time.DateOnly)
+	days := CloseDays{Today: local.Format(time.DateOnly)}
 	before := cal.SubtractWork(midnight, time.Nanosecond).Format(time.DateOnly)
 	shut, err := closed(before)
 	if err != nil || shut {
-		return []string{today}, err
+		return days, err
 	}
-	if opening := cal.NextOpen(midnight); opening.Format(time.DateOnly) != today || now.Before(opening) {
-		return []string{before, today}, nil
-	}
-	return []string{today, before}, nil
+	days.Before = before
+	opening := cal.NextOpen(midnight)
+	days.BeforeFirst = opening.Format(time.DateOnly) != days.Today || now.Before(opening)
+	return days, nil
 }

@@ -23,8 +23,8 @@ func TestDaysToClose(t *testing.T) {
 		{"Sunday, a day without work: Saturday first", at(2026, 3, 22, 12, 0), nil, []string{"2026-03-21", "2026-03-22"}},
 		{"the day before closed: today alone", at(2026, 3, 17, 7, 30), []string{"2026-03-16"}, []string{"2026-03-17"}},
 	} {
-		got, err := workshop.DaysToClose(shop, tc.now, func(date string) (bool, error) { return slices.Contains(tc.closed, date), nil })
-		if err != nil || !slices.Equal(got, tc.want) {
+		days, err := workshop.DaysToClose(shop, tc.now, func(date string) (bool, error) { return slices.Contains(tc.closed, date), nil })
+		if got := days.Offered(); err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("%s: DaysToClose = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
