@@ -68,6 +68,13 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 	if got := b.text(t, "#carried-heading + ul"); !strings.Contains(got, "carried over by") {
 		t.Errorf("the closed day's list of what was left open says %q, want the carried-over item and who decided", got)
 	}
+	// The day close page with its closed days, on a phone: the page is no
+	// wider than the screen (the closed days' table scrolls in its place).
+	b.do(t, "the day close again, on a phone", navigate(first.URL+dc.closePath), waitVisible(`#closed-heading + .table-scroll table`))
+	if overflow, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - innerWidth`)); err != nil || overflow > 0 {
+		t.Errorf("the day close page with its closed days is %d px wider than a phone (%v)", overflow, err)
+	}
+	b.checkAccessible(t, "day close with its closed days, on a phone")
 	b.do(t, "a laptop again", chromedp.EmulateViewport(1366, 768))
 	if res := patch(); res.Status != http.StatusOK {
 		t.Errorf("API write on the second process after the finish: %d %s", res.Status, res.Body)
