@@ -102,6 +102,16 @@ func newDayCloseWorld(t *testing.T, databaseURL string) *dayCloseWorld {
 
 func refTo[T any](v T) *T { return &v }
 
+// advisorOn starts a server on the world's database and signs its advisor
+// in to the application there.
+func (dc *dayCloseWorld) advisorOn(t *testing.T, databaseURL string) (*apitest.Server, *browser) {
+	t.Helper()
+	srv := startServer(t, databaseURL)
+	b := newBrowser(t, srv.URL)
+	b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+	return srv, b
+}
+
 // dayBefore is the last working day before today, which a fresh world has
 // not closed: the day a close the morning after is for.
 func (dc *dayCloseWorld) dayBefore(t *testing.T) string {
@@ -130,9 +140,7 @@ func TestAppDayClose(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		dc := newDayCloseWorld(t, db.URL)
-		srv := startServer(t, db.URL)
-		b := newBrowser(t, srv.URL)
-		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		srv, b := dc.advisorOn(t, db.URL)
 		b.get(dc.closePath).want(t, "the day is open", http.StatusOK, "", "The day is open", `name="date" value="`+dc.today+`"`,
 			"(today)</button>", "No day has been closed here yet")
 
@@ -228,18 +236,14 @@ func TestAppDayCloseAcrossRestart(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		dc := newDayCloseWorld(t, db.URL)
-		srv := startServer(t, db.URL)
-		b := newBrowser(t, srv.URL)
-		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		srv, b := dc.advisorOn(t, db.URL)
 		b.post(dc.closePath+"/start", url.Values{}).want(t, "start", http.StatusSeeOther, dc.closePath)
 		b.post(dc.closePath+"/carry-over", url.Values{"kind": {"step"}, "id": {dc.step.ID}}).want(t, "carry the step over", http.StatusSeeOther, "")
 		if err := srv.Stop(); err != nil {
 			t.Fatal(err)
 		}
 
-		again := startServer(t, db.URL)
-		b = newBrowser(t, again.URL) // another port: the cookie is the old address's
-		b.login(dc.advisor, testPassword, "").want(t, "sign in again", http.StatusSeeOther, "/")
+		_, b = dc.advisorOn(t, db.URL) // a new server, on another port: the cookie was the old address's
 		b.get(dc.closePath).want(t, "after the restart", http.StatusOK, "", "Day close in progress", "Carried over to the next day",
 			"3 open items need a decision")
 		for _, kind := range []string{"attendance", "promise", "booking"} {
@@ -258,9 +262,7 @@ func TestAppDayCloseOfTheDayBefore(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
 		dc := newDayCloseWorld(t, db.URL)
-		srv := startServer(t, db.URL)
-		b := newBrowser(t, srv.URL)
-		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		_, b := dc.advisorOn(t, db.URL)
 		before := dc.dayBefore(t)
 		b.get(dc.closePath).want(t, "both days offered", http.StatusOK, "", `name="date" value="`+before+`"`,
 			"Start closing "+long(before)+"</button>", `name="date" value="`+dc.today+`"`, "Start closing "+long(dc.today)+" (today)</button>")
@@ -314,9 +316,7 @@ func TestAppBoardNotesADayLeftOpen(t *testing.T) {
 			ActualStart: refTo(workshop.MicrosOf(at(10)))}, workshop.MicrosOf(time.Now())); err != nil {
 			t.Fatal(err)
 		}
-		srv := startServer(t, db.URL)
-		b := newBrowser(t, srv.URL)
-		b.login(dc.advisor, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		srv, b := dc.advisorOn(t, db.URL)
 		board := "/locations/" + dc.loc.ID + "/board"
 		before := dc.dayBefore(t)
 		// Today's own work (dc's step and clock-in) is not counted: only
