@@ -66,8 +66,8 @@ type DispatchJob struct {
 	// ExpectedArrival is a booking's drop-off time (nil: none): its steps
 	// start no earlier.
 	ExpectedArrival *time.Time
-	CreatedAt   time.Time
-	Steps       []DispatchStep // every step, completed ones too, by (phase, createdAt, id)
+	CreatedAt       time.Time
+	Steps           []DispatchStep // every step, completed ones too, by (phase, createdAt, id)
 }
 
 // DispatchStep is a step of an open job.
