@@ -716,12 +716,18 @@ type AuditTimestamp = time.Time
 
 // Availability defines model for Availability.
 type Availability struct {
-	// EarliestCompletion When the last step would end; null when a step cannot be placed.
+	// Confidence The location's promiseConfidence: the share of promises quoted so that the location wants kept.
+	Confidence float64 `json:"confidence"`
+
+	// EarliestCompletion When the job would be done: the last step's end plus marginMinutes of working time; null when a step cannot be placed.
 	EarliestCompletion nullable.Nullable[time.Time] `json:"earliestCompletion"`
 
 	// From The arrival the quote assumes, with the location's offset.
 	From       time.Time `json:"from"`
 	LocationId string    `json:"locationId"`
+
+	// MarginMinutes The working time added to the last step's end for confidence (0 when the location plans with estimates): z x sqrt of the summed squares of the spreads (p80 - p50) / 0.8416 of the new steps and of the steps planned before them on their technicians and bays, rounded up.
+	MarginMinutes int `json:"marginMinutes"`
 
 	// Reason Why a step cannot be placed; null when every step is.
 	Reason nullable.Nullable[UnplacedReason] `json:"reason"`
@@ -2030,6 +2036,9 @@ type WorkshopSettings struct {
 	// PlanningDurations The duration the plan and the availability quote give a step that is not completed: estimate (its estimatedDuration), or with p50 or p80 that percentile of its catalog item's durationStats when the step's estimatedDuration is still the item's and the item has at least 5 samples.
 	PlanningDurations WorkshopSettingsPlanningDurations `json:"planningDurations"`
 
+	// PromiseConfidence The share of quoted promises the location wants kept (default 0.9). With planningDurations p50 or p80 the availability quote places every step at its median and adds a margin for this confidence, rather than padding every queued step at its 80th percentile. Set with `workshop admin settings set --promise-confidence` or on the settings page.
+	PromiseConfidence float64 `json:"promiseConfidence"`
+
 	// Timezone Example: Europe/Berlin
 	Timezone string `json:"timezone"`
 }
@@ -2769,7 +2778,9 @@ type ClientInterface interface {
 	// When a new job with these services (one sequential step each, in the order given) could be done if it arrived
 	// at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
 	// technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
-	// time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+	// time. With `planningDurations` `p50` or `p80` the quote is made on the plan with every step at its learned
+	// median (its estimate where it has none), the new steps too, and `earliestCompletion` adds `marginMinutes` of
+	// working time for the location's `promiseConfidence`; the steps' times are the unpadded placement. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
 	// `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
 	// inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
 	// Needs `board:read`.
@@ -3522,7 +3533,9 @@ func (c *Client) ClockOut(ctx context.Context, params *ClockOutParams, body Cloc
 // When a new job with these services (one sequential step each, in the order given) could be done if it arrived
 // at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
 // technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
-// time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+// time. With `planningDurations` `p50` or `p80` the quote is made on the plan with every step at its learned
+// median (its estimate where it has none), the new steps too, and `earliestCompletion` adds `marginMinutes` of
+// working time for the location's `promiseConfidence`; the steps' times are the unpadded placement. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
 // `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
 // inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
 // Needs `board:read`.
@@ -6840,7 +6853,9 @@ type ClientWithResponsesInterface interface {
 	// When a new job with these services (one sequential step each, in the order given) could be done if it arrived
 	// at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
 	// technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
-	// time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+	// time. With `planningDurations` `p50` or `p80` the quote is made on the plan with every step at its learned
+	// median (its estimate where it has none), the new steps too, and `earliestCompletion` adds `marginMinutes` of
+	// working time for the location's `promiseConfidence`; the steps' times are the unpadded placement. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
 	// `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
 	// inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
 	// Needs `board:read`.
@@ -13469,7 +13484,9 @@ func (c *ClientWithResponses) ClockOutWithResponse(ctx context.Context, params *
 // When a new job with these services (one sequential step each, in the order given) could be done if it arrived
 // at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
 // technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
-// time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+// time. With `planningDurations` `p50` or `p80` the quote is made on the plan with every step at its learned
+// median (its estimate where it has none), the new steps too, and `earliestCompletion` adds `marginMinutes` of
+// working time for the location's `promiseConfidence`; the steps' times are the unpadded placement. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
 // `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
 // inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
 // Needs `board:read`.

@@ -173,12 +173,13 @@ var adminCommands = map[string]adminCommand{
 		breaks := fs.String("breaks", "", "breaks, e.g. mon-fri=12:00-12:30 (none: no breaks)")
 		buffer := fs.Int("bay-buffer", -1, "minutes kept free in a bay between two jobs")
 		planning := fs.String("planning-durations", "", "the durations the plan uses: estimate, p50 or p80 (learned from history)")
+		confidence := fs.Float64("promise-confidence", 0, "the share of quoted promises to keep, 0.5 to 0.99 (quotes with learned durations add its margin)")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			var b *int
 			if *buffer >= 0 {
 				b = buffer
 			}
-			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning))
+			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning), operator.PromiseConfidence(*confidence))
 		}
 	}},
 	"org list": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {

@@ -6,7 +6,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -196,24 +198,38 @@ func TestLearnedDurations(t *testing.T) {
 			}
 			return out
 		}
-		quoted := func() int {
-			var q struct {
-				Steps []struct{ PlannedStart, PlannedEnd time.Time }
-			}
+		type quote struct {
+			EarliestCompletion time.Time
+			Confidence         float64
+			MarginMinutes      int
+			Steps              []struct{ PlannedStart, PlannedEnd time.Time }
+		}
+		quoted := func() (int, quote) {
+			var q quote
 			p.call("GET", "/v1/scheduler/availability?locationId="+p.loc.ID+"&serviceCodes=OIL", nil, 200).Decode(t, &q)
 			if len(q.Steps) != 1 {
 				t.Fatalf("quote steps = %+v, want one", q.Steps)
 			}
-			return int(cal.WorkBetween(q.Steps[0].PlannedStart, q.Steps[0].PlannedEnd) / time.Minute)
+			if want := cal.AddWork(q.Steps[0].PlannedEnd, time.Duration(q.MarginMinutes)*time.Minute); !q.EarliestCompletion.Equal(want) {
+				t.Errorf("earliestCompletion %v, want the step's end %v plus %d minutes of working time, %v", q.EarliestCompletion,
+					q.Steps[0].PlannedEnd, q.MarginMinutes, want)
+			}
+			return int(cal.WorkBetween(q.Steps[0].PlannedStart, q.Steps[0].PlannedEnd) / time.Minute), q
 		}
+		// With learned durations the quote places the work at its median
+		// and adds the margin of the spread (p80 - p50) / 0.8416 of the
+		// new OIL step and of the OIL steps planned before it on its
+		// technician (the BRAKES step's service has too few samples).
+		spread := float64(*oil.P80-*oil.P50) / 0.8416
 		for _, tc := range []struct {
 			mode          string
 			oil, brakes   int
 			own, quoteOil int
+			margin        bool
 		}{
-			{"estimate", 60, 60, 45, 60},
-			{"p80", *oil.P80, 60, 45, *oil.P80},
-			{"p50", *oil.P50, 60, 45, *oil.P50},
+			{"estimate", 60, 60, 45, 60, false},
+			{"p80", *oil.P80, 60, 45, *oil.P50, true},
+			{"p50", *oil.P50, 60, 45, *oil.P50, true},
 		} {
 			if _, err := p.w.op.SetSettings(ctx, p.loc.ID, "", "", nil, operator.PlanningDurations(tc.mode)); err != nil {
 				t.Fatalf("set planningDurations %s: %v", tc.mode, err)
@@ -230,8 +246,34 @@ func TestLearnedDurations(t *testing.T) {
 				t.Errorf("%s: planned minutes OIL %d, BRAKES %d, own estimate %d; want %d, %d, %d", tc.mode,
 					got[steps[0]], got[steps[1]], got[own.ID], tc.oil, tc.brakes, tc.own)
 			}
-			if q := quoted(); q != tc.quoteOil {
-				t.Errorf("%s: quoted OIL minutes %d, want %d", tc.mode, q, tc.quoteOil)
+			minutes, q := quoted()
+			if minutes != tc.quoteOil || q.Confidence != 0.9 {
+				t.Errorf("%s: quoted OIL minutes %d at confidence %v, want %d at 0.9", tc.mode, minutes, q.Confidence, tc.quoteOil)
+			}
+			// One to three OIL steps' spreads (the new one, and the
+			// planned ones ahead of it on Ana), z = 1.2816 at 0.9.
+			low, high := int(math.Ceil(1.2816*spread)), int(math.Ceil(1.2816*spread*math.Sqrt(3)))
+			if tc.margin != (q.MarginMinutes > 0) || tc.margin && (q.MarginMinutes < low || q.MarginMinutes > high) {
+				t.Errorf("%s: margin %d minutes, want %v (between %d and %d with learned durations)", tc.mode, q.MarginMinutes, tc.margin, low, high)
+			}
+		}
+		// The confidence means what it says: a higher one, a longer margin;
+		// a coin toss, none.
+		margins := map[float64]int{}
+		for _, c := range []float64{0.5, 0.9, 0.99} {
+			if _, err := p.w.op.SetSettings(ctx, p.loc.ID, "", "", nil, operator.PromiseConfidence(c)); err != nil {
+				t.Fatalf("promiseConfidence %v: %v", c, err)
+			}
+			_, q := quoted()
+			margins[c] = q.MarginMinutes
+		}
+		if margins[0.5] != 0 || margins[0.9] <= 0 || margins[0.99] <= margins[0.9] {
+			t.Errorf("margins by confidence %v, want 0 at 0.5 and growing with it", margins)
+		}
+		for _, bad := range []float64{0.3, 1, 1.5} {
+			_, err := p.w.op.SetSettings(ctx, p.loc.ID, "", "", nil, operator.PromiseConfidence(bad))
+			if we := (*workshop.Error)(nil); !errors.As(err, &we) || we.Field != "promiseConfidence" {
+				t.Errorf("promiseConfidence %v: %v, want refused on promiseConfidence", bad, err)
 			}
 		}
 		if _, err := p.w.op.SetSettings(ctx, p.loc.ID, "", "", nil, operator.PlanningDurations("p99")); workshop.ErrorCode(err) != workshop.CodeValidationFailed {

@@ -25,6 +25,8 @@ func simulateCmd(args []string, stdout io.Writer) error {
 	bays := fs.Int("bays", def.Bays, "generated bays")
 	services := fs.Int("services", def.Services, fmt.Sprintf("catalog services used (1-%d)", len(simulate.Catalog)))
 	jobs := fs.Int("jobs", def.JobsPerDay, "customers a day, on average")
+	confidence := fs.Float64("confidence", def.Confidence, fmt.Sprintf("promise confidence of quotes with learned durations (%.2f-%.2f)",
+		workshop.MinPromiseConfidence, workshop.MaxPromiseConfidence))
 	var hire, addBays multiFlag
 	fs.Var(&hire, "hire", "add a technician with these comma-separated skills, e.g. --hire diagnostics (repeatable; skills: "+
 		strings.Join(simulate.Skills, ", ")+")")
@@ -35,7 +37,8 @@ func simulateCmd(args []string, stdout io.Writer) error {
 	} else if len(rest) > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
 	}
-	c := simulate.Config{Seed: *seed, Days: *days, Technicians: *techs, Bays: *bays, Services: *services, JobsPerDay: *jobs}
+	c := simulate.Config{Seed: *seed, Days: *days, Technicians: *techs, Bays: *bays, Services: *services, JobsPerDay: *jobs,
+		Confidence: *confidence}
 	if err := choose("policy", list(*policies), simulate.Policies); err != nil {
 		return err
 	}
@@ -64,6 +67,9 @@ func simulateCmd(args []string, stdout io.Writer) error {
 	}
 	if c.Days < 1 || c.JobsPerDay < 0 {
 		return usageError{fmt.Errorf("--days: at least 1, --jobs: not negative")}
+	}
+	if c.Confidence < workshop.MinPromiseConfidence || c.Confidence > workshop.MaxPromiseConfidence {
+		return usageError{fmt.Errorf("--confidence: from %.2f to %.2f", workshop.MinPromiseConfidence, workshop.MaxPromiseConfidence)}
 	}
 	report, err := simulate.Run(c, list(*policies), list(*durations))
 	if err != nil {

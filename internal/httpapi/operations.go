@@ -156,7 +156,7 @@ func settingsOf(ls store.LocationSettings) oapi.WorkshopSettings {
 		Breaks: mapList(ls.Breaks, func(b workshop.Break) oapi.Break {
 			return oapi.Break{Day: oapi.Weekday(b.Day), Start: b.Start, End: b.End}
 		}),
-		PlanningDurations: oapi.WorkshopSettingsPlanningDurations(ls.PlanningDurations)}
+		PlanningDurations: oapi.WorkshopSettingsPlanningDurations(ls.PlanningDurations), PromiseConfidence: ls.PromiseConfidence}
 }
 
 func (h *handlers) GetWorkshopSettings(ctx context.Context, _ oapi.GetWorkshopSettingsRequestObject) (oapi.GetWorkshopSettingsResponseObject, error) {

@@ -75,21 +75,17 @@ func (h *handlers) GetAvailability(ctx context.Context, req oapi.GetAvailability
 		return nil, err
 	}
 	now := h.now()
-	plan, err := h.plans.Plan(ctx, loc, now)
-	if err != nil {
-		return nil, err
-	}
 	from := now
 	if q.From != nil {
 		from = *q.From
 	}
-	for i, s := range steps { // planned as the plan plans work: with the learned durations it uses
-		minutes := int(s.Duration / time.Minute)
-		steps[i].Duration = time.Duration(plan.PlanningMinutes(s.ServiceCode, minutes, minutes)) * time.Minute
+	quote, err := h.plans.Quote(ctx, loc, now, from, steps)
+	if err != nil {
+		return nil, err
 	}
-	quote := workshop.QuoteAvailability(plan.FreshInput(), plan.Dispatch, from, steps)
-	out := oapi.Availability{LocationId: loc, From: from.In(plan.Zone).Truncate(time.Microsecond),
+	out := oapi.Availability{LocationId: loc, From: from.In(quote.Zone).Truncate(time.Microsecond),
 		EarliestCompletion: nullableOf(quote.EarliestCompletion), Reason: nullOf[oapi.UnplacedReason](),
+		Confidence: quote.Confidence, MarginMinutes: int(quote.Margin / time.Minute),
 		Steps: make([]oapi.AvailabilityStep, 0, len(quote.Steps))}
 	if quote.Unplaced != "" {
 		out.Reason = nullable.NewNullableWithValue(oapi.UnplacedReason(quote.Unplaced))

@@ -29,6 +29,15 @@ func PlanningDurations(v string) SettingsOption {
 	}
 }
 
+// PromiseConfidence sets promiseConfidence; 0 keeps it.
+func PromiseConfidence(v float64) SettingsOption {
+	return func(s *workshop.Settings) {
+		if v != 0 {
+			s.PromiseConfidence = v
+		}
+	}
+}
+
 // SetSettings replaces a location's workshop settings. hours and breaks
 // are comma-separated DAYS=HH:MM-HH:MM entries, DAYS a weekday (mon) or a
 // range (mon-fri); "" keeps the current value, "none" empties it.

@@ -24,12 +24,12 @@ func (s *Service) Anchor(ctx context.Context, p *Plan) error {
 	if p.anchored.Swap(true) {
 		return nil
 	}
-	a := workshop.AnchorOf(p.Input, p.Dispatch)
+	a := workshop.AnchorOf(p.Input, p.Dispatch, p.Input.Anchor)
 	stored := store.PlanAnchor{Version: p.Version, Minute: p.Minute, Start: a.Start,
 		Steps: make([]store.PlanAnchorStep, 0, len(a.Steps))}
 	for _, st := range a.Steps {
 		stored.Steps = append(stored.Steps, store.PlanAnchorStep{StepID: st.StepID, TechIDs: st.TechIDs, BayID: st.BayID,
-			Start: st.Start, UpdatedAt: p.stepVersions[st.StepID]})
+			Start: st.Start, Announced: st.Announced, UpdatedAt: p.stepVersions[st.StepID]})
 	}
 	err := s.store.SavePlanAnchor(ctx, p.LocationID, stored)
 	if err != nil {
@@ -62,10 +62,11 @@ func (s *Service) anchorFor(ctx context.Context, p *Plan) (*workshop.DispatchAnc
 			pending[st.ID] = st.Status == workshop.StepPending
 		}
 	}
-	out := &workshop.DispatchAnchor{Start: a.Start}
+	out := &workshop.DispatchAnchor{Start: a.Start, Unchanged: a.Version == p.Version}
 	for _, st := range a.Steps {
 		if v, ok := p.stepVersions[st.StepID]; ok && v == st.UpdatedAt && pending[st.StepID] {
-			out.Steps = append(out.Steps, workshop.AnchorStep{StepID: st.StepID, TechIDs: st.TechIDs, BayID: st.BayID, Start: st.Start})
+			out.Steps = append(out.Steps, workshop.AnchorStep{StepID: st.StepID, TechIDs: st.TechIDs, BayID: st.BayID, Start: st.Start,
+				Announced: st.Announced})
 		}
 	}
 	return out, nil

@@ -14,6 +14,7 @@
 package planning
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,9 @@ type Plan struct {
 	// Durations are the location's learned durations by service code as
 	// the plan used them (contract section 9).
 	Durations map[string]workshop.DurationStats
+	// PlanningDurations is the setting the plan's durations follow: the
+	// location's, or p50 for the plan a confident quote is made on.
+	PlanningDurations string
 	// Minute is the minute it was computed in (Unix minutes of its start
 	// rounded up): with Version, what orders it among anchors (anchor.go).
 	Minute int64
@@ -62,7 +66,7 @@ type Plan struct {
 // code that is not completed (workshop.PlanningMinutes), so that an
 // availability quote plans new work as the plan does.
 func (p *Plan) PlanningMinutes(code string, stepEstimate, itemEstimate int) int {
-	return workshop.PlanningMinutes(p.Settings.PlanningDurations, stepEstimate, itemEstimate, p.Durations[code])
+	return workshop.PlanningMinutes(p.PlanningDurations, stepEstimate, itemEstimate, p.Durations[code])
 }
 
 // FreshInput is the plan's input with a calendar of its own, for one
@@ -89,7 +93,8 @@ type Service struct {
 
 type planKey struct {
 	location string
-	minute   int64 // the plan's start minute (Unix minutes of now rounded up)
+	minute   int64  // the plan's start minute (Unix minutes of now rounded up)
+	variant  string // "": the location's plan; else the planningDurations it is planned with (a quote's)
 }
 
 // call is a computation in flight, which requests for the same plan wait
@@ -119,11 +124,16 @@ func New(st Store) *Service {
 // computation stops when ctx ends; a request waiting for another's
 // computation that stopped so computes it itself.
 func (s *Service) Plan(ctx context.Context, locationID string, now time.Time) (*Plan, error) {
+	return s.plan(ctx, planKey{location: locationID, minute: startMinute(now)}, now)
+}
+
+// plan is the plan of key as of now, kept or computed.
+func (s *Service) plan(ctx context.Context, key planKey, now time.Time) (*Plan, error) {
+	locationID := key.location
 	version, err := s.store.PlanVersion(ctx, locationID)
 	if err != nil {
 		return nil, err
 	}
-	key := planKey{location: locationID, minute: startMinute(now)}
 	for {
 		s.mu.Lock()
 		if p, ok := s.plans[key]; ok && p.Version >= version {
@@ -150,7 +160,7 @@ func (s *Service) Plan(ctx context.Context, locationID string, now time.Time) (*
 		s.inflight[key] = c
 		s.misses++
 		s.mu.Unlock()
-		c.plan, c.err = s.compute(ctx, locationID, now)
+		c.plan, c.err = s.compute(ctx, key, now)
 		s.mu.Lock()
 		delete(s.inflight, key)
 		if c.err == nil {
@@ -205,7 +215,8 @@ func (s *Service) CacheStats() CacheStats {
 }
 
 // compute reads the location's data and plans it.
-func (s *Service) compute(ctx context.Context, locationID string, now time.Time) (*Plan, error) {
+func (s *Service) compute(ctx context.Context, key planKey, now time.Time) (*Plan, error) {
+	locationID := key.location
 	d, err := s.store.PlanData(ctx, locationID)
 	if err != nil {
 		return nil, err
@@ -215,7 +226,7 @@ func (s *Service) compute(ctx context.Context, locationID string, now time.Time)
 		return nil, err
 	}
 	p := &Plan{LocationID: locationID, Version: d.Version, Zone: zone, Settings: d.Settings,
-		Minute: startMinute(now), stepVersions: stepVersionsOf(d)}
+		PlanningDurations: cmp.Or(key.variant, d.Settings.PlanningDurations), Minute: startMinute(now), stepVersions: stepVersionsOf(d)}
 	if p.Durations, err = s.store.DurationStats(ctx, locationID, d.DurationVersion, now); err != nil {
 		return nil, err
 	}
@@ -270,6 +281,7 @@ func inputOf(d store.PlanData, p *Plan, zone *time.Location, now time.Time) work
 			ds := stepOf(st, d.Skills)
 			if estimate, ok := d.Estimates[ds.ServiceCode]; ok && st.Status != workshop.StepCompleted {
 				ds.Duration = time.Duration(p.PlanningMinutes(ds.ServiceCode, st.EstimatedDuration, estimate)) * time.Minute
+				ds.Spread = workshop.DurationSpread(p.Durations[ds.ServiceCode])
 			}
 			dj.Steps = append(dj.Steps, ds)
 		}

@@ -8,12 +8,15 @@ import (
 )
 
 // dispatch starts what the policy starts at now. Either policy also
-// computes its plan, the one its quotes are made from, and the churn
-// between it and the one before.
+// computes its plan, the one its quotes are made from, counts its moves
+// from the plan before, and makes it the anchor (each plan is read).
 func (r *run) dispatch(now time.Time) {
 	in := r.input(now)
 	plan := r.planOf(in)
-	r.churn(plan)
+	before := r.anchorNow()
+	r.churn(plan, before)
+	a := workshop.AnchorOf(in, plan, before)
+	r.anchor, r.changed = &a, false
 	if r.policy == PolicyFCFS {
 		r.firstComeFirstServed(now)
 		return
@@ -21,27 +24,25 @@ func (r *run) dispatch(now time.Time) {
 	r.applyPlan(now, plan)
 }
 
-// churn counts the steps the planner placed in both this plan and the one
-// before, and those of them it moved: another technician or bay, or a
-// start more than 15 minutes away. Started steps are facts, not counted.
-func (r *run) churn(plan workshop.Dispatch) {
-	next := map[string]workshop.PlannedStep{}
+// churn counts the pending steps the anchor placed that are still pending,
+// and those of them plan moved as the contract counts moves: unplaced,
+// another technician or bay, or a start more than 15 minutes after the
+// announced one. Started steps are facts, not counted.
+func (r *run) churn(plan workshop.Dispatch, anchor *workshop.DispatchAnchor) {
+	if anchor == nil {
+		return
+	}
+	placed := map[string]workshop.PlannedStep{}
 	for _, ps := range plan.Steps {
-		if ps.Pinned {
-			continue
-		}
-		next[ps.StepID] = ps
-		before, ok := r.prev[ps.StepID]
-		if !ok {
-			continue
-		}
+		placed[ps.StepID] = ps
+	}
+	for _, s := range anchor.Steps {
 		r.compared++
-		if d := ps.Start.Sub(before.Start); !slices.Equal(ps.TechIDs, before.TechIDs) || ps.BayID != before.BayID ||
-			d > 15*time.Minute || d < -15*time.Minute {
+		ps, ok := placed[s.StepID]
+		if !ok || !slices.Equal(ps.TechIDs, s.TechIDs) || ps.BayID != s.BayID || ps.Start.Sub(s.Announced) > workshop.KeptTolerance {
 			r.moved++
 		}
 	}
-	r.prev = next
 }
 
 // applyPlan starts the steps the plan starts now, on its technician and

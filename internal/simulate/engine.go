@@ -31,9 +31,13 @@ type run struct {
 	bays      map[string]*bayState
 	running   []*step
 	absences  []Absence
-	// the previous plan's steps the planner chose (not pinned), for churn
-	prev            map[string]workshop.PlannedStep
+	// anchor is the last plan as readers saw it (each plan is read), with
+	// its announced starts: the plan policy plans from it, and the churn
+	// counts each plan's moves from it under either policy.
+	anchor          *workshop.DispatchAnchor
+	changed         bool // something the plan reads changed since the anchor
 	moved, compared int
+	confidence      float64   // the promise confidence of quotes with learned durations
 	wake            time.Time // the earliest time something waits for, after now
 }
 
@@ -147,9 +151,13 @@ func (r *run) simulate() {
 	absenceEdges := r.absenceEdges()
 	for !now.After(limit) {
 		r.finish(now)
+		if slices.Contains(absenceEdges, now) {
+			r.changed = true // a technician left or came back
+		}
 		for len(events) > 0 && !events[0].at.After(now) {
 			e := events[0]
 			events = events[1:]
+			r.changed = true
 			if byID[e.job.ID] == nil { // a booking before the day, a walk-in as it comes
 				byID[e.job.ID] = r.enter(now, e.job)
 			}
@@ -219,16 +227,22 @@ func (r *run) enter(now time.Time, spec *JobSpec) *job {
 }
 
 // quote is the promise of a new job: the availability read's earliest
-// completion from the policy's own plan; a customer collecting at the
-// closing is promised the closing unless that is earlier.
+// completion from the policy's own plan (with learned durations, the plan
+// with every duration at its p50 and the confidence's margin, as the
+// service quotes); a customer collecting at the closing is promised the
+// closing unless that is earlier.
 func (r *run) quote(now time.Time, j *job) time.Time {
-	in := r.input(now)
+	durations, confidence := r.durations, 0.0
+	if durations != workshop.PlanWithEstimate {
+		durations, confidence = workshop.PlanWithP50, r.confidence
+	}
+	in := r.inputWith(now, durations)
 	var steps []workshop.QuoteStep
 	for _, s := range j.steps {
-		steps = append(steps, workshop.QuoteStep{ServiceCode: s.service.Code, Duration: r.duration(now, s),
-			RequiredSkills: s.service.Skills})
+		steps = append(steps, workshop.QuoteStep{ServiceCode: s.service.Code, Duration: r.durationWith(now, s, durations),
+			RequiredSkills: s.service.Skills, Spread: workshop.DurationSpread(r.statsOf(now, s))})
 	}
-	q := workshop.QuoteAvailability(in, r.planOf(in), j.from, steps)
+	q := workshop.QuoteAvailability(in, r.planOf(in), j.from, steps, confidence)
 	promise := r.closing(j.from).Add(24 * time.Hour) // no technician or bay for it: tomorrow, by hand
 	if q.EarliestCompletion != nil {
 		promise = *q.EarliestCompletion
@@ -239,18 +253,41 @@ func (r *run) quote(now time.Time, j *job) time.Time {
 	return promise
 }
 
-// planOf is the policy's plan of in: the planner's, or first come first
-// served (the planner's decoder in arrival order, no search).
+// planOf is the policy's plan of in: the planner's from the anchor, or
+// first come first served (the planner's decoder in arrival order, no
+// search, no anchor).
 func (r *run) planOf(in workshop.DispatchInput) workshop.Dispatch {
 	if r.policy == PolicyFCFS {
 		in.Budget = -1
+	} else {
+		in.Anchor = r.anchorNow()
 	}
 	return workshop.PlanDispatch(in)
 }
 
+// anchorNow is the anchor as a plan computed now sees it: the steps no
+// longer pending left out, and unchanged when nothing changed since.
+func (r *run) anchorNow() *workshop.DispatchAnchor {
+	if r.anchor == nil {
+		return nil
+	}
+	a := *r.anchor
+	pending := r.stepsByID()
+	a.Steps = slices.DeleteFunc(slices.Clone(a.Steps), func(s workshop.AnchorStep) bool {
+		st := pending[s.StepID]
+		return st == nil || st.status != workshop.StepPending
+	})
+	a.Unchanged = !r.changed
+	return &a
+}
+
 // input is the planner's view of the workshop at now, as the service would
 // read it: the open jobs with every step, technicians away unavailable.
-func (r *run) input(now time.Time) workshop.DispatchInput {
+func (r *run) input(now time.Time) workshop.DispatchInput { return r.inputWith(now, r.durations) }
+
+// inputWith is input with the steps' durations as planningDurations
+// gives them.
+func (r *run) inputWith(now time.Time, durations string) workshop.DispatchInput {
 	in := workshop.DispatchInput{Calendar: r.w.Calendar, Now: now, BayBuffer: r.w.BayBuffer}
 	for _, t := range r.w.Techs {
 		in.Techs = append(in.Techs, workshop.DispatchTech{ID: t.ID, Skills: t.Skills, Unavailable: r.absent(t.ID, now)})
@@ -277,8 +314,8 @@ func (r *run) input(now time.Time) workshop.DispatchInput {
 			dj.ArrivalTime = &at
 		}
 		for _, s := range j.steps {
-			ds := workshop.DispatchStep{ID: s.spec.ID, Phase: s.spec.Phase, Mode: s.spec.Mode, Duration: r.duration(now, s),
-				Status: s.status, ServiceCode: s.service.Code, RequiredSkills: s.service.Skills}
+			ds := workshop.DispatchStep{ID: s.spec.ID, Phase: s.spec.Phase, Mode: s.spec.Mode, Duration: r.durationWith(now, s, durations),
+				Status: s.status, ServiceCode: s.service.Code, RequiredSkills: s.service.Skills, Spread: workshop.DurationSpread(r.statsOf(now, s))}
 			if s.status != workshop.StepPending {
 				start := s.start
 				ds.TechIDs, ds.BayID, ds.StartedAt = []string{s.tech}, s.bay, &start
@@ -294,11 +331,16 @@ func (r *run) input(now time.Time) workshop.DispatchInput {
 	return in
 }
 
-// duration is how long the plan and the quote take a step to be (contract
-// section 9's rule, workshop.PlanningMinutes): the service's learned
-// percentile under p50 or p80 once it has enough samples, else the
+// durationWith is how long a plan with planningDurations takes a step to
+// be (contract section 9's rule, workshop.PlanningMinutes): the service's
+// learned percentile under p50 or p80 once it has enough samples, else the
 // estimate. Every simulated step keeps its catalog estimate.
-func (r *run) duration(now time.Time, s *step) time.Duration {
+func (r *run) durationWith(now time.Time, s *step, durations string) time.Duration {
+	return time.Duration(workshop.PlanningMinutes(durations, s.service.Estimate, s.service.Estimate, r.statsOf(now, s))) * time.Minute
+}
+
+// statsOf is the learned durations of a step's service at now.
+func (r *run) statsOf(now time.Time, s *step) workshop.DurationStats {
 	if !r.statsAt.Equal(now) || r.stats == nil {
 		r.stats, r.statsAt = map[string]workshop.DurationStats{}, now
 	}
@@ -313,7 +355,7 @@ func (r *run) duration(now time.Time, s *step) time.Duration {
 		st = workshop.DurationStatsOf(minutes)
 		r.stats[s.service.Code] = st
 	}
-	return time.Duration(workshop.PlanningMinutes(r.durations, s.service.Estimate, s.service.Estimate, st)) * time.Minute
+	return st
 }
 
 // finish ends the steps due to end by now: technicians and bays are free,
@@ -326,7 +368,7 @@ func (r *run) finish(now time.Time) {
 			kept = append(kept, s)
 			continue
 		}
-		s.status = workshop.StepCompleted
+		s.status, r.changed = workshop.StepCompleted, true
 		delete(r.techOn, s.tech)
 		if b := r.bays[s.bay]; b != nil {
 			b.on, b.lastEnd, b.lastJob = nil, s.end, s.job
@@ -347,7 +389,7 @@ func (r *run) finish(now time.Time) {
 func (r *run) start(now time.Time, s *step, tech *Tech, bay string) {
 	actual := float64(s.service.Estimate) * s.service.Bias * tech.Speed * s.spec.Noise
 	minutes := max(1, int(math.Round(actual)))
-	s.status, s.tech, s.bay, s.start = workshop.StepInProgress, tech.ID, bay, now
+	s.status, s.tech, s.bay, s.start, r.changed = workshop.StepInProgress, tech.ID, bay, now, true
 	s.end = r.w.Calendar.AddWork(now, time.Duration(minutes)*time.Minute)
 	r.techOn[tech.ID] = s
 	if b := r.bays[bay]; b != nil {

@@ -27,9 +27,10 @@ type Row struct {
 	// Utilisation: the technicians' working time on steps over their
 	// working time present, within the simulated days.
 	Utilisation float64 `json:"utilisation"`
-	// Churn: of the steps the policy's plan placed in two consecutive
-	// plans, the share the later one moved (another technician or bay, or
-	// a start more than 15 minutes away).
+	// Churn: of the pending steps a plan placed that are still pending at
+	// the next plan, the share the next one moved as the contract counts
+	// moves (section 8): unplaced, another technician or bay, or a start
+	// more than 15 minutes after the step's announced start.
 	Churn float64 `json:"churn"`
 	// MeanLeadMinutes: ready minus actual arrival, wall clock, over the
 	// same jobs.
@@ -67,7 +68,7 @@ func Run(c Config, policies, durations []string) (Report, error) {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				rows[pi*len(durations)+di] = simulateOne(w, days, p, d)
+				rows[pi*len(durations)+di] = simulateOne(w, days, p, d, c.Confidence)
 			}()
 		}
 	}
@@ -75,12 +76,13 @@ func Run(c Config, policies, durations []string) (Report, error) {
 	return Report{Policies: rows, Workshop: w}, nil
 }
 
-func simulateOne(w *Workshop, days []Day, policy, durations string) Row {
+func simulateOne(w *Workshop, days []Day, policy, durations string, confidence float64) Row {
 	row := Row{Policy: policy, Durations: durations}
 	if len(days) == 0 {
 		return row
 	}
 	r := newRun(w, days, policy, durations)
+	r.confidence = confidence
 	r.simulate()
 	windowStart, windowEnd := r.windowStart(), r.windowEnd()
 	var promised, kept, counted int

@@ -28,11 +28,15 @@ type Config struct {
 	// ones; AddBays adds bays that take these services (empty: any).
 	Hire    [][]string
 	AddBays [][]string
+	// Confidence is the promise confidence quotes are made at with learned
+	// durations (contract section 9): the margin over the work at its p50.
+	Confidence float64
 }
 
 // DefaultConfig is the documented default workshop.
 func DefaultConfig() Config {
-	return Config{Seed: 1, Days: 10, Technicians: 8, Bays: 5, Services: 10, JobsPerDay: 35}
+	return Config{Seed: 1, Days: 10, Technicians: 8, Bays: 5, Services: 10, JobsPerDay: 35,
+		Confidence: workshop.DefaultPromiseConfidence}
 }
 
 // Service is a catalog item of the simulated workshop.

@@ -26,6 +26,7 @@ type PlanAnchorStep struct {
 	TechIDs   []string        `json:"techIds"`
 	BayID     string          `json:"bayId,omitempty"`
 	Start     time.Time       `json:"start"`
+	Announced time.Time       `json:"announced"` // zero in anchors stored before announced starts: Start
 	UpdatedAt workshop.Micros `json:"updatedAt"`
 }
 

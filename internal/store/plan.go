@@ -52,17 +52,19 @@ func (s *Store) PlanData(ctx context.Context, locationID string) (PlanData, erro
 		var hours, breaks, planning string
 		var buffer int
 		if err := c.queryRow(ctx, `SELECT p.version, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes, w.planning_durations,
-			d.version
+			w.promise_confidence, d.version
 			FROM plan_versions p JOIN locations l ON l.id = p.location_id JOIN workshop_settings w ON w.location_id = l.id
 			JOIN duration_versions d ON d.location_id = l.id
-			WHERE p.location_id = ?`, locationID).Scan(&d.Version, &d.Timezone, &hours, &breaks, &buffer, &planning, &d.DurationVersion); err != nil {
+			WHERE p.location_id = ?`, locationID).Scan(&d.Version, &d.Timezone, &hours, &breaks, &buffer, &planning,
+			&d.Settings.PromiseConfidence, &d.DurationVersion); err != nil {
 			return notFoundOr(err, "location")
 		}
+		confidence := d.Settings.PromiseConfidence
 		var err error
 		if d.Settings, err = s.settings.parse(hours, breaks, buffer); err != nil {
 			return err
 		}
-		d.Settings.PlanningDurations = planning
+		d.Settings.PlanningDurations, d.Settings.PromiseConfidence = planning, confidence
 		if d.Techs, err = planTechnicians(ctx, c, locationID); err != nil {
 			return err
 		}

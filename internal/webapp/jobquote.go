@@ -34,11 +34,10 @@ func (a *App) quoteOf(r *http.Request, d *desk, codes []string) (*quoteView, err
 	if err != nil {
 		return &quoteView{Problem: "A step chosen is no longer in the catalog."}, nil
 	}
-	plan, err := a.plans.Plan(ctx, d.loc.ID, now)
+	q, err := a.plans.Quote(ctx, d.loc.ID, now, now, steps)
 	if err != nil {
 		return nil, err
 	}
-	q := workshop.QuoteAvailability(plan.FreshInput(), plan.Dispatch, now, steps)
 	if q.EarliestCompletion == nil {
 		return &quoteView{Problem: "It cannot be planned now: " + unplacedReasons[q.Unplaced] + "."}, nil
 	}

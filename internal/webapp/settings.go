@@ -1,6 +1,7 @@
 package webapp
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -44,7 +45,7 @@ func (a *App) settingsPage(w http.ResponseWriter, r *http.Request, si *store.Sig
 
 // settingsFields are the names of the settings form's inputs.
 func settingsFields() []string {
-	fields := []string{"updatedAt", "bayBufferMinutes", "planningDurations"}
+	fields := []string{"updatedAt", "bayBufferMinutes", "planningDurations", "promiseConfidence"}
 	for _, day := range workshop.Weekdays {
 		fields = append(fields, "open-"+day, "close-"+day, "breaks-"+day)
 	}
@@ -54,7 +55,8 @@ func settingsFields() []string {
 // settingsForm is the form of stored settings.
 func settingsForm(st workshop.Settings) form {
 	f := form{Values: map[string]string{"updatedAt": versionOf(st.UpdatedAt), "bayBufferMinutes": strconv.Itoa(st.BayBufferMinutes),
-		"planningDurations": st.PlanningDurations}, Errors: map[string]string{}}
+		"planningDurations": st.PlanningDurations, "promiseConfidence": strconv.Itoa(int(math.Round(100 * st.PromiseConfidence)))},
+		Errors: map[string]string{}}
 	for _, h := range st.OperatingHours {
 		f.Values["open-"+h.Day], f.Values["close-"+h.Day] = h.Open, h.Close
 	}
@@ -134,6 +136,12 @@ func settingsOf(f form) (workshop.Settings, *workshop.Validation) {
 	}
 	st.BayBufferMinutes = buffer
 	st.PlanningDurations = f.Values["planningDurations"]
+	// People give the confidence as a share in per cent: 90 for 0.9.
+	percent, err := strconv.Atoi(strings.TrimSpace(f.Values["promiseConfidence"]))
+	if err != nil {
+		v.Add("promiseConfidence", "Enter the share of promises to keep in whole per cent, from 50 to 99.")
+	}
+	st.PromiseConfidence = float64(percent) / 100
 	for _, day := range workshop.Weekdays {
 		open, close := strings.TrimSpace(f.Values["open-"+day]), strings.TrimSpace(f.Values["close-"+day])
 		switch {

@@ -23,6 +23,7 @@ package workshop
 
 import (
 	"context"
+	"math"
 	"time"
 )
 
@@ -87,6 +88,9 @@ type DispatchStep struct {
 	// chooses); with its technicians and bay it makes a pending step
 	// scheduled (contract section 8, "Scheduling a step at a time").
 	NotBefore *time.Time
+	// Spread is how much its duration varies (DurationSpread; 0: not
+	// known): a confident quote's margin counts it (confidence.go).
+	Spread time.Duration
 }
 
 // Dispatch is a location's plan.
@@ -196,12 +200,26 @@ func PlanDispatchContext(ctx context.Context, in DispatchInput) (Dispatch, error
 
 // LateMinutes is how many wall-clock minutes, rounded up, end is past
 // promise: 0 without a promise or when end is not past it. It is the
-// lateness every plan, bound and report counts.
+// lateness every plan, bound and report counts. Past time.Duration's 292
+// years it counts in microseconds, which hold any two times of years 1 to
+// 9999 apart: never negative, never cut off.
 func LateMinutes(promise *time.Time, end time.Time) int {
-	if promise == nil {
+	if promise == nil || !end.After(*promise) {
 		return 0
 	}
-	return minutesUp(end.Sub(*promise))
+	if d := end.Sub(*promise); d < math.MaxInt64 { // Sub saturates
+		return minutesUp(d)
+	}
+	return microsLateMinutes(end.UnixMicro(), promise.UnixMicro())
+}
+
+// microsLateMinutes is LateMinutes of Unix microseconds.
+func microsLateMinutes(end, promise int64) int {
+	const minute = int64(time.Minute / time.Microsecond)
+	if end <= promise {
+		return 0
+	}
+	return int((end - promise + minute - 1) / minute)
 }
 
 // minutesUp is d in whole minutes, rounded up; 0 when d is not positive.

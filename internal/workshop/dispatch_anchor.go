@@ -5,22 +5,30 @@ import (
 	"time"
 )
 
-// Re-plans move little near now (contract section 8): the anchor is the
-// last plan for today computed for a reader. A pending step it placed to
-// start within the first KeptWindow of working time after its start keeps,
-// in every later plan, its technicians, its bay and its start to within
-// KeptTolerance (or the later plan's start, when that is later), while that
-// placement stays feasible. Kept placements are fixed after the scheduled
-// steps and before any decode, so the objective is minimised subject to
-// them; among plans equal in the objective's three terms the one that
-// moves the fewest steps from the anchor wins.
+// Re-plans move only what must move (contract section 8). The anchor is
+// the last plan computed for a reader. For each pending step it places it
+// keeps the step's announced start: its start in the first anchor that
+// gave it its present technicians and bay. A later plan moves the step
+// when it leaves it unplaced, gives it other technicians or another bay,
+// or starts it more than KeptTolerance after its announced start (earlier
+// is no move, and a step cannot creep later a little at each re-plan).
+// Moves are the objective's third term, so a change moves other work only
+// where that lowers unplaced steps or weighted lateness.
+//
+// Near now the anchor binds: a pending step it placed to start within
+// the first KeptWindow of working time after its start keeps, in every
+// later plan, its technicians, its bay and its start to within
+// KeptTolerance (or the later plan's start, when that is later), while
+// that placement stays feasible. Kept placements are fixed after the
+// scheduled steps and before any decode, so the objective is minimised
+// subject to them.
 
 // KeptWindow is the working time after the anchor's start in which its
 // placements are kept.
 const KeptWindow = 60 * time.Minute
 
-// KeptTolerance is how far a kept step's start may move either way; a
-// step further away (or on another technician or bay) has moved.
+// KeptTolerance is how far a kept step's start may move either way, and
+// how much later than its announced start a step may start without moving.
 const KeptTolerance = 15 * time.Minute
 
 // DispatchAnchor is the plan a later plan stays near.
@@ -29,6 +37,19 @@ type DispatchAnchor struct {
 	// Steps are the pending steps it placed. The caller leaves out those
 	// written to since (any write to a step frees it).
 	Steps []AnchorStep
+	// Jobs are what the anchor promised of each job, by id.
+	Jobs map[string]AnchorJob
+	// Unchanged: nothing the plan reads has changed since the anchor was
+	// computed. Then, until KeptTolerance has passed, a plan moves nothing
+	// (contract section 8): it is the anchor as far as it holds.
+	Unchanged bool
+}
+
+// AnchorJob is the anchor's outlook for a job: its late minutes, or that
+// a step of it was unplaced.
+type AnchorJob struct {
+	LateMinutes int
+	Unplaced    bool
 }
 
 // AnchorStep is where the anchor placed a pending step.
@@ -37,11 +58,16 @@ type AnchorStep struct {
 	TechIDs []string
 	BayID   string // "" none
 	Start   time.Time
+	// Announced is the start the step had in the first anchor that gave
+	// it these technicians and this bay (zero: Start).
+	Announced time.Time
 }
 
 // AnchorOf is the anchor a plan makes: its pending steps' placements (the
-// steps in progress are facts, not placements).
-func AnchorOf(in DispatchInput, d Dispatch) DispatchAnchor {
+// steps in progress are facts, not placements), each announced as in
+// prev, the anchor the plan was computed from, when prev gave it the same
+// technicians and bay, else at its start in d.
+func AnchorOf(in DispatchInput, d Dispatch, prev *DispatchAnchor) DispatchAnchor {
 	inProgress := map[string]bool{}
 	for _, j := range in.Jobs {
 		for _, s := range j.Steps {
@@ -50,20 +76,88 @@ func AnchorOf(in DispatchInput, d Dispatch) DispatchAnchor {
 			}
 		}
 	}
-	a := DispatchAnchor{Start: d.Start, Steps: []AnchorStep{}}
-	for _, s := range d.Steps {
-		if !inProgress[s.StepID] {
-			a.Steps = append(a.Steps, AnchorStep{StepID: s.StepID, TechIDs: slices.Clone(s.TechIDs), BayID: s.BayID, Start: s.Start})
+	before := map[string]AnchorStep{}
+	if prev != nil {
+		for _, s := range prev.Steps {
+			before[s.StepID] = s
 		}
+	}
+	a := DispatchAnchor{Start: d.Start, Steps: []AnchorStep{}, Jobs: make(map[string]AnchorJob, len(d.Jobs))}
+	for _, o := range d.Jobs {
+		a.Jobs[o.JobID] = AnchorJob{LateMinutes: o.LateMinutes, Unplaced: o.AtRisk && o.ProjectedCompletion == nil}
+	}
+	for _, s := range d.Steps {
+		if inProgress[s.StepID] {
+			continue
+		}
+		as := AnchorStep{StepID: s.StepID, TechIDs: slices.Clone(s.TechIDs), BayID: s.BayID, Start: s.Start, Announced: s.Start}
+		if b, ok := before[s.StepID]; ok && b.BayID == s.BayID && slices.Equal(b.TechIDs, s.TechIDs) {
+			as.Announced = b.announced()
+		}
+		a.Steps = append(a.Steps, as)
 	}
 	return a
 }
 
-// anchored is a pending step's placement in the anchor.
+func (s AnchorStep) announced() time.Time {
+	if s.Announced.IsZero() {
+		return s.Start
+	}
+	return s.Announced
+}
+
+// anchored is a pending step's placement in the anchor, in µs.
 type anchored struct {
-	techs []string
-	bay   string
-	start int64
+	techs            []string
+	bay              string
+	start, announced int64
+}
+
+// moved: placed as pl, the step has moved from the anchor.
+func (a *anchored) moved(pl placement) bool {
+	return pl.reason != "" || pl.bay != a.bay || !slices.Equal(pl.techs, a.techs) ||
+		pl.start > a.announced+int64(KeptTolerance/time.Microsecond)
+}
+
+// frozen: the data has not changed since the anchor and less than
+// KeptTolerance has passed; the plan is the warm start alone.
+func (p *problem) frozen() bool {
+	a := p.in.Anchor
+	return a != nil && a.Unchanged && p.start-micros(a.Start) < int64(KeptTolerance/time.Microsecond)
+}
+
+// affected are the jobs a re-plan from the anchor must look at again,
+// by index: those warm leaves worse than the anchor had them (a step
+// unplaced now, or later by more than the minutes passed since when the
+// job was late, or later at all when it was not: the contract's bound on a
+// re-plan), and, unless only those are asked for, those with work the
+// anchor did not place where warm places it (a new job, a new step, a step
+// freed by a write) or that warm does not keep where the anchor had it.
+// The other jobs are as the anchor had them: a search need not seed there.
+func (p *problem) affected(warm decoded, onlyWorse bool) []int {
+	a := p.in.Anchor
+	passed := int((p.start - micros(a.Start)) / int64(time.Minute/time.Microsecond))
+	var out []int
+	for ji := range p.jobs {
+		pj := &p.jobs[ji]
+		was, planned := a.Jobs[pj.job.ID]
+		part := warm.parts[ji]
+		allowed := was.LateMinutes
+		if allowed > 0 {
+			allowed += passed
+		}
+		changed := part.unplaced > 0 && !was.Unplaced || part.weightedLate > allowed*pj.weight
+		if !onlyWorse {
+			changed = changed || !planned || part.moves > 0
+			for si, s := range pj.steps {
+				changed = changed || !s.fixed && s.anchor == nil && warm.places[ji][si].reason == ""
+			}
+		}
+		if changed {
+			out = append(out, ji)
+		}
+	}
+	return out
 }
 
 // anchorSteps gives each pending step of the problem its anchor placement.
@@ -80,7 +174,7 @@ func (p *problem) anchorSteps() {
 		for si := range p.jobs[ji].steps {
 			s := &p.jobs[ji].steps[si]
 			if as, ok := byID[s.ID]; ok && !s.inProgress {
-				s.anchor = &anchored{techs: as.TechIDs, bay: as.BayID, start: micros(as.Start)}
+				s.anchor = &anchored{techs: as.TechIDs, bay: as.BayID, start: micros(as.Start), announced: micros(as.announced())}
 			}
 		}
 	}
@@ -170,25 +264,15 @@ func (p *problem) usable(s *pstep) bool {
 	return s.anchor.bay == ""
 }
 
-// movedFrom counts the anchored steps a decode moves: unplaced, on other
-// technicians or another bay, or starting more than the tolerance away.
-func (p *problem) movedFrom(d decoded) int {
-	if p.in.Anchor == nil {
-		return 0
+// onAnchor places a pending step on its anchor's technicians and bay, at
+// the first free start from release, when that is no move (usable, and
+// not later than its announced start allows); false otherwise.
+func (p *problem) onAnchor(s *pstep, release int64, r *resources) (placement, bool) {
+	if s.anchor == nil || !p.usable(s) {
+		return placement{}, false
 	}
-	tolerance := int64(KeptTolerance / time.Microsecond)
-	n := 0
-	for ji := range p.jobs {
-		for si, s := range p.jobs[ji].steps {
-			if s.anchor == nil {
-				continue
-			}
-			pl := d.places[ji][si]
-			if pl.reason != "" || pl.bay != s.anchor.bay || !slices.Equal(pl.techs, s.anchor.techs) ||
-				pl.start < s.anchor.start-tolerance || pl.start > s.anchor.start+tolerance {
-				n++
-			}
-		}
-	}
-	return n
+	start := p.fit(release, s.dur, p.techIndexes(s.anchor.techs), p.bayChoice(s.anchor.bay), s.job, r)
+	end := p.clock.addWork(start, s.dur)
+	pl := placement{techs: s.anchor.techs, bay: s.anchor.bay, start: start, end: end}
+	return pl, end <= p.horizon && !s.anchor.moved(pl)
 }

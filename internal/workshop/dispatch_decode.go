@@ -38,6 +38,9 @@ type problem struct {
 	placements int
 	// done closes when nobody waits for the plan any more (nil: never).
 	done <-chan struct{}
+	// stick: a step the anchor placed goes back on its technicians and
+	// bay when it can without moving (onAnchor), before any other choice.
+	stick bool
 }
 
 // stopped: nobody waits for the plan any more; the search stops between
@@ -439,23 +442,22 @@ type placement struct {
 	reason, blockedBy string
 }
 
-// decoded is one plan: each job's placements (by its steps' index) and the
-// objective.
+// decoded is one plan: each job's placements (by its steps' index), each
+// job's share of the objective and their sum.
 type decoded struct {
-	order       []int
-	rule        int  // the tie rule it was decoded under
-	interleaved bool // by decodeInterleaved, not job by job
-	places      [][]placement
-	score       score
+	order  []int // the job order it was decoded in; nil for the anchor's plan (warmStart)
+	places [][]placement
+	parts  []jobScore
+	score  score
 }
 
-// score is the objective, compared in order, and the tie-break among
-// plans equal in it: the steps moved from the anchor.
+// score is the objective (contract section 8), compared in order: unplaced
+// steps, weighted late minutes, moves from the anchor, and the sum of the
+// jobs' completions after the plan's start (every job as early as it can
+// be, so that no technician waits while ready work waits).
 type score struct {
-	unplaced     int
-	weightedLate int
-	last         int64
-	moved        int
+	unplaced, weightedLate, moves int
+	completion                    int64 // µs
 }
 
 func (a score) better(b score) bool {
@@ -465,54 +467,57 @@ func (a score) better(b score) bool {
 	if a.weightedLate != b.weightedLate {
 		return a.weightedLate < b.weightedLate
 	}
-	if a.last != b.last {
-		return a.last < b.last
+	if a.moves != b.moves {
+		return a.moves < b.moves
 	}
-	return a.moved < b.moved
+	return a.completion < b.completion
+}
+
+// jobScore is a job's share of the objective: a score of its own.
+type jobScore = score
+
+func (a score) plus(b score) score {
+	return score{unplaced: a.unplaced + b.unplaced, weightedLate: a.weightedLate + b.weightedLate, moves: a.moves + b.moves,
+		completion: a.completion + b.completion}
+}
+
+func (a score) minus(b score) score {
+	return score{unplaced: a.unplaced - b.unplaced, weightedLate: a.weightedLate - b.weightedLate, moves: a.moves - b.moves,
+		completion: a.completion - b.completion}
 }
 
 // decode places the jobs' steps job by job in order, under a tie rule.
 func (p *problem) decode(order []int, rule int) decoded {
-	return p.decodeFrom(order, decoded{rule: rule}, 0)
-}
-
-// decodeFrom decodes order under base's tie rule, reusing base's
-// placements of the jobs before position from, which base decoded in the
-// same order.
-func (p *problem) decodeFrom(order []int, base decoded, from int) decoded {
-	d := decoded{order: order, rule: base.rule, places: make([][]placement, len(p.jobs))}
+	d := decoded{order: order, places: make([][]placement, len(p.jobs))}
 	r := p.fixed.clone()
-	for pos, ji := range order {
-		pj := &p.jobs[ji]
-		if pos < from {
-			d.places[ji] = base.places[ji]
-			for si, s := range pj.steps {
-				if pl := base.places[ji][si]; !s.fixed && pl.reason == "" {
-					p.take(&r, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
-				}
-			}
-			continue
-		}
-		d.places[ji] = p.placeJob(pj, &r, d.rule)
+	for _, ji := range order {
+		d.places[ji] = p.placeJob(&p.jobs[ji], &r, rule)
 	}
-	d.score = p.scoreOf(d)
+	d.score, d.parts = p.scoreOf(d.places)
 	return d
 }
 
 // placeJob places a job's steps that are not fixed in precedence order.
 func (p *problem) placeJob(pj *pjob, r *resources, rule int) []placement {
 	places := make([]placement, len(pj.steps))
+	p.placeRest(pj, places, nil, r, rule)
+	return places
+}
+
+// placeRest places, in precedence order, a job's steps that are neither
+// fixed nor decided (placed already, by index; nil: none) into places.
+func (p *problem) placeRest(pj *pjob, places []placement, decided []bool, r *resources, rule int) {
 	for si, s := range pj.steps {
-		if s.fixed {
+		switch {
+		case s.fixed:
 			places[si] = s.pre
-			continue
-		}
-		places[si] = p.placeStep(pj, si, places, r, rule)
-		if pl := places[si]; pl.reason == "" {
-			p.take(r, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
+		case decided == nil || !decided[si]:
+			places[si] = p.placeStep(pj, si, places, r, rule)
+			if pl := places[si]; pl.reason == "" {
+				p.take(r, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
+			}
 		}
 	}
-	return places
 }
 
 // placeStep places step si of pj after the steps it waits for (placed at
@@ -565,29 +570,43 @@ func (p *problem) outlook(pj *pjob, places []placement) JobOutlook {
 	return o
 }
 
-func (p *problem) scoreOf(d decoded) score {
-	var s score
+// scoreOf is the objective of places, job by job and in all.
+func (p *problem) scoreOf(places [][]placement) (score, []jobScore) {
+	var total score
+	parts := make([]jobScore, len(p.jobs))
 	for ji := range p.jobs {
-		pj := &p.jobs[ji]
-		end := pj.doneEnd
-		unplaced := false
-		for _, pl := range d.places[ji] {
-			if pl.reason != "" {
-				s.unplaced++
-				unplaced = true
-			}
-			end = max(end, pl.end)
+		parts[ji] = p.jobScoreOf(ji, places[ji])
+		total = total.plus(parts[ji])
+	}
+	return total, parts
+}
+
+// jobScoreOf is a job's share of the objective under its placements: its
+// unplaced steps and moves and, when every step is placed, its weighted
+// late minutes and its completion after the plan's start.
+func (p *problem) jobScoreOf(ji int, places []placement) jobScore {
+	pj := &p.jobs[ji]
+	var js jobScore
+	end := pj.doneEnd
+	for si, pl := range places {
+		if a := pj.steps[si].anchor; a != nil && a.moved(pl) {
+			js.moves++
 		}
-		if unplaced {
+		if pl.reason != "" {
+			js.unplaced++
 			continue
 		}
-		if pj.job.PromiseTime != nil {
-			s.weightedLate += minutesUp(time.Duration(end-micros(*pj.job.PromiseTime))*time.Microsecond) * pj.weight
-		}
-		s.last = max(s.last, end)
+		end = max(end, pl.end)
 	}
-	s.moved = p.movedFrom(d)
-	return s
+	if js.unplaced > 0 {
+		return js
+	}
+	end = max(end, p.start)
+	js.completion = end - p.start
+	if pj.job.PromiseTime != nil {
+		js.weightedLate = microsLateMinutes(end, micros(*pj.job.PromiseTime)) * pj.weight
+	}
+	return js
 }
 
 // dispatch presents a decode as the plan.

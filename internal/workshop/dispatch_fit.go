@@ -48,6 +48,17 @@ func (p *problem) take(r *resources, techs []string, bayID string, start, end in
 	}
 }
 
+// untake frees what take took for a job's step.
+func (p *problem) untake(r *resources, techs []string, bayID string, start int64, job string) {
+	j := p.jobIndex(job)
+	for _, t := range techs {
+		r.tech[p.techIndex(t)].remove(start, j)
+	}
+	if bayID != "" {
+		r.bay[p.bayIndex(bayID)].remove(start, j)
+	}
+}
+
 // ownReason is why a pending step cannot be placed whatever the others:
 // what a person assigned it is not there, nobody can do it, or no bay can
 // take it; "" when it has both.
@@ -74,6 +85,11 @@ type free struct {
 func (p *problem) place(s *pstep, release int64, r *resources, rule int) placement {
 	if own := p.ownReason(*s); own != "" {
 		return placement{reason: own}
+	}
+	if p.stick {
+		if pl, ok := p.onAnchor(s, release, r); ok {
+			return pl
+		}
 	}
 	c := &s.choice[orderOf(rule)]
 	// The earliest each could start alone bounds what a pair can: walk the
@@ -229,6 +245,26 @@ func (tl *timeline) insert(b busy) {
 	i, _ := slices.BinarySearchFunc(tl.list, b.start, func(x busy, t int64) int { return cmp64(x.start, t) })
 	tl.list = slices.Insert(tl.list, i, b)
 	tl.maxEnd = slices.Insert(tl.maxEnd, i, b.bufEnd)
+	for k := i; k < len(tl.list); k++ {
+		m := tl.list[k].bufEnd
+		if k > 0 {
+			m = max(m, tl.maxEnd[k-1])
+		}
+		tl.maxEnd[k] = m
+	}
+}
+
+// remove takes out job's stretch that starts at start.
+func (tl *timeline) remove(start int64, job int32) {
+	i, _ := slices.BinarySearchFunc(tl.list, start, func(x busy, t int64) int { return cmp64(x.start, t) })
+	for i < len(tl.list) && tl.list[i].start == start && tl.list[i].job != job {
+		i++
+	}
+	if i == len(tl.list) || tl.list[i].start != start {
+		return
+	}
+	tl.list = slices.Delete(tl.list, i, i+1)
+	tl.maxEnd = slices.Delete(tl.maxEnd, i, i+1)
 	for k := i; k < len(tl.list); k++ {
 		m := tl.list[k].bufEnd
 		if k > 0 {

@@ -11,7 +11,7 @@ import "slices"
 // every step that could go next, so it costs the square of the steps:
 // the search uses it only where that fits its budget (interleaveFits).
 func (p *problem) decodeInterleaved(order []int, rule int) decoded {
-	d := decoded{order: order, rule: rule, interleaved: true, places: make([][]placement, len(p.jobs))}
+	d := decoded{order: order, places: make([][]placement, len(p.jobs))}
 	r := p.fixed.clone()
 	rank := make([]int, len(p.jobs))
 	var open []stepRef // not fixed, not placed yet, by job order
@@ -56,7 +56,7 @@ func (p *problem) decodeInterleaved(order []int, rule int) decoded {
 			p.take(&r, best.techs, best.bay, best.start, best.end, p.jobs[ref.job].job.ID)
 		}
 	}
-	d.score = p.scoreOf(d)
+	d.score, d.parts = p.scoreOf(d.places)
 	return d
 }
 

@@ -1,12 +1,16 @@
 package workshop
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // QuoteStep is a service of a job an advisor is quoting.
 type QuoteStep struct {
 	ServiceCode    string
 	Duration       time.Duration
 	RequiredSkills []string
+	Spread         time.Duration // DurationSpread of its service; 0: not known
 }
 
 // QuotedStep is where a quoted step would go.
@@ -21,15 +25,19 @@ type QuotedStep struct {
 type Quote struct {
 	EarliestCompletion *time.Time // nil when a step cannot be placed
 	Steps              []QuotedStep
-	Unplaced           string // the reason of the first step that cannot be placed
+	Unplaced           string        // the reason of the first step that cannot be placed
+	Margin             time.Duration // the working time added for confidence (ConfidenceMargin)
 }
 
 // QuoteAvailability says when a new job with steps (one sequential step
 // each, in order) could be done if it arrived at from, without moving any
 // work of plan: its placed steps keep their technicians, bays and times,
 // and each new step goes to the qualified technician and suitable bay that
-// let it end earliest after the one before.
-func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []QuoteStep) Quote {
+// let it end earliest after the one before. With a confidence (0: none)
+// the earliest completion is the last step's end plus the margin of
+// working time for the spreads of the new steps and of the steps planned
+// before them on the technicians and bays they get (contract section 9).
+func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []QuoteStep, confidence float64) Quote {
 	p := newProblem(in)
 	r := p.fixed.clone()
 	fixed := p.fixedSteps() // in the timelines already
@@ -57,13 +65,41 @@ func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []
 		release = pl.end
 	}
 	if n := len(q.Steps); n > 0 {
-		end := q.Steps[n-1].End
+		if confidence > 0 {
+			q.Margin = ConfidenceMargin(confidence, quoteSpreads(in, plan, q.Steps, steps))
+		}
+		end := p.timeOf(p.clock.addWork(micros(q.Steps[n-1].End), int64(q.Margin/time.Microsecond)))
 		q.EarliestCompletion = &end
 	} else {
 		start := p.timeOf(p.clock.nextOpen(release))
 		q.EarliestCompletion = &start
 	}
 	return q
+}
+
+// quoteSpreads are the spreads a quote's margin counts: of the quoted
+// steps, and of the steps of the plan that start before one of them on
+// its technicians or bay (each once).
+func quoteSpreads(in DispatchInput, plan Dispatch, quoted []QuotedStep, steps []QuoteStep) []time.Duration {
+	spread := map[string]time.Duration{}
+	for _, j := range in.Jobs {
+		for _, s := range j.Steps {
+			spread[s.ID] = s.Spread
+		}
+	}
+	var out []time.Duration
+	counted := map[string]bool{}
+	for i, q := range quoted {
+		out = append(out, steps[i].Spread)
+		for _, ps := range plan.Steps {
+			shares := ps.BayID != "" && ps.BayID == q.BayID || slices.ContainsFunc(ps.TechIDs, func(t string) bool { return slices.Contains(q.TechIDs, t) })
+			if shares && ps.Start.Before(q.Start) && !counted[ps.StepID] {
+				counted[ps.StepID] = true
+				out = append(out, spread[ps.StepID])
+			}
+		}
+	}
+	return out
 }
 
 // fixedSteps are the ids of the steps placed before any decode (in

@@ -7,13 +7,20 @@ import (
 	"time"
 )
 
-// search decodes the starting orders and improves the best by moving late
-// jobs forward, until the steps it has placed reach budget (0: the default
+// search finds the plan. The budget is the steps placed (0: the default
 // for the problem's size, sizedBudget; negative: first come first served
-// alone). A move re-decodes only from
-// the position the job moved to: the jobs before it are placed as they
-// were. Everything follows from the input in a fixed order: the same input
-// gives the same plan.
+// alone), never time: the same input gives the same plan.
+//
+// With an anchor it starts from the anchor's plan as far as it holds (the
+// warm start, warmStart) and spends up to half the budget improving the
+// jobs the change affected (ruin and recreate seeded only there): the rest
+// of the plan stays as readers saw it unless that is worse than need be.
+// With nothing changed and less than KeptTolerance passed it stops there.
+// It then decodes several starting orders under every tie rule and keeps
+// the best of all; a decoded best is improved by moving late jobs forward
+// in its order for up to half of what is left, and the best by ruin and
+// recreate for the rest (seeded where the change was when the best is
+// still the anchor's); last, the gaps left are closed (compact).
 func (p *problem) search(budget int) decoded {
 	if budget < 0 {
 		return p.decode(p.firstComeFirstServed(), tieListed)
@@ -22,11 +29,23 @@ func (p *problem) search(budget int) decoded {
 		budget = p.sizedBudget()
 	}
 	var best decoded
+	var seeds []int
+	if p.in.Anchor != nil {
+		best = p.warmStart()
+		seeds = p.affected(best, p.frozen())
+		if len(seeds) > 0 {
+			best = p.ruinAndRecreate(best, p.placements+(budget-p.placements)/2, seeds)
+		}
+		if p.frozen() {
+			return p.compact(best)
+		}
+	}
+	warm := best.places != nil
 	interleave := p.interleaveFits()
 	starts := [][]int{p.earliestDueDate(), p.firstComeFirstServed(), p.leastSlack(), p.priorityFirst()}
 	for rule := range tieRules {
 		for _, order := range starts {
-			if p.stopped() && best.order != nil {
+			if p.stopped() && best.places != nil {
 				return best
 			}
 			best = p.tryOrder(best, order, rule, interleave)
@@ -35,28 +54,12 @@ func (p *problem) search(budget int) decoded {
 	if len(p.jobs) <= everyOrderJobs {
 		best = p.everyOrder(best, budget, interleave)
 	}
-	for p.placements < budget && !p.stopped() {
-		improved := false
-		for _, ji := range p.lateJobs(best) {
-			pos := slices.Index(best.order, ji)
-			for _, to := range forward(pos) {
-				if p.placements >= budget || p.stopped() {
-					return best
-				}
-				if d := p.redecode(moved(best.order, pos, to), best, to); d.score.better(best.score) {
-					best, improved = d, true
-					break
-				}
-			}
-			if improved {
-				break
-			}
-		}
-		if !improved {
-			return best
-		}
+	if best.order != nil {
+		seeds = nil
+	} else if warm && len(seeds) == 0 {
+		return p.compact(best) // nothing changed that a search could mend
 	}
-	return best
+	return p.compact(p.ruinAndRecreate(best, budget, seeds))
 }
 
 // everyOrderJobs bounds the jobs of a plan whose every order the search
@@ -86,10 +89,10 @@ func (p *problem) everyOrder(best decoded, budget int, interleave bool) decoded 
 }
 
 // tryOrder decodes order under rule, job by job and, where that fits,
-// interleaved, and returns the best of them and best (none yet: its order
-// is nil).
+// interleaved, and returns the best of them and best (none yet: its places
+// are nil).
 func (p *problem) tryOrder(best decoded, order []int, rule int, interleave bool) decoded {
-	if d := p.decode(order, rule); best.order == nil || d.score.better(best.score) {
+	if d := p.decode(order, rule); best.places == nil || d.score.better(best.score) {
 		best = d
 	}
 	if interleave {
@@ -119,18 +122,12 @@ func nextPermutation(order []int) bool {
 	return true
 }
 
-// redecode decodes order as base was decoded; job by job, it reuses
-// base's placements of the jobs before position from.
-func (p *problem) redecode(order []int, base decoded, from int) decoded {
-	if base.interleaved {
-		return p.decodeInterleaved(order, base.rule)
-	}
-	return p.decodeFrom(order, base, from)
-}
-
 // budgetSteps is the size DefaultDispatchBudget is set for: the contract's
 // 80 jobs of 4 steps.
 const budgetSteps = 80 * 4
+
+// SizedBudget is the budget a plan of in gets by default (sizedBudget).
+func SizedBudget(in DispatchInput) int { return newProblem(in).sizedBudget() }
 
 // sizedBudget is DefaultDispatchBudget scaled to the steps to place, by
 // the square root of their share of 80 x 4: a location of 20 jobs does not
@@ -145,57 +142,6 @@ func (p *problem) sizedBudget() int {
 	}
 	share := min(1, float64(steps)/budgetSteps)
 	return max(1, int(DefaultDispatchBudget*math.Sqrt(share)))
-}
-
-// forward are the positions a job at pos is tried at: halfway, a quarter
-// of the way and all the way to the front, and one step up.
-func forward(pos int) []int {
-	var out []int
-	for _, to := range []int{pos - 1, pos / 2, pos / 4, 0} {
-		if to >= 0 && to < pos && !slices.Contains(out, to) {
-			out = append(out, to)
-		}
-	}
-	return out
-}
-
-// moved is order with the job at from moved to position to.
-func moved(order []int, from, to int) []int {
-	out := slices.Clone(order)
-	ji := out[from]
-	out = slices.Delete(out, from, from+1)
-	return slices.Insert(out, to, ji)
-}
-
-// lateJobs are the jobs late or unplaced under d, the worst (unplaced,
-// then most weighted late minutes) first.
-func (p *problem) lateJobs(d decoded) []int {
-	type late struct {
-		job      int
-		unplaced bool
-		weighted int
-	}
-	var list []late
-	for ji := range p.jobs {
-		o := p.outlook(&p.jobs[ji], d.places[ji])
-		if o.AtRisk {
-			list = append(list, late{job: ji, unplaced: o.ProjectedCompletion == nil, weighted: o.LateMinutes * p.jobs[ji].weight})
-		}
-	}
-	slices.SortStableFunc(list, func(a, b late) int {
-		if a.unplaced != b.unplaced {
-			if a.unplaced {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(b.weighted, a.weighted)
-	})
-	out := make([]int, len(list))
-	for i, l := range list {
-		out[i] = l.job
-	}
-	return out
 }
 
 // orderBy is the jobs sorted by key, then by creation and id.

@@ -353,14 +353,14 @@ func TestQuoteAvailability(t *testing.T) {
 	})
 	d, _ := plan(t, in)
 	q := workshop.QuoteAvailability(in, d, monday, []workshop.QuoteStep{{ServiceCode: "OIL", Duration: time.Hour, RequiredSkills: []string{"oil"}},
-		{ServiceCode: "WASH", Duration: 30 * time.Minute}})
+		{ServiceCode: "WASH", Duration: 30 * time.Minute}}, 0)
 	if len(q.Steps) != 2 || !q.Steps[0].Start.Equal(wk(0, 10, 0)) || !q.Steps[1].Start.Equal(wk(0, 11, 0)) || !q.EarliestCompletion.Equal(wk(0, 11, 30)) {
 		t.Errorf("quote %+v, want OIL 10:00-11:00 after the planned job, WASH 11:00-11:30", q)
 	}
 	if again, _ := plan(t, in); again.Steps[0].Start != d.Steps[0].Start {
 		t.Errorf("the quote moved planned work")
 	}
-	q = workshop.QuoteAvailability(in, d, monday, []workshop.QuoteStep{{ServiceCode: "EV", Duration: time.Hour, RequiredSkills: []string{"ev"}}})
+	q = workshop.QuoteAvailability(in, d, monday, []workshop.QuoteStep{{ServiceCode: "EV", Duration: time.Hour, RequiredSkills: []string{"ev"}}}, 0)
 	if q.EarliestCompletion != nil || q.Unplaced != "no_qualified_technician" {
 		t.Errorf("quote for a skill nobody has: %+v, want no completion, no_qualified_technician", q)
 	}

@@ -25,6 +25,8 @@ func TestLateMinutes(t *testing.T) {
 		{"a minute late", &promise, promise.Add(time.Minute), 1},
 		{"just over a minute", &promise, promise.Add(time.Minute + time.Nanosecond), 2},
 		{"an hour and a half", &promise, promise.Add(90 * time.Minute), 90},
+		{"promised in year 1", ref(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)), promise, 1065521760},
+		{"promised in year 9999", ref(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)), promise, 0},
 	} {
 		if got := workshop.LateMinutes(c.promise, c.end); got != c.want {
 			t.Errorf("%s: LateMinutes = %d, want %d", c.name, got, c.want)

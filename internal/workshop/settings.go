@@ -9,6 +9,10 @@ type Settings struct {
 	// PlanningDurations is which duration the plan gives a step of a
 	// catalog item: estimate, p50 or p80 (PlanWithEstimate...).
 	PlanningDurations string `json:"planningDurations"`
+	// PromiseConfidence is the share of quoted promises the location wants
+	// kept, 0.5 to 0.99 (DefaultPromiseConfidence): with learned durations
+	// the availability quote adds the margin it takes (contract section 9).
+	PromiseConfidence float64 `json:"promiseConfidence"`
 	// UpdatedAt is the settings' version, for the application's edit; the
 	// API's settings record does not show it.
 	UpdatedAt Micros `json:"-"`
@@ -31,7 +35,7 @@ type Break struct {
 // DefaultSettings are the settings of a new location: weekdays 08:00-17:30
 // with a lunch break, Saturday mornings, a 10-minute bay buffer.
 func DefaultSettings() Settings {
-	s := Settings{BayBufferMinutes: 10, PlanningDurations: PlanWithEstimate}
+	s := Settings{BayBufferMinutes: 10, PlanningDurations: PlanWithEstimate, PromiseConfidence: DefaultPromiseConfidence}
 	for _, d := range []string{"mon", "tue", "wed", "thu", "fri"} {
 		s.OperatingHours = append(s.OperatingHours, OpeningHours{Day: d, Open: "08:00", Close: "17:30"})
 		s.Breaks = append(s.Breaks, Break{Day: d, Start: "12:00", End: "12:30"})

@@ -52,6 +52,10 @@ func ValidateSettings(s Settings) error {
 	if s.PlanningDurations != "" && !slices.Contains(PlanningDurationsValues, s.PlanningDurations) {
 		v.Add("planningDurations", "Planning durations are estimate, p50 or p80.")
 	}
+	if c := s.PromiseConfidence; !(c >= MinPromiseConfidence && c <= MaxPromiseConfidence) {
+		v.Add("promiseConfidence", "The promise confidence is a share from %.2f to %.2f, such as 0.9 for nine promises in ten kept.",
+			MinPromiseConfidence, MaxPromiseConfidence)
+	}
 	return v.Err()
 }
 

@@ -717,12 +717,18 @@ type AuditTimestamp = workshop.Micros
 
 // Availability defines model for Availability.
 type Availability struct {
-	// EarliestCompletion When the last step would end; null when a step cannot be placed.
+	// Confidence The location's promiseConfidence: the share of promises quoted so that the location wants kept.
+	Confidence float64 `json:"confidence"`
+
+	// EarliestCompletion When the job would be done: the last step's end plus marginMinutes of working time; null when a step cannot be placed.
 	EarliestCompletion nullable.Nullable[time.Time] `json:"earliestCompletion"`
 
 	// From The arrival the quote assumes, with the location's offset.
 	From       time.Time `json:"from"`
 	LocationId string    `json:"locationId"`
+
+	// MarginMinutes The working time added to the last step's end for confidence (0 when the location plans with estimates): z x sqrt of the summed squares of the spreads (p80 - p50) / 0.8416 of the new steps and of the steps planned before them on their technicians and bays, rounded up.
+	MarginMinutes int `json:"marginMinutes"`
 
 	// Reason Why a step cannot be placed; null when every step is.
 	Reason nullable.Nullable[UnplacedReason] `json:"reason"`
@@ -2030,6 +2036,9 @@ type WorkshopSettings struct {
 
 	// PlanningDurations The duration the plan and the availability quote give a step that is not completed: estimate (its estimatedDuration), or with p50 or p80 that percentile of its catalog item's durationStats when the step's estimatedDuration is still the item's and the item has at least 5 samples.
 	PlanningDurations WorkshopSettingsPlanningDurations `json:"planningDurations"`
+
+	// PromiseConfidence The share of quoted promises the location wants kept (default 0.9). With planningDurations p50 or p80 the availability quote places every step at its median and adds a margin for this confidence, rather than padding every queued step at its 80th percentile. Set with `workshop admin settings set --promise-confidence` or on the settings page.
+	PromiseConfidence float64 `json:"promiseConfidence"`
 
 	// Timezone Example: Europe/Berlin
 	Timezone string `json:"timezone"`

@@ -135,3 +135,37 @@ func BenchmarkPlanDispatch80x4(b *testing.B) {
 		i++
 	}
 }
+
+// gapClass is the long-search comparison's workshop: 25 to 80 jobs of 1
+// to 6 steps, tight promises.
+var gapClass = dispatchgen.Class{Name: "gap-25-80", Jobs: [2]int{25, 80}, Steps: [2]int{1, 6}, Techs: [2]int{8, 20}, Bays: [2]int{5, 12},
+	Tight: true, InProgress: 0.15, Booked: 0.2, Assign: 0.05}
+
+// TestLongSearchGapReport prints how much a search with 50 times the
+// default budget of placements finds beyond the default, in weighted late
+// minutes, as (default - long) / max(long, 60), over 20 generated
+// workshops of 25 to 80 jobs (WORKSHOP_PLAN_REPORT=1; about a minute):
+// where no exact optimum can be found, how near the default search has
+// come to what the same search can find.
+func TestLongSearchGapReport(t *testing.T) {
+	if os.Getenv("WORKSHOP_PLAN_REPORT") == "" {
+		t.Skip("a report, not a test: set WORKSHOP_PLAN_REPORT=1 to print it")
+	}
+	const instances = 20
+	var sum, worst float64
+	for seed := range uint64(instances) {
+		in := dispatchgen.Generate(2000+seed, gapClass)
+		def := workshop.PlanDispatch(in)
+		long := in
+		long.Budget = 50 * workshop.SizedBudget(in)
+		l := planAndCheck(t, "long", long)
+		if l.Totals.UnplacedSteps != def.Totals.UnplacedSteps {
+			t.Logf("seed %d: unplaced %d by default, %d long", 2000+seed, def.Totals.UnplacedSteps, l.Totals.UnplacedSteps)
+		}
+		gap := float64(def.Totals.WeightedLateMinutes-l.Totals.WeightedLateMinutes) / float64(max(l.Totals.WeightedLateMinutes, 60))
+		sum, worst = sum+gap, max(worst, gap)
+		t.Logf("seed %d, %d jobs: default %d, long %d, gap %.2f %%", 2000+seed, len(in.Jobs), def.Totals.WeightedLateMinutes,
+			l.Totals.WeightedLateMinutes, 100*gap)
+	}
+	t.Logf("mean gap %.2f %%, worst %.2f %%", 100*sum/instances, 100*worst)
+}
