@@ -86,7 +86,8 @@ func New(reader Reader, caller Caller, opts Options) (*mcp.Server, error) {
 // stateless Streamable HTTP (no session is kept, so any process can answer
 // any request) with JSON responses, behind httpapi.OriginGuard (no web page
 // of another origin) and api.MCPAuth (an MCP token on every request,
-// checked every time).
+// checked every time); a method the server does not have is the JSON-RPC
+// error -32601 (methodNotFound).
 func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 	// The SDK runs a stateless request's session with the request's
 	// context, so the caller MCPAuth put there reaches the tool handlers.
@@ -100,10 +101,15 @@ func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	return httpapi.OriginGuard(opts.AllowedOrigins, a.MCPAuth(methodNotFound(streamable(srv, opts.Logger)))), nil
+}
+
+// streamable serves srv over stateless Streamable HTTP with JSON responses.
+func streamable(srv *mcp.Server, log *slog.Logger) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       sdkLogger(opts.Logger),
+		Logger:       sdkLogger(log),
 		// The SDK refuses requests to a loopback listener whose Host is not
 		// loopback (DNS rebinding). Every request here must carry a bearer
 		// token a rebound page cannot know, OriginGuard refuses other sites'
@@ -111,7 +117,6 @@ func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 		// machine: it is off.
 		DisableLocalhostProtection: true,
 	})
-	return httpapi.OriginGuard(opts.AllowedOrigins, a.MCPAuth(h)), nil
 }
 
 // sdkLogger is the SDK's logger: warnings and errors only, since it logs
