@@ -185,6 +185,10 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
+		if err := checkIfNoneMatch(r); err != nil {
+			writeError(w, r, err)
+			return
+		}
 		body, err := readBody(r, op)
 		if err != nil {
 			writeError(w, r, err)
