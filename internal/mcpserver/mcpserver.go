@@ -101,7 +101,36 @@ func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.OriginGuard(opts.AllowedOrigins, a.MCPAuth(methodNotFound(streamable(srv, opts.Logger)))), nil
+	return httpapi.OriginGuard(opts.AllowedOrigins, a.MCPAuth(methodNotFound(carryRequest(streamable(srv, opts.Logger))))), nil
+}
+
+// requestKey holds the context of the HTTP request a tool call came in.
+type requestKey struct{}
+
+// carryRequest puts the request's own context among its values, for
+// boundToRequest.
+func carryRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, r.Context())))
+	})
+}
+
+// boundToRequest ends a tool call's context when the HTTP request it came
+// in ends (its client went away). The SDK runs a stateless call under a
+// context that keeps the request's values but not its cancellation, for
+// every protocol before 2026-07-28 (the MCP specification of those
+// versions lets a client resume a dropped stream, which a stateless
+// server answering with one JSON body never offers): here nobody could
+// ever receive the answer, so the read stops with its client. Outside
+// HTTP (stdio) the context is as it was.
+func boundToRequest(ctx context.Context) (context.Context, context.CancelFunc) {
+	req, ok := ctx.Value(requestKey{}).(context.Context)
+	if !ok {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(req, func() { cancel(context.Cause(req)) })
+	return ctx, func() { stop(); cancel(nil) }
 }
 
 // streamable serves srv over stateless Streamable HTTP with JSON responses.
@@ -110,6 +139,9 @@ func streamable(srv *mcp.Server, log *slog.Logger) http.Handler {
 		Stateless:    true,
 		JSONResponse: true,
 		Logger:       sdkLogger(log),
+		// A call of the 2026-07-28 protocol ends with its request; older
+		// ones do through boundToRequest.
+		PropagateRequestCancellation: true,
 		// The SDK refuses requests to a loopback listener whose Host is not
 		// loopback (DNS rebinding). Every request here must carry a bearer
 		// token a rebound page cannot know, OriginGuard refuses other sites'
@@ -267,6 +299,8 @@ func build(doc *openapi3.T, spec toolSpec) (*tool, error) {
 // handler calls the tool's REST read as the caller.
 func (t *tool) handler(reader Reader, caller Caller) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, stop := boundToRequest(ctx)
+		defer stop()
 		p, err := caller(ctx)
 		if err != nil {
 			var e *workshop.Error
