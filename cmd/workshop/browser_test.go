@@ -225,11 +225,21 @@ type axeViolation struct {
 // and fails the test on every serious or critical violation.
 func (b *chrome) checkAccessible(t *testing.T, page string) {
 	t.Helper()
+	b.checkAxe(t, page, "document", `{runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}`)
+}
+
+// checkAxe runs axe-core with options (a JavaScript object) on the part of
+// the page context names (axe's context: "document", or an object of
+// selectors to include) and fails the test on every serious or critical
+// violation. Only violations are gathered in full (resultTypes): the
+// passes would cost as much again.
+func (b *chrome) checkAxe(t *testing.T, page, context, options string) {
+	t.Helper()
 	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](axeSource+";true")); err != nil {
 		t.Fatalf("browser, loading axe-core on %s: %v", page, err)
 	}
 	violations, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]axeViolation](
-		`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => r.violations)`,
+		`axe.run(`+context+`, Object.assign({resultTypes: ["violations"]}, `+options+`)).then(r => r.violations)`,
 		chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("browser, axe-core on %s: %v", page, err)

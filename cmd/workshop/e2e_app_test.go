@@ -222,8 +222,16 @@ func TestAppSignIn(t *testing.T) {
 			stale.c.Jar.SetCookies(mustURL(t, srv.URL), []*http.Cookie{{Name: "workshop_session", Value: first}})
 			stale.get(board).want(t, "the replaced session", http.StatusSeeOther, "/login?next="+url.QueryEscape(board))
 
-			b.do("POST", "/logout", nil, http.Header{"Origin": {"http://evil.example"}}).want(t, "cross-origin sign-out", http.StatusForbidden, "")
-			b.do("POST", "/logout", nil, http.Header{"Sec-Fetch-Site": {"cross-site"}}).want(t, "cross-site sign-out", http.StatusForbidden, "")
+			for name, h := range map[string]http.Header{ // contract section 7
+				"cross-origin":                 {"Origin": {"http://evil.example"}},
+				"Origin null":                  {"Origin": {"null"}},
+				"cross-site":                   {"Sec-Fetch-Site": {"cross-site"}},
+				"same-site":                    {"Sec-Fetch-Site": {"same-site"}},
+				"only a foreign Referer":       {"Referer": {"https://evil.example/form.html"}},
+				"another origin, same-origin?": {"Origin": {"http://evil.example"}, "Sec-Fetch-Site": {"same-origin"}},
+			} {
+				b.do("POST", "/logout", nil, h).want(t, name+" sign-out", http.StatusForbidden, "")
+			}
 			b.get(board).want(t, "after refused sign-outs", http.StatusOK, "")
 			kept := b.sessionToken()
 			b.post("/logout", nil).want(t, "sign out", http.StatusSeeOther, "/login?signed-out=1")

@@ -4,12 +4,15 @@ package main
 // ETags (304 and 412), gzip, and idempotency over the parsed body.
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,6 +135,12 @@ func TestETags(t *testing.T) {
 				}
 				wantProblem(t, call(t, "PATCH", rec.path, "If-Match", "not-an-etag", rec.patch), 400, "invalid_parameter", "If-Match")
 				wantProblem(t, call(t, "PATCH", rec.path, "If-Match", `"garbage"`, rec.patch), 400, "invalid_parameter", "If-Match")
+				// A tab is the one control character net/http lets through
+				// (see TestHeaderControlCharacters for the others).
+				wantProblem(t, call(t, "PATCH", rec.path, "If-Match", "\"a\tb\"", rec.patch), 400, "invalid_parameter", "If-Match")
+				for _, tags := range []string{"\"a\tb\"", "garbage", `"unterminated`, etag + " " + etag} {
+					wantProblem(t, call(t, "GET", rec.path, "If-None-Match", tags, nil), 400, "invalid_parameter", "If-None-Match")
+				}
 			})
 		}
 
@@ -161,6 +170,35 @@ func TestETags(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestHeaderControlCharacters pins what docs/errors.md says of a header
+// with a control character other than a tab (a malformed If-Match, say):
+// Go's HTTP server refuses the request itself, before any handler, with
+// a plain-text 400, no X-Request-Id and no problem body, and closes the
+// connection. Should net/http ever hand such a request on, this fails,
+// and the documentation is to change with it.
+func TestHeaderControlCharacters(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, storetest.SQLiteURL(t))
+	for _, header := range []string{"If-Match: \"a\x01b\"", "If-None-Match: \"a\x1bb\"", "If-Match: \"a\x7fb\""} {
+		conn, err := net.Dial("tcp", srv.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(conn, "GET /v1/scheduler/jobs/job_x HTTP/1.1\r\nHost: "+srv.Addr+"\r\n"+header+"\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", header, err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		conn.Close()
+		if res.StatusCode != 400 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") || res.Header.Get("X-Request-Id") != "" ||
+			string(body) != "400 Bad Request" || !res.Close {
+			t.Errorf("%q: got %d %v %q (close %v); want net/http's own plain-text \"400 Bad Request\", the connection closed, as documented",
+				header, res.StatusCode, res.Header, body, res.Close)
+		}
+	}
 }
 
 func TestCompression(t *testing.T) {

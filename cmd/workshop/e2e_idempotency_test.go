@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -90,6 +91,70 @@ func TestIdempotencyReplayIsAuthorisedFirst(t *testing.T) {
 					if got.Header.Get(h) != want.Header.Get(h) {
 						t.Errorf("%s: got %q, want the first response's %q", h, got.Header.Get(h), want.Header.Get(h))
 					}
+				}
+			})
+		}
+	})
+}
+
+// An answer of 400 or more stores nothing for its Idempotency-Key
+// (contract section 2): whatever refused the first request (the body, the
+// document's rules, the service's, a record missing, a state), the same
+// key then carries a corrected request, which is answered afresh and is
+// the one the key replays.
+func TestIdempotencyStoresNoRefusal(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		a := w.org("Alpha Motors", workshop.PlanPro, 1)
+		loc := a.Locations[0].ID
+		srv := startServer(t, db.URL)
+		tech, err := w.op.CreateTechnician(t.Context(), operator.TechnicianRequest{LocationID: loc, Name: "Ada", WIPLimit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken := w.job(a.ID, loc)
+		job := w.job(a.ID, loc).ID
+		post := func(idem, path, contentType, body string) *apitest.Response {
+			t.Helper()
+			return apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: path, Key: a.Key.Key,
+				Header: http.Header{"Idempotency-Key": {idem}}, ContentType: contentType, Body: body})
+		}
+		jobBody := func(plate string) string { return `{"locationId":"` + loc + `","vehiclePlate":"` + plate + `"}` }
+		for i, tc := range []struct {
+			name                    string
+			path, contentType, body string // the refused request
+			status                  int
+			code                    string
+			fixedPath, fixedBody    string // the corrected one
+			fixedStatus             int
+		}{
+			{"400 invalid_json", "/v1/scheduler/jobs", "", `{"locationId":`, 400, "invalid_json", "/v1/scheduler/jobs", jobBody("B-IK 1"), 201},
+			{"400 unknown_field", "/v1/scheduler/jobs", "", `{"locationId":"` + loc + `","plate":"B-IK 2"}`, 400, "unknown_field", "/v1/scheduler/jobs", jobBody("B-IK 2"), 201},
+			{"415 unsupported_media_type", "/v1/scheduler/jobs", "text/plain", jobBody("B-IK 3"), 415, "unsupported_media_type", "/v1/scheduler/jobs", jobBody("B-IK 3"), 201},
+			{"422 by the document", "/v1/scheduler/jobs", "", `{"locationId":"` + loc + `","priority":"bogus"}`, 422, "validation_failed", "/v1/scheduler/jobs", jobBody("B-IK 4"), 201},
+			{"422 by the service (a job number taken)", "/v1/scheduler/jobs", "", `{"locationId":"` + loc + `","jobNumber":"` + taken.JobNumber + `"}`, 422, "validation_failed",
+				"/v1/scheduler/jobs", `{"locationId":"` + loc + `","jobNumber":"` + taken.JobNumber + `-2"}`, 201},
+			{"404 a job that is not there", "/v1/scheduler/jobs/job_missing/steps", "", `{"label":"Brakes","estimatedDuration":30}`, 404, "not_found",
+				"/v1/scheduler/jobs/" + job + "/steps", `{"label":"Brakes","estimatedDuration":30}`, 201},
+			{"409 not clocked in", "/v1/scheduler/attendance/clock-out", "", `{"techId":"` + tech.ID + `"}`, 409, "not_clocked_in",
+				"/v1/scheduler/attendance/clock-in", `{"techId":"` + tech.ID + `"}`, 201},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				idem := fmt.Sprintf("refused-%d", i)
+				refused := post(idem, tc.path, tc.contentType, tc.body)
+				wantProblem(t, refused, tc.status, tc.code, "")
+				if again := post(idem, tc.path, tc.contentType, tc.body); again.Status != tc.status || again.Header.Get("Idempotent-Replayed") != "" {
+					t.Errorf("the refused request again: got %d, Idempotent-Replayed %q; want %d answered afresh", again.Status, again.Header.Get("Idempotent-Replayed"), tc.status)
+				}
+				fixed := post(idem, tc.fixedPath, "", tc.fixedBody)
+				if fixed.Status != tc.fixedStatus || fixed.Header.Get("Idempotent-Replayed") != "" {
+					t.Fatalf("the corrected request under the same key: got %d, Idempotent-Replayed %q, body %s; want a fresh %d",
+						fixed.Status, fixed.Header.Get("Idempotent-Replayed"), fixed.Body, tc.fixedStatus)
+				}
+				repeat := post(idem, tc.fixedPath, "", tc.fixedBody)
+				if repeat.Status != tc.fixedStatus || repeat.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(repeat.Body, fixed.Body) {
+					t.Errorf("the corrected request repeated: got %d, Idempotent-Replayed %q; want its %d replayed", repeat.Status, repeat.Header.Get("Idempotent-Replayed"), tc.fixedStatus)
 				}
 			})
 		}

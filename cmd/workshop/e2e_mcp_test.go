@@ -353,6 +353,12 @@ func TestMCPAuthentication(t *testing.T) {
 		if r.Status != 200 || !strings.Contains(string(r.Body), `"serverInfo"`) {
 			t.Errorf("initialize with a valid token: %d %s", r.Status, r.Body)
 		}
+		// A method the server does not have is JSON-RPC's method not found.
+		r = apitest.Call(t, srv.URL, apitest.Request{Method: "POST", Path: "/mcp", Key: valid.Token,
+			Body: `{"jsonrpc":"2.0","id":9,"method":"tasks/list","params":{}}`, Header: accept})
+		if r.Status != 200 || !strings.Contains(string(r.Body), `"id":9,"error":{"code":-32601,`) {
+			t.Errorf("an unknown method: %d %s, want 200 with the JSON-RPC error -32601", r.Status, r.Body)
+		}
 		r = apitest.Call(t, srv.URL, apitest.Request{Method: "GET", Path: "/v1/scheduler/jobs", Key: valid.Token})
 		if r.Status != http.StatusUnauthorized || r.Problem().Code != "invalid_key" {
 			t.Errorf("an MCP token at /v1: %d %s, want 401 invalid_key", r.Status, r.Body)

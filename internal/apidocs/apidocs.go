@@ -6,31 +6,56 @@ package apidocs
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"net/http"
 	"sync"
 )
 
-// redocVersion names the bundle's URL, so that a new version is a new URL
-// and the old one can be cached for good.
-const (
-	redocVersion = "2.5.4"
-	bundlePath   = "/docs/redoc-" + redocVersion + ".standalone.js"
-)
+// redocVersion is the embedded Redoc's (redoc/README.md).
+const redocVersion = "2.5.4"
 
 //go:embed redoc/redoc.standalone.js redoc/redoc.standalone.js.LICENSE.txt redoc/LICENSE
 var redoc embed.FS
 
-// cdnLogo is the one address outside the server the bundle loads from: the
-// sidebar's "API docs by Redocly" logo. The served bundle names an empty
-// data: image instead, which fails to decode, and Redoc then drops the
-// image (its onError); the link stays.
-const cdnLogo = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+// bundlePatch is one change the served bundle makes to the pinned one: old
+// occurs exactly once in it (TestBundlePatchesApply), so a new Redoc
+// whose code moved fails the tests instead of being served unpatched.
+type bundlePatch struct{ old, new string }
 
-// servedBundle is the embedded bundle with the logo's address replaced.
+var bundlePatches = []bundlePatch{
+	// The one address outside the server the bundle loads from: the
+	// sidebar's "API docs by Redocly" logo. The served bundle names an
+	// empty data: image instead, which fails to decode, and Redoc then
+	// drops the image (its onError); the link stays.
+	{"https://cdn.redoc.ly/redoc/logo-mini.svg", "data:,"},
+	// Every entry of the sidebar's menu is named by its label alone
+	// (aria-label), although an operation shows a badge before it ("GET",
+	// "EVENT", "SCHEMA"): its visible text is not in its name, which axe
+	// reports as label-content-name-mismatch (serious; WCAG 2.5.3 "Label
+	// in Name": a voice user says what they see). An entry without
+	// entries under it is named by its content instead, badge and label,
+	// as they read on the screen; a group keeps its label, which its
+	// content (the entries under it) would bury.
+	{`role:"menuitem","aria-label":e.sidebarLabel,`, `role:"menuitem","aria-label":e.items&&e.items.length?e.sidebarLabel:void 0,`},
+}
+
+// servedBundle is the embedded bundle with bundlePatches applied.
 var servedBundle = sync.OnceValue(func() []byte {
 	b, _ := redoc.ReadFile("redoc/redoc.standalone.js") // embedded: cannot fail
-	return bytes.Replace(b, []byte(cdnLogo), []byte("data:,"), -1)
+	for _, p := range bundlePatches {
+		b = bytes.Replace(b, []byte(p.old), []byte(p.new), 1)
+	}
+	return b
+})
+
+// bundlePath is the served bundle's URL: the version and a digest of the
+// served bytes, so that a new version or patch is a new URL and each can
+// be cached for good.
+var bundlePath = sync.OnceValue(func() string {
+	sum := sha256.Sum256(servedBundle())
+	return "/docs/redoc-" + redocVersion + "-" + hex.EncodeToString(sum[:6]) + ".standalone.js"
 })
 
 // contentSecurityPolicy allows the page's own assets only. Redoc styles
@@ -43,7 +68,8 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // The Schemas section lists every component schema, so that each webhook
 // event's payload and the Problem with its error codes show even where no
 // operation refers to them.
-const page = `<!doctype html>
+func page() string {
+	return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -53,10 +79,11 @@ const page = `<!doctype html>
 </head>
 <body style="margin:0">
 <redoc spec-url="/v1/openapi.json" schema-definitions-tag-name="Schemas" sort-enums-alphabetically="true"></redoc>
-<script src="` + bundlePath + `"></script>
+<script src="` + bundlePath() + `"></script>
 </body>
 </html>
 `
+}
 
 // Handler answers GET /docs (the page), the Redoc bundle it loads and the
 // bundle's licence texts under /docs/. Mount it for "/docs" and "/docs/".
@@ -65,7 +92,7 @@ func Handler() http.Handler {
 	mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(page))
+		_, _ = w.Write([]byte(page()))
 	})
 	mux.HandleFunc("GET /docs/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/docs", http.StatusMovedPermanently)
@@ -80,7 +107,7 @@ func Handler() http.Handler {
 	// Embedded files: reading them cannot fail.
 	thirdParty, _ := redoc.ReadFile("redoc/redoc.standalone.js.LICENSE.txt")
 	license, _ := redoc.ReadFile("redoc/LICENSE")
-	asset(bundlePath, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable", servedBundle())
+	asset(bundlePath(), "text/javascript; charset=utf-8", "public, max-age=31536000, immutable", servedBundle())
 	asset("/docs/redoc.standalone.js.LICENSE.txt", "text/plain; charset=utf-8", "public, max-age=86400", thirdParty)
 	asset("/docs/LICENSE-redoc.txt", "text/plain; charset=utf-8", "public, max-age=86400", license)
 	// Every answer, the redirect and a missing file's 404 included, carries

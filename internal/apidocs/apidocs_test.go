@@ -63,7 +63,7 @@ func TestHandler(t *testing.T) {
 		wantStatus int
 		wantType   string
 	}{
-		{bundlePath, http.StatusOK, "text/javascript"},
+		{bundlePath(), http.StatusOK, "text/javascript"},
 		{"/docs/LICENSE-redoc.txt", http.StatusOK, "text/plain"},
 		{"/docs/", http.StatusMovedPermanently, ""},
 		{"/docs/nothing.js", http.StatusNotFound, ""},
@@ -80,5 +80,27 @@ func TestServedBundleNamesNoCDN(t *testing.T) {
 	t.Parallel()
 	if n := strings.Count(string(servedBundle()), "cdn.redoc.ly"); n != 0 {
 		t.Errorf("the served bundle names cdn.redoc.ly %d times, want none", n)
+	}
+}
+
+// Each patch of the served bundle finds what it changes exactly once in
+// the pinned Redoc, and the served bundle has it changed.
+func TestBundlePatchesApply(t *testing.T) {
+	t.Parallel()
+	pinned, err := redoc.ReadFile("redoc/redoc.standalone.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := string(servedBundle())
+	for _, p := range bundlePatches {
+		if n := strings.Count(string(pinned), p.old); n != 1 {
+			t.Errorf("%q occurs %d times in the pinned bundle, want once", p.old, n)
+		}
+		if strings.Contains(served, p.old) || !strings.Contains(served, p.new) {
+			t.Errorf("the served bundle does not have %q changed to %q", p.old, p.new)
+		}
+	}
+	if !strings.Contains(bundlePath(), redocVersion) {
+		t.Errorf("bundle path %s does not name Redoc's version %s", bundlePath(), redocVersion)
 	}
 }

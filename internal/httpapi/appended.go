@@ -35,14 +35,22 @@ func appendBody(b []byte, body any) (_ []byte, ok bool) {
 }
 
 func (r appended) write(w http.ResponseWriter) error {
+	var stored *renderedAnswer
 	if bw, ok := w.(*bufferedWriter); ok {
 		bw.record = recordOf(r.body)
+		stored = bw.stored
 	}
 	w.Header().Set("Content-Type", "application/json")
 	if r.etag != nil {
 		w.Header().Set("ETag", *r.etag)
 	}
 	w.WriteHeader(r.status)
+	if stored != nil && stored.status == r.status && stored.body != nil {
+		// The operation stored this very answer with its Idempotency-Key,
+		// encoded from the same result: sent as stored, not encoded twice.
+		_, err := w.Write(stored.body)
+		return err
+	}
 	b, ok := appendBody(make([]byte, 0, r.size), r.body)
 	if !ok {
 		return fmt.Errorf("appended: a body of type %T", r.body)

@@ -15,6 +15,10 @@ type bufferedWriter struct {
 	// record is the record the answer carries, when the answer said so
 	// (appended): setRecordHeaders then need not read it from the body.
 	record *record
+	// stored is the answer the operation stored with its Idempotency-Key,
+	// once it has (nil: not under a key): appended sends it instead of
+	// encoding the same record again.
+	stored *renderedAnswer
 }
 
 func (w *bufferedWriter) Header() http.Header { return w.header }

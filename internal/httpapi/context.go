@@ -15,6 +15,7 @@ type reqState struct {
 	operation string
 	cause     error         // the internal error behind a 500, for the log only
 	code      workshop.Code // the code of the problem answered, if any
+	bodyCut   bool          // the body ended before it was whole: the client hung up mid-body
 }
 
 type stateKey struct{}

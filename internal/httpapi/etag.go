@@ -104,6 +104,53 @@ func ifNoneMatch(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 	return &notModifiedWriter{ResponseWriter: w, tags: tags}
 }
 
+// checkIfNoneMatch refuses a read whose If-None-Match is not "*" or a
+// list of entity-tags (RFC 9110 section 8.8.3: "abc", W/"abc", a tag of
+// printable ASCII or bytes above it between quotes): 400
+// invalid_parameter naming the header, as a malformed If-Match is, rather
+// than a 200 that hides the client's mistake. A tag this API never made is
+// well formed and only matches nothing. (A control character other than
+// a tab never gets here: Go's HTTP server refuses such a header itself,
+// see docs/errors.md.)
+func checkIfNoneMatch(r *http.Request) error {
+	tags, sent := r.Header["If-None-Match"]
+	if !sent || r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return nil
+	}
+	for _, list := range tags {
+		if !validTagList(list) {
+			return &workshop.Error{Code: workshop.CodeInvalidParameter, Field: "If-None-Match",
+				Detail: `If-None-Match is not "*" or a list of ETags: send the ETag header of your last read as it was.`}
+		}
+	}
+	return nil
+}
+
+// validTagList tells whether s is "*" or a comma-separated list of
+// entity-tags, empty elements (an empty list) and spaces or tabs around
+// them allowed.
+func validTagList(s string) bool {
+	if strings.Trim(s, " \t") == "*" {
+		return true
+	}
+	for _, tag := range strings.Split(s, ",") {
+		tag = strings.Trim(tag, " \t")
+		if tag == "" {
+			continue
+		}
+		tag = strings.TrimPrefix(tag, "W/")
+		if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+			return false
+		}
+		for i := 1; i < len(tag)-1; i++ {
+			if c := tag[i]; c < 0x21 || c == '"' || c == 0x7f {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 type notModifiedWriter struct {
 	http.ResponseWriter
 	tags        string

@@ -28,6 +28,38 @@ func TestETagListed(t *testing.T) {
 	}
 }
 
+// An If-None-Match is "*" or a list of entity-tags (RFC 9110), whether
+// this API made them or not; anything else is refused.
+func TestValidTagList(t *testing.T) {
+	t.Parallel()
+	etag := *etagOf(workshop.Micros(1764064800123456))
+	for _, tc := range []struct {
+		list string
+		want bool
+	}{
+		{etag, true},
+		{"W/" + etag, true},
+		{"*", true},
+		{" * ", true},
+		{`"x", W/"y",` + etag, true},
+		{"\"\", \"\x80\xff\"", true}, // an empty tag; bytes above ASCII (obs-text)
+		{"", true},                   // an empty list
+		{" , ", true},
+		{"garbage", false},
+		{`"unterminated`, false},
+		{`w/"lower-case weak"`, false},
+		{"\"tab\tinside\"", false},
+		{`"quote"inside"`, false},
+		{`"a" "b"`, false},
+		{`*, "a"`, false},
+		{"\"del\x7f\"", false},
+	} {
+		if got := validTagList(tc.list); got != tc.want {
+			t.Errorf("validTagList(%q): got %v, want %v", tc.list, got, tc.want)
+		}
+	}
+}
+
 func TestExpectedVersion(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 25, 10, 0, 0, 123456000, time.UTC)

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,12 +15,16 @@ import (
 // parsed, so that member order and whitespace do not tell two requests
 // apart (encoding/json writes a map's members sorted; numbers keep their
 // text), and the location it acts on when neither path nor body names it
-// (actsOn). The gate has decoded the body already: one that is not JSON
-// never gets here, and is hashed as sent all the same.
-func fingerprint(method, path string, body []byte, location string) string {
+// (actsOn). body is the gate's parse (nil: none), encoded into the hash,
+// never decoded again.
+func fingerprint(method, path string, body *jsonBody, location string) string {
 	h := sha256.New()
 	h.Write([]byte(method + " " + path + "\n" + location + "\n"))
-	h.Write(canonicalJSON(body))
+	if body != nil {
+		enc := json.NewEncoder(h)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(body.value) // a value decoded from JSON encodes; a hash takes every write
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -33,21 +36,20 @@ var locationFromKey = map[string]bool{"createJob": true, "applyPlan": true, "cre
 
 // bodyMembers are the members of a JSON object body that the gate reads
 // before the operation runs, each a string or "" (absent, or of another
-// type: the document's validation refuses that later). The body is decoded
-// once for all of them.
+// type: the document's validation refuses that later), read from the
+// gate's parse.
 type bodyMembers struct {
 	locationID  string // where the request acts (Idempotency-Key)
 	externalKey string // a job create's (existingJob)
 }
 
-func peekMembers(body []byte) bodyMembers {
-	var peek struct {
-		LocationID  any `json:"locationId"`
-		ExternalKey any `json:"externalKey"`
+func membersOf(body *jsonBody) bodyMembers {
+	if body == nil {
+		return bodyMembers{}
 	}
-	_ = json.Unmarshal(body, &peek)
-	loc, _ := peek.LocationID.(string)
-	key, _ := peek.ExternalKey.(string)
+	m, _ := body.value.(map[string]any)
+	loc, _ := m["locationId"].(string)
+	key, _ := m["externalKey"].(string)
 	return bodyMembers{locationID: loc, externalKey: key}
 }
 
@@ -60,29 +62,20 @@ func actsOn(op *operation, p *workshop.Principal, named string) string {
 	return ""
 }
 
-// canonicalJSON is a JSON body re-encoded from its parsed value; a body
-// that is empty or not JSON is itself.
-func canonicalJSON(body []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return body
-	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return body
-	}
-	return out.Bytes()
-}
-
 // idempotencyRequest is the Idempotency-Key a request runs under, as its
 // operation passes it to the store (store.UnderKey). It rides in the
 // request's context as a value, like the principal: nothing in it changes.
 type idempotencyRequest struct {
 	orgID, key, fingerprint string
+	// stored receives the answer the operation stored with its key
+	// (storeResponseInTx), which is then sent as it is: encoded once.
+	stored *renderedAnswer
+}
+
+// renderedAnswer is an answer's status and body as the store kept them.
+type renderedAnswer struct {
+	status int
+	body   []byte
 }
 
 type idempotencyRequestKey struct{}
@@ -108,7 +101,7 @@ type idempotencyRequestKey struct{}
 // taken and is undone, or writes nothing (it failed, or found nothing to
 // change): either way it fails, and unless it was refused, the key is
 // looked up and the stored response wins.
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operation, key string, body []byte, named string, next http.Handler) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operation, key string, body *jsonBody, named string, next http.Handler) {
 	ctx := r.Context()
 	p := principalOf(ctx)
 	if _, err := p.ResolveLocation(named, false); err != nil {
@@ -119,7 +112,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, op *operatio
 	if !keyStoredByWrite[op.id] && s.replay(w, r, op, req) {
 		return
 	}
-	bw := &bufferedWriter{header: http.Header{}}
+	req.stored = &renderedAnswer{}
+	bw := &bufferedWriter{header: http.Header{}, stored: req.stored}
 	next.ServeHTTP(bw, r.WithContext(context.WithValue(ctx, idempotencyRequestKey{}, req)))
 	succeeded := bw.status >= 200 && bw.status < 300
 	if !succeeded && keyStoredByWrite[op.id] && !refusal(stateOf(ctx).code) && s.replay(w, r, op, req) {
@@ -187,10 +181,15 @@ func storeResponseInTx[T any](ctx context.Context, present func(T) (int, any)) s
 	return store.UnderKey(&store.IdempotencyKey{OrgID: req.orgID, Key: req.key, Fingerprint: req.fingerprint,
 		Response: func(result any) (int, []byte, error) {
 			status, body := present(result.(T))
-			if b, ok := appendBody(make([]byte, 0, jobSize), body); ok {
-				return status, append(b, '\n'), nil
+			b, ok := appendBody(make([]byte, 0, jobSize), body)
+			if !ok {
+				var err error
+				if b, err = json.Marshal(body); err != nil {
+					return 0, nil, err
+				}
 			}
-			b, err := json.Marshal(body)
-			return status, append(b, '\n'), err
+			b = append(b, '\n')
+			*req.stored = renderedAnswer{status: status, body: b}
+			return status, b, nil
 		}})
 }

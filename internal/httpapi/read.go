@@ -24,7 +24,8 @@ import (
 // sent as %2F). The request id is the one of the request ctx belongs to
 // (the MCP call's X-Request-Id), or a new one outside a request.
 func (s *Server) Read(ctx context.Context, p *workshop.Principal, urlPath string, query url.Values) (status int, body []byte) {
-	st := &reqState{id: requestIDOf(ctx), principal: p}
+	outer := stateOf(ctx)
+	st := &reqState{id: outer.id, principal: p}
 	if st.id == "" {
 		st.id = workshop.NewID(workshop.PrefixRequest)
 	}
@@ -48,7 +49,11 @@ func (s *Server) Read(ctx context.Context, p *workshop.Principal, urlPath string
 	default:
 		s.serveRead(w, r)
 	}
-	if st.cause != nil {
+	if st.cause != nil && ctx.Err() != nil {
+		// The read failed because its request's client went away: the
+		// request's own line says it was abandoned (499), no error.
+		outer.cause = st.cause
+	} else if st.cause != nil {
 		keyID := ""
 		if p != nil {
 			keyID = p.KeyID

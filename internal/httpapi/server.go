@@ -5,12 +5,10 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -64,22 +62,22 @@ type Config struct {
 
 // Server is the HTTP API.
 type Server struct {
-	store             Store
-	log               *slog.Logger
-	now               func() time.Time
-	registry          *prometheus.Registry
-	metrics           *metrics
-	limiter           *limiter
-	ops               map[string]*operation
-	openAPIJSON       []byte
-	validationOptions *openapi3filter.Options
-	mounts            map[string]http.Handler
-	arrivalSkew       time.Duration
-	bodyTimeout       time.Duration
-	webhookGuard      *webhooks.Guard
-	plans             *planning.Service
-	v1Once            sync.Once
-	v1                http.Handler // the /v1 routes behind authentication: see routes
+	store        Store
+	log          *slog.Logger
+	now          func() time.Time
+	registry     *prometheus.Registry
+	metrics      *metrics
+	limiter      *limiter
+	ops          map[string]*operation
+	openAPIJSON  []byte
+	paramOptions *openapi3filter.Options // validate's: the body is checked apart
+	mounts       map[string]http.Handler
+	arrivalSkew  time.Duration
+	bodyTimeout  time.Duration
+	webhookGuard *webhooks.Guard
+	plans        *planning.Service
+	v1Once       sync.Once
+	v1           http.Handler // the /v1 routes behind authentication: see routes
 }
 
 // New builds the API on a store.
@@ -110,8 +108,8 @@ func New(st Store, cfg Config) (*Server, error) {
 	return &Server{
 		store: st, log: cfg.Logger, now: cfg.Now, registry: cfg.Registry, metrics: newMetrics(cfg.Registry),
 		limiter: newLimiter(cfg.RateLimitPerMinute, cfg.Now), ops: operationsOf(doc), openAPIJSON: docJSON,
-		validationOptions: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		mounts:            map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, bodyTimeout: cfg.BodyTimeout, webhookGuard: cfg.WebhookGuard, plans: cfg.Plans,
+		paramOptions: &openapi3filter.Options{MultiError: true, ExcludeRequestBody: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		mounts:       map[string]http.Handler{}, arrivalSkew: cfg.ArrivalSkew, bodyTimeout: cfg.BodyTimeout, webhookGuard: cfg.WebhookGuard, plans: cfg.Plans,
 	}, nil
 }
 
@@ -185,6 +183,10 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
+		if err := checkIfNoneMatch(r); err != nil {
+			writeError(w, r, err)
+			return
+		}
 		body, err := readBody(r, op)
 		if err != nil {
 			writeError(w, r, err)
@@ -192,19 +194,14 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		}
 		key := r.Header.Get("Idempotency-Key")
 		underKey := key != "" && r.Method == http.MethodPost
-		var members bodyMembers
-		if op.id == "createJob" || underKey {
-			members = peekMembers(body)
-		}
+		members := membersOf(body)
 		if op.id == "createJob" && s.existingJob(w, r, members.externalKey) {
 			return
 		}
-		if err := s.validate(r, op); err != nil {
+		if err := s.validate(r, op, body); err != nil {
 			writeError(w, r, err)
 			return
 		}
-		r.Body.Close()
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		if answersSecret[op.id] {
 			w.Header().Set("Cache-Control", "no-store") // no cache, shared or private, keeps a signing secret
 		}

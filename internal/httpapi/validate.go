@@ -79,9 +79,34 @@ func unknownQuery(r *http.Request, op *operation) error {
 	return nil
 }
 
-// readBody enforces the media type and the size limit and checks that a
-// body is JSON; it leaves r.Body readable again.
-func readBody(r *http.Request, op *operation) ([]byte, error) {
+// jsonBody is a request's JSON body, read and parsed once by the gate and
+// handed as it is to everything that reads it: the document's validation,
+// the members the gate looks at, the Idempotency-Key's fingerprint and the
+// generated binding (which takes value, as ValidatedValue, instead of
+// decoding the bytes again: oapi-codegen's runtime.BindJSONBody).
+type jsonBody struct {
+	raw   []byte
+	value any // as encoding/json decodes into an any, numbers as json.Number
+}
+
+// validatedBody is a request body the gate parsed: the bytes for a reader
+// that wants them, and the parsed value for the generated binding.
+type validatedBody struct {
+	*bytes.Reader
+	value any
+}
+
+func (validatedBody) Close() error          { return nil }
+func (b validatedBody) ValidatedValue() any { return b.value }
+
+// The generated binding (runtime.BindJSONBody) binds a body with this
+// method from its value.
+var _ interface{ ValidatedValue() any } = validatedBody{}
+
+// readBody enforces the media type and the size limit and parses a body as
+// JSON (nil for an operation that takes none); it leaves r.Body readable
+// again, carrying the parsed value.
+func readBody(r *http.Request, op *operation) (*jsonBody, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -110,27 +135,38 @@ func readBody(r *http.Request, op *operation) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, workshop.Errorf(workshop.CodeInvalidJSON, "This operation takes a JSON body, and none was sent.")
 	}
-	if err := checkJSON(data); err != nil {
+	value, err := parseJSON(data)
+	if err != nil {
 		return nil, err
 	}
-	if bytes.Contains(data, []byte(`\u0000`)) {
-		var v any
-		if json.Unmarshal(data, &v) == nil && hasNUL(v) {
-			return nil, workshop.Errorf(workshop.CodeInvalidJSON, `Strings cannot contain the NUL character (\u0000).`)
-		}
+	if bytes.Contains(data, []byte(`\u0000`)) && hasNUL(value) {
+		return nil, workshop.Errorf(workshop.CodeInvalidJSON, `Strings cannot contain the NUL character (\u0000).`)
 	}
-	return data, nil
+	r.Body = validatedBody{Reader: bytes.NewReader(data), value: value}
+	return &jsonBody{raw: data, value: value}, nil
 }
 
-// checkJSON is invalid_json for a body that is not UTF-8 JSON, saying
+// parseJSON decodes a body that is one UTF-8 JSON value, numbers kept as
+// their text (json.Number), or is invalid_json saying where it goes wrong.
+func parseJSON(data []byte) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, invalidJSON(data)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
+		return nil, invalidJSON(data)
+	}
+	return v, nil
+}
+
+// invalidJSON is invalid_json for a body that is not UTF-8 JSON, saying
 // where it goes wrong: Go's decoder takes bytes that are not UTF-8 as
 // U+FFFD, which would store a character the client never sent.
-func checkJSON(data []byte) error {
+func invalidJSON(data []byte) error {
 	if !utf8.Valid(data) {
 		return workshop.Errorf(workshop.CodeInvalidJSON, "The body is not UTF-8: %s.", positionOf(data, invalidUTF8At(data)))
-	}
-	if json.Valid(data) {
-		return nil // most bodies: checked without building a value
 	}
 	var v any
 	err := json.Unmarshal(data, &v)
@@ -198,18 +234,41 @@ func nulInURL(r *http.Request) bool {
 }
 
 // validate checks the request against the operation in the OpenAPI
-// document: parameters and body schema.
-func (s *Server) validate(r *http.Request, op *operation) error {
+// document: its parameters, and its body as the gate parsed it (kin-openapi
+// would decode the bytes again). The body's check is what
+// openapi3filter.ValidateRequestBody does after its decode: the media
+// type's schema, visited as a request, every error gathered. No schema of
+// a request body has a default, so the value is not changed.
+func (s *Server) validate(r *http.Request, op *operation, body *jsonBody) error {
 	params := make(map[string]string, len(op.pathParams))
 	for _, name := range op.pathParams {
 		params[name] = r.PathValue(name)
 	}
-	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: op.route, Options: s.validationOptions}
+	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: op.route, Options: s.paramOptions}
 	err := openapi3filter.ValidateRequest(r.Context(), in)
+	if err == nil && body != nil {
+		err = validateBody(in, op.route.Operation.RequestBody.Value, body.value)
+	}
 	if err == nil {
 		return nil
 	}
 	return problemOfValidation(err)
+}
+
+// validateBody checks a parsed body against the schema of its media type.
+func validateBody(in *openapi3filter.RequestValidationInput, rb *openapi3.RequestBody, value any) error {
+	ct := in.Request.Header.Get("Content-Type")
+	mt := rb.Content.Get(ct)
+	if mt == nil {
+		return &openapi3filter.RequestError{Input: in, RequestBody: rb, Reason: fmt.Sprintf("header Content-Type has unexpected value %q", ct)}
+	}
+	if mt.Schema == nil {
+		return nil
+	}
+	if err := mt.Schema.Value.VisitJSON(value, openapi3.VisitAsRequest(), openapi3.MultiErrors()); err != nil {
+		return &openapi3filter.RequestError{Input: in, RequestBody: rb, Reason: "doesn't match schema", Err: err}
+	}
+	return nil
 }
 
 var (

@@ -86,7 +86,8 @@ func New(reader Reader, caller Caller, opts Options) (*mcp.Server, error) {
 // stateless Streamable HTTP (no session is kept, so any process can answer
 // any request) with JSON responses, behind httpapi.OriginGuard (no web page
 // of another origin) and api.MCPAuth (an MCP token on every request,
-// checked every time).
+// checked every time); a method the server does not have is the JSON-RPC
+// error -32601 (methodNotFound).
 func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 	// The SDK runs a stateless request's session with the request's
 	// context, so the caller MCPAuth put there reaches the tool handlers.
@@ -100,10 +101,47 @@ func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	return httpapi.OriginGuard(opts.AllowedOrigins, a.MCPAuth(methodNotFound(carryRequest(streamable(srv, opts.Logger))))), nil
+}
+
+// requestKey holds the context of the HTTP request a tool call came in.
+type requestKey struct{}
+
+// carryRequest puts the request's own context among its values, for
+// boundToRequest.
+func carryRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, r.Context())))
+	})
+}
+
+// boundToRequest ends a tool call's context when the HTTP request it came
+// in ends (its client went away). The SDK runs a stateless call under a
+// context that keeps the request's values but not its cancellation, for
+// every protocol before 2026-07-28 (the MCP specification of those
+// versions lets a client resume a dropped stream, which a stateless
+// server answering with one JSON body never offers): here nobody could
+// ever receive the answer, so the read stops with its client. Outside
+// HTTP (stdio) the context is as it was.
+func boundToRequest(ctx context.Context) (context.Context, context.CancelFunc) {
+	req, ok := ctx.Value(requestKey{}).(context.Context)
+	if !ok {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(req, func() { cancel(context.Cause(req)) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+// streamable serves srv over stateless Streamable HTTP with JSON responses.
+func streamable(srv *mcp.Server, log *slog.Logger) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       sdkLogger(opts.Logger),
+		Logger:       sdkLogger(log),
+		// A call of the 2026-07-28 protocol ends with its request; older
+		// ones do through boundToRequest.
+		PropagateRequestCancellation: true,
 		// The SDK refuses requests to a loopback listener whose Host is not
 		// loopback (DNS rebinding). Every request here must carry a bearer
 		// token a rebound page cannot know, OriginGuard refuses other sites'
@@ -111,7 +149,6 @@ func HTTPHandler(a *httpapi.Server, opts Options) (http.Handler, error) {
 		// machine: it is off.
 		DisableLocalhostProtection: true,
 	})
-	return httpapi.OriginGuard(opts.AllowedOrigins, a.MCPAuth(h)), nil
 }
 
 // sdkLogger is the SDK's logger: warnings and errors only, since it logs
@@ -262,6 +299,8 @@ func build(doc *openapi3.T, spec toolSpec) (*tool, error) {
 // handler calls the tool's REST read as the caller.
 func (t *tool) handler(reader Reader, caller Caller) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, stop := boundToRequest(ctx)
+		defer stop()
 		p, err := caller(ctx)
 		if err != nil {
 			var e *workshop.Error

@@ -176,8 +176,13 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page st
 }
 
 // fail answers a fault of the server (never of the input): logged, 500.
+// A page that failed because its client went away (its reads were
+// cancelled) is no fault: the request's own log line says it was
+// abandoned (499), and nobody reads the answer.
 func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
-	a.log.ErrorContext(r.Context(), "application page failed", "path", r.URL.Path, "error", err)
+	if r.Context().Err() == nil {
+		a.log.ErrorContext(r.Context(), "application page failed", "path", r.URL.Path, "error", err)
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusInternalServerError)
 	_, _ = w.Write([]byte("Something went wrong on our side. Try again in a moment.\n"))

@@ -75,7 +75,7 @@ func New(st *store.Store, cfg Config) (*App, error) {
 
 // Handler serves every page, each answer with the security headers of
 // contract section 7. Form posts from another origin are refused
-// (403) before any handler runs: a session cookie alone never authorises
+// (403, crossOrigin) before any handler runs: a session cookie alone never authorises
 // a write a page of this origin did not make.
 func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -108,10 +108,9 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /static/{name}", serveAsset)
 	mux.Handle("/", a.serve(func(http.ResponseWriter, *http.Request) error { return errNoSuchPage }))
 
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.answerError(w, r, messageError(http.StatusForbidden, nil, "Refused",
 			"This form was sent from another site. Open the page here and send it again."))
-	}))
-	return withSecurityHeaders(cop.Handler(a.withSession(mux)))
+	})
+	return withSecurityHeaders(sameOriginOnly(refuse, a.withSession(mux)))
 }
