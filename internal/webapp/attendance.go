@@ -188,11 +188,9 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 		if !known {
 			return err
 		}
-		switch workshop.ErrorCode(err) { // the store's details name ids; the clock names the case
-		case workshop.CodeAlreadyClockedIn:
-			status, f.Errors[""] = http.StatusConflict, "That technician was already clocked in."
-		case workshop.CodeNotClockedIn:
-			status, f.Errors[""] = http.StatusConflict, "That technician was not clocked in."
+		switch workshop.ErrorCode(err) { // the store's details name the technician
+		case workshop.CodeAlreadyClockedIn, workshop.CodeNotClockedIn:
+			status = http.StatusConflict
 		case workshop.CodeNotFound:
 			f.Errors[""] = "There is no such technician at this location."
 		}

@@ -173,8 +173,8 @@ func (a *App) myWorkEvents(w http.ResponseWriter, r *http.Request, si *store.Sig
 }
 
 // workRefusal is why a start or complete sent from a technician's list was
-// refused, in the words of the person at the vehicle: the store's details
-// name ids, the list names the case.
+// refused, in the words of the person at the vehicle: their own limit is
+// "your" limit; the bay's refusal names the bay and the job in it.
 func workRefusal(err error, f form) string {
 	var e *workshop.Error
 	if errors.As(err, &e) {
@@ -183,7 +183,7 @@ func workRefusal(err error, f form) string {
 			case "wip_limit_exceeded":
 				return "you are at your limit of steps in progress: complete one first."
 			case "bay_occupied":
-				return "its bay holds another job's vehicle: a step of that job is in progress there."
+				return fe.Message
 			}
 		}
 		switch e.Code {
