@@ -160,7 +160,7 @@ func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.Signed
 	if err = patch(d, f, &p); err == nil {
 		_, err = a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
 	}
-	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{stepID: stepID, step: &f}, kind, "step-"+stepID, "step-"+stepID)
+	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{stepID: stepID, step: &f, assign: kind == doneAssigned}, kind, "step-"+stepID, "step-"+stepID)
 }
 
 func (a *App) assignStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
