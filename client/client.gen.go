@@ -598,6 +598,7 @@ func (e TechnicianPatchStatus) Valid() bool {
 // Defines values for UnplacedReason.
 const (
 	AfterUnplacedStep     UnplacedReason = "after_unplaced_step"
+	AssignedUnavailable   UnplacedReason = "assigned_unavailable"
 	BeyondHorizon         UnplacedReason = "beyond_horizon"
 	NoQualifiedTechnician UnplacedReason = "no_qualified_technician"
 	NoSuitableBay         UnplacedReason = "no_suitable_bay"
@@ -607,6 +608,8 @@ const (
 func (e UnplacedReason) Valid() bool {
 	switch e {
 	case AfterUnplacedStep:
+		return true
+	case AssignedUnavailable:
 		return true
 	case BeyondHorizon:
 		return true
@@ -1517,8 +1520,8 @@ type OpeningHours struct {
 
 // Plan defines model for Plan.
 type Plan struct {
-	// Date The local date the plan was asked for.
-	Date openapi_types.Date `json:"date"`
+	// Date The local date whose steps are listed; null when every placed step is.
+	Date nullable.Nullable[openapi_types.Date] `json:"date"`
 
 	// GeneratedAt UTC with exactly six fractional digits.
 	//
@@ -1872,7 +1875,7 @@ type TechnicianPatch struct {
 // TechnicianPatchStatus defines model for TechnicianPatch.Status.
 type TechnicianPatchStatus string
 
-// UnplacedReason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
+// UnplacedReason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; assigned_unavailable: a person assigned it to a technician who is unavailable or a bay in maintenance (its job is at risk until the assignment or the status changes); after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own reason comes first.
 type UnplacedReason string
 
 // UnplacedStep defines model for UnplacedStep.
@@ -1881,7 +1884,7 @@ type UnplacedStep struct {
 	BlockedBy *string `json:"blockedBy,omitempty"`
 	JobId     string  `json:"jobId"`
 
-	// Reason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
+	// Reason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; assigned_unavailable: a person assigned it to a technician who is unavailable or a bay in maintenance (its job is at risk until the assignment or the status changes); after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own reason comes first.
 	Reason UnplacedReason `json:"reason"`
 	StepId string         `json:"stepId"`
 }
@@ -2356,7 +2359,7 @@ type GetPlanParams struct {
 	// LocationId The location (implied for a location key).
 	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
 
-	// Date The local date the plan starts on (YYYY-MM-DD); today in the location's zone by default.
+	// Date The local date whose steps to list (YYYY-MM-DD), from today to 13 days after today in the location's zone; without it every placed step. The plan is the same for every date.
 	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
 }
 
@@ -3016,18 +3019,28 @@ type ClientInterface interface {
 
 	// GetPlan Get a location's dispatch plan
 	//
-	// The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
-	// from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
-	// at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
-	// (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
-	// item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
-	// step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
-	// bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+	// A location has one dispatch plan: every open job of the location (not delivered or cancelled, with a step not
+	// completed), from the plan's start (now, rounded up to the next whole minute) over at most 14 days. Without
+	// `date`, `steps` lists every placed step of it; with `date` (today to 13 days after today in the location's
+	// zone, else 422 on `date`) only the steps whose planned time overlaps that local day. `unplaced`, `jobs` and
+	// `totals` are always the whole plan's, so a step is shown on the days the plan puts it and on no other.
+	// Steps in progress and pending steps that already have technicians or a bay keep them (`pinned`); a pending
+	// step assigned by a person to a technician who is `unavailable` or to a bay in maintenance is unplaced with
+	// reason `assigned_unavailable` until the assignment or the status changes. The planner assigns the rest: one
+	// technician with every required skill (the step's catalog item's) who is not `unavailable`, and, when the
+	// location has bays, a bay not in maintenance that offers the step's service. It respects working time
+	// (opening hours minus breaks, across days and DST), arrivals, bookings (planned from their `expectedArrival`,
+	// else the opening of their promise's date, else the plan's start), one step at a time per technician and bay,
 	// the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
-	// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+	// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8), moves from the anchor (the last
+	// plan answered to a reader: a pending step it placed that is now unplaced, on another technician or bay, or
+	// starting more than 15 minutes later than its announced start) and the sum of the jobs' completions. Its
+	// search is bounded by work done, not by time: the same data and anchor give the same plan, and the
+	// computation stops when the client leaves. Answering this read makes the plan the location's anchor.
 	// A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
-	// or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
-	// other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+	// or the next sequential step) is unplaced with reason `after_unplaced_step` and `blockedBy`. `generatedAt` is
+	// an audit timestamp; every other time carries the location's offset. `locationId` is required with an
+	// organisation key. Needs `board:read`.
 	//
 	// Corresponds with GET /v1/scheduler/plan (the `GetPlan` operationId).
 	GetPlan(ctx context.Context, params *GetPlanParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3999,18 +4012,28 @@ func (c *Client) PatchStep(ctx context.Context, jobId JobId, stepId string, para
 
 // GetPlan Get a location's dispatch plan
 //
-// The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
-// from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
-// at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
-// (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
-// item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
-// step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
-// bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+// A location has one dispatch plan: every open job of the location (not delivered or cancelled, with a step not
+// completed), from the plan's start (now, rounded up to the next whole minute) over at most 14 days. Without
+// `date`, `steps` lists every placed step of it; with `date` (today to 13 days after today in the location's
+// zone, else 422 on `date`) only the steps whose planned time overlaps that local day. `unplaced`, `jobs` and
+// `totals` are always the whole plan's, so a step is shown on the days the plan puts it and on no other.
+// Steps in progress and pending steps that already have technicians or a bay keep them (`pinned`); a pending
+// step assigned by a person to a technician who is `unavailable` or to a bay in maintenance is unplaced with
+// reason `assigned_unavailable` until the assignment or the status changes. The planner assigns the rest: one
+// technician with every required skill (the step's catalog item's) who is not `unavailable`, and, when the
+// location has bays, a bay not in maintenance that offers the step's service. It respects working time
+// (opening hours minus breaks, across days and DST), arrivals, bookings (planned from their `expectedArrival`,
+// else the opening of their promise's date, else the plan's start), one step at a time per technician and bay,
 // the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
-// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8), moves from the anchor (the last
+// plan answered to a reader: a pending step it placed that is now unplaced, on another technician or bay, or
+// starting more than 15 minutes later than its announced start) and the sum of the jobs' completions. Its
+// search is bounded by work done, not by time: the same data and anchor give the same plan, and the
+// computation stops when the client leaves. Answering this read makes the plan the location's anchor.
 // A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
-// or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
-// other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+// or the next sequential step) is unplaced with reason `after_unplaced_step` and `blockedBy`. `generatedAt` is
+// an audit timestamp; every other time carries the location's offset. `locationId` is required with an
+// organisation key. Needs `board:read`.
 //
 // Corresponds with GET /v1/scheduler/plan (the `GetPlan` operationId).
 func (c *Client) GetPlan(ctx context.Context, params *GetPlanParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7087,18 +7110,28 @@ type ClientWithResponsesInterface interface {
 
 	// GetPlanWithResponse Get a location's dispatch plan
 	//
-	// The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
-	// from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
-	// at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
-	// (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
-	// item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
-	// step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
-	// bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+	// A location has one dispatch plan: every open job of the location (not delivered or cancelled, with a step not
+	// completed), from the plan's start (now, rounded up to the next whole minute) over at most 14 days. Without
+	// `date`, `steps` lists every placed step of it; with `date` (today to 13 days after today in the location's
+	// zone, else 422 on `date`) only the steps whose planned time overlaps that local day. `unplaced`, `jobs` and
+	// `totals` are always the whole plan's, so a step is shown on the days the plan puts it and on no other.
+	// Steps in progress and pending steps that already have technicians or a bay keep them (`pinned`); a pending
+	// step assigned by a person to a technician who is `unavailable` or to a bay in maintenance is unplaced with
+	// reason `assigned_unavailable` until the assignment or the status changes. The planner assigns the rest: one
+	// technician with every required skill (the step's catalog item's) who is not `unavailable`, and, when the
+	// location has bays, a bay not in maintenance that offers the step's service. It respects working time
+	// (opening hours minus breaks, across days and DST), arrivals, bookings (planned from their `expectedArrival`,
+	// else the opening of their promise's date, else the plan's start), one step at a time per technician and bay,
 	// the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
-	// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+	// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8), moves from the anchor (the last
+	// plan answered to a reader: a pending step it placed that is now unplaced, on another technician or bay, or
+	// starting more than 15 minutes later than its announced start) and the sum of the jobs' completions. Its
+	// search is bounded by work done, not by time: the same data and anchor give the same plan, and the
+	// computation stops when the client leaves. Answering this read makes the plan the location's anchor.
 	// A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
-	// or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
-	// other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+	// or the next sequential step) is unplaced with reason `after_unplaced_step` and `blockedBy`. `generatedAt` is
+	// an audit timestamp; every other time carries the location's offset. `locationId` is required with an
+	// organisation key. Needs `board:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12205,6 +12238,11 @@ type GetPlanResponse404Headers struct {
 	XRequestId *string
 }
 
+// GetPlanResponse422Headers the declared response headers of an HTTP 422 response for GetPlan
+type GetPlanResponse422Headers struct {
+	XRequestId *string
+}
+
 // GetPlanResponse429Headers the declared response headers of an HTTP 429 response for GetPlan
 type GetPlanResponse429Headers struct {
 	RetryAfter *int
@@ -12229,6 +12267,8 @@ type GetPlanResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -12241,6 +12281,8 @@ type GetPlanResponse struct {
 	Headers403 *GetPlanResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPlanResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetPlanResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPlanResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -12270,6 +12312,11 @@ func (r GetPlanResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetPlanResponse) GetApplicationproblemJSON404() *NotFound {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetPlanResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -13836,18 +13883,28 @@ func (c *ClientWithResponses) PatchStepWithResponse(ctx context.Context, jobId J
 
 // GetPlanWithResponse Get a location's dispatch plan
 //
-// The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
-// from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
-// at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
-// (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
-// item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
-// step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
-// bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+// A location has one dispatch plan: every open job of the location (not delivered or cancelled, with a step not
+// completed), from the plan's start (now, rounded up to the next whole minute) over at most 14 days. Without
+// `date`, `steps` lists every placed step of it; with `date` (today to 13 days after today in the location's
+// zone, else 422 on `date`) only the steps whose planned time overlaps that local day. `unplaced`, `jobs` and
+// `totals` are always the whole plan's, so a step is shown on the days the plan puts it and on no other.
+// Steps in progress and pending steps that already have technicians or a bay keep them (`pinned`); a pending
+// step assigned by a person to a technician who is `unavailable` or to a bay in maintenance is unplaced with
+// reason `assigned_unavailable` until the assignment or the status changes. The planner assigns the rest: one
+// technician with every required skill (the step's catalog item's) who is not `unavailable`, and, when the
+// location has bays, a bay not in maintenance that offers the step's service. It respects working time
+// (opening hours minus breaks, across days and DST), arrivals, bookings (planned from their `expectedArrival`,
+// else the opening of their promise's date, else the plan's start), one step at a time per technician and bay,
 // the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
-// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+// weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8), moves from the anchor (the last
+// plan answered to a reader: a pending step it placed that is now unplaced, on another technician or bay, or
+// starting more than 15 minutes later than its announced start) and the sum of the jobs' completions. Its
+// search is bounded by work done, not by time: the same data and anchor give the same plan, and the
+// computation stops when the client leaves. Answering this read makes the plan the location's anchor.
 // A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
-// or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
-// other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+// or the next sequential step) is unplaced with reason `after_unplaced_step` and `blockedBy`. `generatedAt` is
+// an audit timestamp; every other time carries the location's offset. `locationId` is required with an
+// organisation key. Needs `board:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -19639,6 +19696,13 @@ func ParseGetPlanResponse(rsp *http.Response) (*GetPlanResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19696,6 +19760,16 @@ func ParseGetPlanResponse(rsp *http.Response) (*GetPlanResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetPlanResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetPlanResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

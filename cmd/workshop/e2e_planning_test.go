@@ -17,23 +17,11 @@ import (
 
 // planOut is what the tests read of a plan.
 type planOut struct {
-	LocationID string `json:"locationId"`
-	Date       string `json:"date"`
-	Steps      []struct {
-		StepID       string    `json:"stepId"`
-		JobID        string    `json:"jobId"`
-		TechIDs      []string  `json:"techIds"`
-		BayID        *string   `json:"bayId"`
-		PlannedStart time.Time `json:"plannedStart"`
-		PlannedEnd   time.Time `json:"plannedEnd"`
-		Pinned       bool      `json:"pinned"`
-	} `json:"steps"`
-	Unplaced []struct {
-		StepID string `json:"stepId"`
-		JobID  string `json:"jobId"`
-		Reason string `json:"reason"`
-	} `json:"unplaced"`
-	Jobs []struct {
+	LocationID string        `json:"locationId"`
+	Date       string        `json:"date"`
+	Steps      []planStepOut `json:"steps"`
+	Unplaced   []unplacedOut `json:"unplaced"`
+	Jobs       []struct {
 		JobID               string     `json:"jobId"`
 		ProjectedCompletion *time.Time `json:"projectedCompletion"`
 		AtRisk              bool       `json:"atRisk"`
@@ -42,6 +30,22 @@ type planOut struct {
 	Totals struct {
 		LateJobs, WeightedLateMinutes, PlacedSteps, UnplacedSteps int
 	} `json:"totals"`
+}
+
+type planStepOut struct {
+	StepID       string    `json:"stepId"`
+	JobID        string    `json:"jobId"`
+	TechIDs      []string  `json:"techIds"`
+	BayID        *string   `json:"bayId"`
+	PlannedStart time.Time `json:"plannedStart"`
+	PlannedEnd   time.Time `json:"plannedEnd"`
+	Pinned       bool      `json:"pinned"`
+}
+
+type unplacedOut struct {
+	StepID string `json:"stepId"`
+	JobID  string `json:"jobId"`
+	Reason string `json:"reason"`
 }
 
 // planWorld is a location open around the clock (so the test means the

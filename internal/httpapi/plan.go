@@ -27,19 +27,24 @@ func (h *handlers) GetPlan(ctx context.Context, req oapi.GetPlanRequestObject) (
 	if err != nil {
 		return nil, err
 	}
-	var date string
-	if req.Params.Date != nil {
-		date = req.Params.Date.Format(time.DateOnly)
-	}
 	now := h.now()
-	p, err := h.plans.Plan(ctx, loc, date, now)
+	p, err := h.plans.Plan(ctx, loc, now)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.plans.Anchor(ctx, p, now); err != nil { // the plan a reader saw, which later plans stay near
+	out := planOf(p, p.Dispatch.Steps, now)
+	if req.Params.Date != nil { // one plan: a date lists the steps of its day
+		day, err := p.Day(req.Params.Date.Format(time.DateOnly), now)
+		if err != nil {
+			return nil, err
+		}
+		out = planOf(p, p.Dispatch.StepsOn(day), now)
+		out.Date = nullable.NewNullableWithValue(*req.Params.Date)
+	}
+	if err := h.plans.Anchor(ctx, p); err != nil { // the plan a reader saw, which later plans stay near
 		return nil, err
 	}
-	return oapi.GetPlan200JSONResponse(planOf(p, now)), nil
+	return oapi.GetPlan200JSONResponse(out), nil
 }
 
 func (h *handlers) ApplyPlan(ctx context.Context, req oapi.ApplyPlanRequestObject) (oapi.ApplyPlanResponseObject, error) {
@@ -56,7 +61,7 @@ func (h *handlers) ApplyPlan(ctx context.Context, req oapi.ApplyPlanRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	return oapi.ApplyPlan200JSONResponse(planOf(after, h.now())), nil
+	return oapi.ApplyPlan200JSONResponse(planOf(after, after.Dispatch.Steps, h.now())), nil
 }
 
 func (h *handlers) GetAvailability(ctx context.Context, req oapi.GetAvailabilityRequestObject) (oapi.GetAvailabilityResponseObject, error) {
@@ -70,7 +75,7 @@ func (h *handlers) GetAvailability(ctx context.Context, req oapi.GetAvailability
 		return nil, err
 	}
 	now := h.now()
-	plan, err := h.plans.Plan(ctx, loc, "", now)
+	plan, err := h.plans.Plan(ctx, loc, now)
 	if err != nil {
 		return nil, err
 	}
@@ -124,17 +129,16 @@ func (h *handlers) bodyLocation(ctx context.Context, p *workshop.Principal, sent
 	return loc, nil
 }
 
-// planOf presents a plan: planned times in the location's zone, generatedAt
-// an audit timestamp of now.
-func planOf(p *planning.Plan, now time.Time) oapi.Plan {
+// planOf presents a plan with the planned steps listed: planned times in
+// the location's zone, generatedAt an audit timestamp of now, date null.
+func planOf(p *planning.Plan, steps []workshop.PlannedStep, now time.Time) oapi.Plan {
 	d := p.Dispatch
-	day, _ := time.Parse(time.DateOnly, p.Date)
-	out := oapi.Plan{LocationId: p.LocationID, Date: openapi_types.Date{Time: day}, GeneratedAt: workshop.MicrosOf(now),
-		Steps: make([]oapi.PlannedStep, 0, len(d.Steps)), Unplaced: make([]oapi.UnplacedStep, 0, len(d.Unplaced)),
+	out := oapi.Plan{LocationId: p.LocationID, Date: nullOf[openapi_types.Date](), GeneratedAt: workshop.MicrosOf(now),
+		Steps: make([]oapi.PlannedStep, 0, len(steps)), Unplaced: make([]oapi.UnplacedStep, 0, len(d.Unplaced)),
 		Jobs: make([]oapi.PlanJob, 0, len(d.Jobs)),
 		Totals: oapi.PlanTotals{LateJobs: d.Totals.LateJobs, WeightedLateMinutes: d.Totals.WeightedLateMinutes,
 			PlacedSteps: d.Totals.PlacedSteps, UnplacedSteps: d.Totals.UnplacedSteps}}
-	for _, s := range d.Steps {
+	for _, s := range steps {
 		out.Steps = append(out.Steps, oapi.PlannedStep{StepId: s.StepID, JobId: s.JobID, TechIds: nonNilList(s.TechIDs),
 			BayId: optional(s.BayID), PlannedStart: s.Start.In(p.Zone), PlannedEnd: s.End.In(p.Zone), Pinned: s.Pinned,
 			NotBefore: nullableOf(inZone(s.NotBefore, p.Zone))})

@@ -2,16 +2,15 @@ package planning
 
 import (
 	"context"
-	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
-// Re-plans move little near now (contract section 8). The anchor is the
-// last plan for today computed to answer a reader (GET /v1/scheduler/plan
-// for today, MCP get_plan, the dispatch page): those call Anchor with the
-// plan they answer with. Every plan for today, whoever asks, is computed
+// Re-plans move only what must move (contract section 8). The anchor is
+// the last plan computed to answer a reader (GET /v1/scheduler/plan for any
+// date, MCP get_plan, the dispatch page): those call Anchor with the plan
+// they answer with. Every plan, whoever asks, is computed
 // from the newest stored anchor computed before its own version and
 // minute (the store keeps the one before too), so two processes computing
 // the plan of one version and minute start from the same anchor and give
@@ -19,15 +18,14 @@ import (
 // anchor. A step written to since the anchor was computed is left out of
 // it: any write to a step frees it.
 
-// Anchor stores p as the location's anchor when it is a plan for today;
-// a plan already stored is not stored again (answering again from it
-// changes nothing).
-func (s *Service) Anchor(ctx context.Context, p *Plan, now time.Time) error {
-	if p.Date != today(now, p.Zone) || p.anchored.Swap(true) {
+// Anchor stores p as the location's anchor; a plan already stored is not
+// stored again (answering again from it changes nothing).
+func (s *Service) Anchor(ctx context.Context, p *Plan) error {
+	if p.anchored.Swap(true) {
 		return nil
 	}
 	a := workshop.AnchorOf(p.Input, p.Dispatch)
-	stored := store.PlanAnchor{Version: p.Version, Minute: p.Minute, Date: p.Date, Start: a.Start,
+	stored := store.PlanAnchor{Version: p.Version, Minute: p.Minute, Start: a.Start,
 		Steps: make([]store.PlanAnchorStep, 0, len(a.Steps))}
 	for _, st := range a.Steps {
 		stored.Steps = append(stored.Steps, store.PlanAnchorStep{StepID: st.StepID, TechIDs: st.TechIDs, BayID: st.BayID,
@@ -40,9 +38,9 @@ func (s *Service) Anchor(ctx context.Context, p *Plan, now time.Time) error {
 	return err
 }
 
-// anchorFor is the anchor p is computed from: the newest stored for p's
-// date before p's version and minute, without the steps that are no
-// longer pending or were written to since.
+// anchorFor is the anchor p is computed from: the newest stored before
+// p's version and minute, without the steps that are no longer pending or
+// were written to since.
 func (s *Service) anchorFor(ctx context.Context, p *Plan) (*workshop.DispatchAnchor, error) {
 	current, previous, err := s.store.PlanAnchors(ctx, p.LocationID)
 	if err != nil {
@@ -55,7 +53,7 @@ func (s *Service) anchorFor(ctx context.Context, p *Plan) (*workshop.DispatchAnc
 			break
 		}
 	}
-	if a == nil || a.Date != p.Date {
+	if a == nil {
 		return nil, nil
 	}
 	pending := map[string]bool{}
@@ -83,6 +81,3 @@ func stepVersionsOf(d store.PlanData) map[string]workshop.Micros {
 	}
 	return out
 }
-
-// today is now's local date in zone.
-func today(now time.Time, zone *time.Location) string { return now.In(zone).Format(time.DateOnly) }

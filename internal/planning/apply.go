@@ -22,7 +22,7 @@ const applyTries = 5
 func (s *Service) Apply(ctx context.Context, v store.Visibility, locationID string, stepIDs []string, now func() time.Time) (*Plan, error) {
 	for range applyTries {
 		at := now()
-		plan, err := s.Plan(ctx, locationID, "", at)
+		plan, err := s.Plan(ctx, locationID, at)
 		if err != nil {
 			return nil, err
 		}
@@ -33,7 +33,7 @@ func (s *Service) Apply(ctx context.Context, v store.Visibility, locationID stri
 		if err != nil {
 			return nil, err
 		}
-		return s.Plan(ctx, locationID, "", at)
+		return s.Plan(ctx, locationID, at)
 	}
 	return nil, workshop.Errorf(workshop.CodeStaleUpdatedAt, "The location's jobs, technicians or bays kept changing while the plan was applied; read the plan and try again.")
 }

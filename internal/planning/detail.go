@@ -23,7 +23,7 @@ func (s *Service) JobDetail(ctx context.Context, v store.Visibility, id string, 
 	}
 	din := workshop.DetailInput{Job: in.Job, History: in.History, Calendar: workshop.NewCalendar(zone, in.Settings), Now: now}
 	if workshop.InPlan(in.Job) {
-		plan, err := s.Plan(ctx, in.Job.LocationID, "", now)
+		plan, err := s.Plan(ctx, in.Job.LocationID, now)
 		if err != nil {
 			return workshop.JobDetail{}, err
 		}

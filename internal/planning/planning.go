@@ -2,9 +2,11 @@
 // from the store with the domain's planner, keeps them while they are the
 // plan, and watches the promises they make (watch.go).
 //
-// A plan depends on the location's data and on the minute it is computed
-// in (its start is now rounded up to the minute), so a plan is kept per
-// location, date and minute, and served while the location's plan version
+// A location has one plan: it starts now and covers 14 days, and every day
+// shown (the plan read for a date, the dispatch page's days) is a slice of
+// it. A plan depends on the location's data and on the minute it is
+// computed in (its start is now rounded up to the minute), so a plan is
+// kept per location and minute, and served while the location's plan version
 // (moved by triggers on every change to what the plan reads) is the one it
 // was computed at: the plan read, the job detail's promise and the promise
 // watch of one minute and one version are one computation, and never
@@ -36,8 +38,7 @@ type Store interface {
 // Plan is a location's computed plan with what it was computed from.
 type Plan struct {
 	LocationID string
-	Date       string // the local date asked for, YYYY-MM-DD
-	Version    int64  // the plan version of the data it was computed from
+	Version    int64 // the plan version of the data it was computed from
 	Zone       *time.Location
 	Settings   workshop.Settings
 	// Input is what the planner was given. Its Calendar is the planner's
@@ -87,8 +88,8 @@ type Service struct {
 }
 
 type planKey struct {
-	location, date string
-	minute         int64 // the plan's start minute (Unix minutes of now rounded up)
+	location string
+	minute   int64 // the plan's start minute (Unix minutes of now rounded up)
 }
 
 // call is a computation in flight, which requests for the same plan wait
@@ -113,15 +114,16 @@ func New(st Store) *Service {
 	return &Service{store: st, plans: map[planKey]*Plan{}, inflight: map[planKey]*call{}, maxBytes: DefaultCacheBytes}
 }
 
-// Plan is the location's plan for date (YYYY-MM-DD in its zone; "" for
-// today) as of now: the kept one while the location's plan version has not
-// moved, else computed afresh.
-func (s *Service) Plan(ctx context.Context, locationID, date string, now time.Time) (*Plan, error) {
+// Plan is the location's plan as of now: the kept one while the
+// location's plan version has not moved, else computed afresh. A
+// computation stops when ctx ends; a request waiting for another's
+// computation that stopped so computes it itself.
+func (s *Service) Plan(ctx context.Context, locationID string, now time.Time) (*Plan, error) {
 	version, err := s.store.PlanVersion(ctx, locationID)
 	if err != nil {
 		return nil, err
 	}
-	key := planKey{location: locationID, date: date, minute: startMinute(now)}
+	key := planKey{location: locationID, minute: startMinute(now)}
 	for {
 		s.mu.Lock()
 		if p, ok := s.plans[key]; ok && p.Version >= version {
@@ -148,7 +150,7 @@ func (s *Service) Plan(ctx context.Context, locationID, date string, now time.Ti
 		s.inflight[key] = c
 		s.misses++
 		s.mu.Unlock()
-		c.plan, c.err = s.compute(ctx, locationID, date, now)
+		c.plan, c.err = s.compute(ctx, locationID, now)
 		s.mu.Lock()
 		delete(s.inflight, key)
 		if c.err == nil {
@@ -203,7 +205,7 @@ func (s *Service) CacheStats() CacheStats {
 }
 
 // compute reads the location's data and plans it.
-func (s *Service) compute(ctx context.Context, locationID, date string, now time.Time) (*Plan, error) {
+func (s *Service) compute(ctx context.Context, locationID string, now time.Time) (*Plan, error) {
 	d, err := s.store.PlanData(ctx, locationID)
 	if err != nil {
 		return nil, err
@@ -212,23 +214,26 @@ func (s *Service) compute(ctx context.Context, locationID, date string, now time
 	if err != nil {
 		return nil, err
 	}
-	day, err := planDate(date, now, zone)
-	if err != nil {
-		return nil, err
-	}
-	p := &Plan{LocationID: locationID, Date: day.Format(time.DateOnly), Version: d.Version, Zone: zone, Settings: d.Settings,
+	p := &Plan{LocationID: locationID, Version: d.Version, Zone: zone, Settings: d.Settings,
 		Minute: startMinute(now), stepVersions: stepVersionsOf(d)}
 	if p.Durations, err = s.store.DurationStats(ctx, locationID, d.DurationVersion, now); err != nil {
 		return nil, err
 	}
-	p.Input = inputOf(d, p, zone, day, now)
-	if p.Date == today(now, zone) {
-		if p.Input.Anchor, err = s.anchorFor(ctx, p); err != nil {
-			return nil, err
-		}
+	p.Input = inputOf(d, p, zone, now)
+	if p.Input.Anchor, err = s.anchorFor(ctx, p); err != nil {
+		return nil, err
 	}
-	p.Dispatch = workshop.PlanDispatch(p.Input)
+	if p.Dispatch, err = workshop.PlanDispatchContext(ctx, p.Input); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// Day is the plan's local day of date (YYYY-MM-DD), from today to 13 days
+// after it, at now (workshop.PlanDay): the steps shown for it are
+// Dispatch.StepsOn that day.
+func (p *Plan) Day(date string, now time.Time) (time.Time, error) {
+	return workshop.PlanDay(date, now, p.Zone)
 }
 
 // startMinute is the minute a plan made at now starts from: now rounded up
@@ -241,24 +246,10 @@ func startMinute(now time.Time) int64 {
 	return m
 }
 
-// planDate is local midnight of date in zone, or of today at now.
-func planDate(date string, now time.Time, zone *time.Location) (time.Time, error) {
-	if date == "" {
-		y, m, d := now.In(zone).Date()
-		return time.Date(y, m, d, 0, 0, 0, 0, zone), nil
-	}
-	t, err := time.ParseInLocation(time.DateOnly, date, zone)
-	if err != nil {
-		return t, workshop.Invalid("date", "date %s is not a date: send one like 2026-11-21.", date)
-	}
-	return t, nil
-}
-
 // inputOf is the planner's input from the store's data, with the steps'
 // durations as the plan p gives them.
-func inputOf(d store.PlanData, p *Plan, zone *time.Location, day, now time.Time) workshop.DispatchInput {
-	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(zone, d.Settings), Now: now, Date: day,
-		BayBuffer: d.Settings.BayBuffer()}
+func inputOf(d store.PlanData, p *Plan, zone *time.Location, now time.Time) workshop.DispatchInput {
+	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(zone, d.Settings), Now: now, BayBuffer: d.Settings.BayBuffer()}
 	for _, t := range d.Techs {
 		in.Techs = append(in.Techs, workshop.DispatchTech{ID: t.ID, Skills: t.Skills, Unavailable: t.Status == "unavailable"})
 	}

@@ -81,7 +81,7 @@ func BenchmarkPlanCold(b *testing.B) {
 	now := time.Now()
 	b.ResetTimer()
 	for b.Loop() {
-		p, err := planning.New(st).Plan(b.Context(), loc.ID, "", now)
+		p, err := planning.New(st).Plan(b.Context(), loc.ID, now)
 		if err != nil || len(p.Dispatch.Jobs) != 80 {
 			b.Fatalf("plan: %v (%d jobs)", err, len(p.Dispatch.Jobs))
 		}
@@ -97,7 +97,7 @@ func BenchmarkPlanKept(b *testing.B) {
 	now := time.Now()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := svc.Plan(b.Context(), loc.ID, "", now); err != nil {
+		if _, err := svc.Plan(b.Context(), loc.ID, now); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -114,20 +114,20 @@ func TestPlanIsKeptWhileTheVersionHolds(t *testing.T) {
 		loc := workshopOf(t, st, 3, 2, 2, 1)
 		svc := planning.New(st)
 		now := time.Now()
-		first, err := svc.Plan(t.Context(), loc.ID, "", now)
+		first, err := svc.Plan(t.Context(), loc.ID, now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again, _ := svc.Plan(t.Context(), loc.ID, "", now.Add(time.Millisecond)); again != first {
+		if again, _ := svc.Plan(t.Context(), loc.ID, now.Add(time.Millisecond)); again != first {
 			t.Errorf("the same minute and version planned again")
 		}
-		if next, _ := svc.Plan(t.Context(), loc.ID, "", now.Add(2*time.Minute)); next == first {
+		if next, _ := svc.Plan(t.Context(), loc.ID, now.Add(2*time.Minute)); next == first {
 			t.Errorf("a later minute was served the earlier minute's plan")
 		}
 		if err := other.SetSettings(t.Context(), loc.ID, workshop.DefaultSettings()); err != nil {
 			t.Fatal(err)
 		}
-		changed, err := svc.Plan(t.Context(), loc.ID, "", now)
+		changed, err := svc.Plan(t.Context(), loc.ID, now)
 		if err != nil || changed == first || changed.Version <= first.Version {
 			t.Errorf("after another process changed the settings: plan version %d (same plan %v), want a new plan past %d; %v",
 				changed.Version, changed == first, first.Version, err)

@@ -166,7 +166,7 @@ func (w *Watch) lookLogged(ctx context.Context, locationID string) {
 // alone next needs a look.
 func (w *Watch) look(ctx context.Context, locationID string) error {
 	now := w.Now()
-	p, err := w.Plans.Plan(ctx, locationID, "", now)
+	p, err := w.Plans.Plan(ctx, locationID, now)
 	if err != nil {
 		return err
 	}

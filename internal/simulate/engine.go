@@ -251,9 +251,7 @@ func (r *run) planOf(in workshop.DispatchInput) workshop.Dispatch {
 // input is the planner's view of the workshop at now, as the service would
 // read it: the open jobs with every step, technicians away unavailable.
 func (r *run) input(now time.Time) workshop.DispatchInput {
-	y, m, d := now.In(r.w.Zone).Date()
-	in := workshop.DispatchInput{Calendar: r.w.Calendar, Now: now, Date: time.Date(y, m, d, 0, 0, 0, 0, r.w.Zone),
-		BayBuffer: r.w.BayBuffer}
+	in := workshop.DispatchInput{Calendar: r.w.Calendar, Now: now, BayBuffer: r.w.BayBuffer}
 	for _, t := range r.w.Techs {
 		in.Techs = append(in.Techs, workshop.DispatchTech{ID: t.ID, Skills: t.Skills, Unavailable: r.absent(t.ID, now)})
 	}

@@ -11,11 +11,10 @@ import (
 )
 
 // PlanAnchor is a location's anchor as stored (contract section 8, "Re-plans
-// move little near now"): the plan for today last computed for a reader,
-// with the plan version and minute it was computed at.
+// move only what must move"): the plan last computed for a reader, with
+// the plan version and minute it was computed at.
 type PlanAnchor struct {
 	Version, Minute int64            `json:"-"`
-	Date            string           `json:"date"` // the plan's local date, YYYY-MM-DD
 	Start           time.Time        `json:"start"`
 	Steps           []PlanAnchorStep `json:"steps"`
 }

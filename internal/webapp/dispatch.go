@@ -98,29 +98,30 @@ type dispatchBody struct {
 func (a *App) dispatchBodyOf(r *http.Request, d *desk, q dispatchQuery) (dispatchBody, timelineData, error) {
 	ctx := r.Context()
 	now := a.now()
-	plan, err := a.plans.Plan(ctx, d.loc.ID, q.date, now)
+	plan, err := a.plans.Plan(ctx, d.loc.ID, now)
 	if err != nil {
 		return dispatchBody{}, timelineData{}, err
 	}
-	if q.date == "" {
-		if first := firstWorkDay(plan, d.zone, now); first != plan.Date {
-			if plan, err = a.plans.Plan(ctx, d.loc.ID, first, now); err != nil {
-				return dispatchBody{}, timelineData{}, err
-			}
-		}
+	date := q.date
+	if date == "" {
+		date = firstWorkDay(plan, d.zone, now)
 	}
-	if err := a.plans.Anchor(ctx, plan, now); err != nil { // the plan a person saw, which later plans stay near
+	if _, err := plan.Day(date, now); err != nil { // one plan, 14 days of it
+		return dispatchBody{}, timelineData{}, messageError(http.StatusUnprocessableEntity, d.header, "Outside the plan",
+			"The plan covers today and the next 13 days; pick a day among them.")
+	}
+	if err := a.plans.Anchor(ctx, plan); err != nil { // the plan a person saw, which later plans stay near
 		return dispatchBody{}, timelineData{}, err
 	}
 	td, err := a.names.of(ctx, a.store, d.loc.ID, plan.Version) // the names and records of what the plan speaks of
 	if err != nil {
 		return dispatchBody{}, timelineData{}, err
 	}
-	return dispatchBody{LocationID: d.loc.ID, MayWrite: mayWrite(d.si), T: d.dayTimeline(plan, td, q.byBay, now)}, td, nil
+	return dispatchBody{LocationID: d.loc.ID, MayWrite: mayWrite(d.si), T: d.dayTimeline(plan, date, td, q.byBay, now)}, td, nil
 }
 
 // firstWorkDay is the local date of the first planned step that is not
-// over yet; the plan's own date when it plans nothing.
+// over yet; today when the plan has nothing.
 func firstWorkDay(p *planning.Plan, zone *time.Location, now time.Time) string {
 	var first time.Time
 	for _, ps := range p.Dispatch.Steps {
@@ -130,7 +131,7 @@ func firstWorkDay(p *planning.Plan, zone *time.Location, now time.Time) string {
 		}
 	}
 	if first.IsZero() {
-		return p.Date
+		first = now
 	}
 	return first.In(zone).Format(time.DateOnly)
 }
@@ -161,7 +162,7 @@ func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.Signed
 	if id := r.PostFormValue("stepId"); id != "" {
 		stepIDs = []string{id}
 	}
-	before, err := a.plans.Plan(r.Context(), d.loc.ID, "", a.now())
+	before, err := a.plans.Plan(r.Context(), d.loc.ID, a.now())
 	if err == nil {
 		var after *planning.Plan
 		if after, err = a.plans.Apply(r.Context(), d.visibility(), d.loc.ID, stepIDs, a.now); err == nil {

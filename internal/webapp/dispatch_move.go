@@ -65,7 +65,7 @@ func (a *App) moveForm(w http.ResponseWriter, r *http.Request, si *store.SignedI
 		return err
 	}
 	m := d.moveDataOf(st, td, q.date, r.URL.Query().Get("by"))
-	plan, err := a.plans.Plan(r.Context(), d.loc.ID, q.date, a.now())
+	plan, err := a.plans.Plan(r.Context(), d.loc.ID, a.now())
 	if err != nil {
 		return err
 	}

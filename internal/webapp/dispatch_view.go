@@ -168,13 +168,13 @@ func (td timelineData) techNames(ids []string) string {
 	return strings.Join(names, ", ")
 }
 
-// dayTimeline draws the plan's date, rows by technician or by bay.
-func (d *desk) dayTimeline(p *planning.Plan, td timelineData, byBay bool, now time.Time) timelineView {
-	day, _ := time.ParseInLocation(time.DateOnly, p.Date, d.zone)
-	v := timelineView{Date: p.Date, ByBay: byBay, Totals: p.Dispatch.Totals,
+// dayTimeline draws a date of the plan, rows by technician or by bay.
+func (d *desk) dayTimeline(p *planning.Plan, date string, td timelineData, byBay bool, now time.Time) timelineView {
+	day, _ := time.ParseInLocation(time.DateOnly, date, d.zone)
+	v := timelineView{Date: date, ByBay: byBay, Totals: p.Dispatch.Totals,
 		Prev: day.AddDate(0, 0, -1).Format(time.DateOnly), Next: day.AddDate(0, 0, 1).Format(time.DateOnly),
 		Today: now.In(d.zone).Format(time.DateOnly), DateLabel: day.Format("Monday 2 January 2006")}
-	from, to := d.window(p)
+	from, to := d.window(p, day)
 	from, to = from.Truncate(time.Hour), to.Add(time.Hour-time.Nanosecond).Truncate(time.Hour) // whole hours: tidy ticks
 	total := to.Sub(from)
 	v.AxisFrom, v.AxisSpan = int(from.Sub(day).Minutes()), int(total.Minutes())
@@ -211,7 +211,7 @@ func (d *desk) dayTimeline(p *planning.Plan, td timelineData, byBay bool, now ti
 		start, end := workshop.Later(ps.Start, from), workshop.Earlier(ps.End, to)
 		b.Left, b.Width, b.Clipped = at(start), max(at(end)-at(start), 0.5), ps.End.After(to) || ps.Start.Before(from)
 		when := clockText(ps.Start, d.zone) + "–" + clockText(ps.End, d.zone)
-		if ps.End.In(d.zone).Format(time.DateOnly) != p.Date {
+		if ps.End.In(d.zone).Format(time.DateOnly) != date {
 			when = clockText(ps.Start, d.zone) + " until " + d.when(ps.End)
 		}
 		words := []string{b.Text, when}
@@ -349,10 +349,9 @@ func offHours(set workshop.Settings, day, from, to time.Time) []offSpan {
 	return out
 }
 
-// window is the part of the plan's date the lanes draw: the date's
-// opening hours, widened to the steps planned on it.
-func (d *desk) window(p *planning.Plan) (from, to time.Time) {
-	day, _ := time.ParseInLocation(time.DateOnly, p.Date, d.zone)
+// window is the part of the plan's day the lanes draw: the day's opening
+// hours, widened to the steps planned on it.
+func (d *desk) window(p *planning.Plan, day time.Time) (from, to time.Time) {
 	from, to = day.Add(8*time.Hour), day.Add(18*time.Hour) // a closed day: the usual working day
 	weekday := workshop.Weekdays[(int(day.Weekday())+6)%7]
 	if i := slices.IndexFunc(p.Settings.OperatingHours, func(h workshop.OpeningHours) bool { return h.Day == weekday }); i >= 0 {

@@ -16,7 +16,7 @@ func (a *App) jobPlan(r *http.Request, d *desk, j workshop.Job) (workshop.JobInP
 	if !workshop.InPlan(j) {
 		return none, nil
 	}
-	plan, err := a.plans.Plan(r.Context(), d.loc.ID, "", a.now())
+	plan, err := a.plans.Plan(r.Context(), d.loc.ID, a.now())
 	if err != nil {
 		return none, err
 	}

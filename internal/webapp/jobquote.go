@@ -34,7 +34,7 @@ func (a *App) quoteOf(r *http.Request, d *desk, codes []string) (*quoteView, err
 	if err != nil {
 		return &quoteView{Problem: "A step chosen is no longer in the catalog."}, nil
 	}
-	plan, err := a.plans.Plan(ctx, d.loc.ID, "", now)
+	plan, err := a.plans.Plan(ctx, d.loc.ID, now)
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func (a *App) assignedViews(ctx context.Context, d *desk, techID string) ([]assi
 		bayName[b.ID] = b.Name
 	}
 	now := a.now()
-	plan, err := a.plans.Plan(ctx, d.loc.ID, "", now)
+	plan, err := a.plans.Plan(ctx, d.loc.ID, now)
 	if err != nil {
 		return nil, err
 	}

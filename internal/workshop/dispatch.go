@@ -22,14 +22,14 @@ package workshop
 // completion.
 
 import (
+	"context"
 	"time"
 )
 
 // DispatchInput is what a location's plan is computed from.
 type DispatchInput struct {
 	Calendar  Calendar      // the location's working time (NewCalendar(zone, settings))
-	Now       time.Time     // the plan starts at Now rounded up to the next whole minute, or later
-	Date      time.Time     // local midnight of the date asked for, in the location's zone
+	Now       time.Time     // the plan starts at Now rounded up to the next whole minute
 	BayBuffer time.Duration // working time kept free in a bay between steps of different jobs
 	Techs     []DispatchTech
 	Bays      []DispatchBay
@@ -63,8 +63,11 @@ type DispatchJob struct {
 	Priority    string     // low normal high urgent
 	PromiseTime *time.Time // nil: none
 	ArrivalTime *time.Time // nil: a booking not arrived yet
-	CreatedAt   time.Time
-	Steps       []DispatchStep // every step, completed ones too, by (phase, createdAt, id)
+	// ExpectedArrival is a booking's drop-off time (nil: none): its steps
+	// start no earlier.
+	ExpectedArrival *time.Time
+	CreatedAt       time.Time
+	Steps           []DispatchStep // every step, completed ones too, by (phase, createdAt, id)
 }
 
 // DispatchStep is a step of an open job.
@@ -122,6 +125,10 @@ const (
 	UnplacedNoBay        = "no_suitable_bay"
 	UnplacedBeyond       = "beyond_horizon"
 	UnplacedAfter        = "after_unplaced_step"
+	// UnplacedAssigned: a person assigned the step to a technician who is
+	// unavailable or to a bay in maintenance; it waits for the assignment
+	// or the status to change rather than being planned there silently.
+	UnplacedAssigned = "assigned_unavailable"
 )
 
 // JobOutlook is what the plan says of a job's promise.
@@ -158,20 +165,33 @@ func PriorityWeight(priority string) int {
 	return 2
 }
 
-// DispatchStart is when a plan made of in starts: the later of now rounded
-// up to the next whole minute and the opening of the date asked for.
+// DispatchStart is when a plan made of in starts: now rounded up to the
+// next whole minute. A location has one plan, whatever day is looked at.
 func DispatchStart(in DispatchInput) time.Time {
 	now := in.Now.Truncate(time.Minute)
 	if now.Before(in.Now) {
 		now = now.Add(time.Minute)
 	}
-	return Later(now, in.Calendar.NextOpen(in.Date))
+	return now
 }
 
 // PlanDispatch plans the location's open steps.
 func PlanDispatch(in DispatchInput) Dispatch {
+	d, _ := PlanDispatchContext(context.Background(), in)
+	return d
+}
+
+// PlanDispatchContext plans the location's open steps unless ctx ends
+// first: a plan nobody waits for any more stops between two decodes and
+// answers ctx's error.
+func PlanDispatchContext(ctx context.Context, in DispatchInput) (Dispatch, error) {
 	p := newProblem(in)
-	return p.dispatch(p.search(in.Budget))
+	p.done = ctx.Done()
+	best := p.search(in.Budget)
+	if err := ctx.Err(); err != nil {
+		return Dispatch{}, err
+	}
+	return p.dispatch(best), nil
 }
 
 // LateMinutes is how many wall-clock minutes, rounded up, end is past

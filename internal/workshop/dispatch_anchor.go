@@ -112,7 +112,7 @@ func (p *problem) placeKept() {
 	for _, r := range queue {
 		pj := &p.jobs[r.job]
 		s := &pj.steps[r.step]
-		if !p.ready(r) || !p.usable(s) {
+		if !p.ready(r) || p.ownReason(*s) != "" || !p.usable(s) {
 			continue
 		}
 		release, placeable := max(s.earliest, s.afterEnd), true

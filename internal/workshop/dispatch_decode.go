@@ -31,8 +31,24 @@ type problem struct {
 	// techDemand and bayDemand are the pending work each could take
 	// (weighDemand), for the tie rules that leave the wanted ones free.
 	techDemand, bayDemand map[string]float64
+	// away are the technicians who are unavailable and closedBay the bays
+	// in maintenance, by id: a step assigned to one is not planned there.
+	away, closedBay map[string]bool
 	// placements counts the steps decodes have placed: the search's budget.
 	placements int
+	// done closes when nobody waits for the plan any more (nil: never).
+	done <-chan struct{}
+}
+
+// stopped: nobody waits for the plan any more; the search stops between
+// two decodes.
+func (p *problem) stopped() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // pjob is a job prepared: when its work may start, its steps to place in
@@ -178,7 +194,13 @@ func (p *problem) timeOf(t int64) time.Time { return time.UnixMicro(t).In(p.cal.
 
 func newProblem(in DispatchInput) *problem {
 	p := &problem{in: in, cal: in.Calendar, techs: in.Techs, bays: in.Bays, buffer: int64(in.BayBuffer / time.Microsecond),
-		techAt: map[string]int{}, bayAt: map[string]int{}, jobAt: map[string]int{}}
+		techAt: map[string]int{}, bayAt: map[string]int{}, jobAt: map[string]int{}, away: map[string]bool{}, closedBay: map[string]bool{}}
+	for _, t := range in.Techs {
+		p.away[t.ID] = t.Unavailable
+	}
+	for _, b := range in.Bays {
+		p.closedBay[b.ID] = b.Maintenance
+	}
 	start := DispatchStart(in)
 	from := start
 	for _, j := range in.Jobs {
@@ -286,11 +308,11 @@ func (p *problem) prepare(j DispatchJob) pjob {
 	case j.ArrivalTime != nil:
 		arrived = max(arrived, micros(*j.ArrivalTime))
 		pj.earliest = arrived
+	case j.ExpectedArrival != nil: // a booking with a drop-off time; past, it may come any minute
+		pj.earliest = max(pj.earliest, micros(*j.ExpectedArrival))
 	case j.PromiseTime != nil:
 		y, m, d := j.PromiseTime.In(p.cal.zone()).Date()
 		pj.earliest = max(pj.earliest, micros(p.cal.NextOpen(time.Date(y, m, d, 0, 0, 0, 0, p.cal.zone()))))
-	default:
-		pj.earliest = max(pj.earliest, micros(p.cal.NextOpen(p.in.Date)))
 	}
 	done := map[string]int64{} // completed steps' ends
 	for _, s := range j.Steps {

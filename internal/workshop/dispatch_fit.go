@@ -49,9 +49,12 @@ func (p *problem) take(r *resources, techs []string, bayID string, start, end in
 }
 
 // ownReason is why a pending step cannot be placed whatever the others:
-// nobody to do it, or no bay to do it in; "" when it has both.
+// what a person assigned it is not there, nobody can do it, or no bay can
+// take it; "" when it has both.
 func (p *problem) ownReason(s pstep) string {
 	switch {
+	case slices.ContainsFunc(s.TechIDs, func(id string) bool { return p.away[id] }) || p.closedBay[s.BayID]:
+		return UnplacedAssigned
 	case len(s.TechIDs) == 0 && len(s.techs) == 0:
 		return UnplacedNoTechnician
 	case s.BayID == "" && len(p.bays) > 0 && len(s.bays) == 0:

@@ -26,18 +26,21 @@ func (p *problem) search(budget int) decoded {
 	starts := [][]int{p.earliestDueDate(), p.firstComeFirstServed(), p.leastSlack(), p.priorityFirst()}
 	for rule := range tieRules {
 		for _, order := range starts {
+			if p.stopped() && best.order != nil {
+				return best
+			}
 			best = p.tryOrder(best, order, rule, interleave)
 		}
 	}
 	if len(p.jobs) <= everyOrderJobs {
 		best = p.everyOrder(best, budget, interleave)
 	}
-	for p.placements < budget {
+	for p.placements < budget && !p.stopped() {
 		improved := false
 		for _, ji := range p.lateJobs(best) {
 			pos := slices.Index(best.order, ji)
 			for _, to := range forward(pos) {
-				if p.placements >= budget {
+				if p.placements >= budget || p.stopped() {
 					return best
 				}
 				if d := p.redecode(moved(best.order, pos, to), best, to); d.score.better(best.score) {
@@ -71,7 +74,7 @@ func (p *problem) everyOrder(best decoded, budget int, interleave bool) decoded 
 	}
 	for {
 		for rule := range tieRules {
-			if p.placements >= budget {
+			if p.placements >= budget || p.stopped() {
 				return best
 			}
 			best = p.tryOrder(best, slices.Clone(order), rule, interleave)

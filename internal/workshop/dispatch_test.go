@@ -22,8 +22,7 @@ func ref[T any](v T) *T { return &v }
 
 // day is a workshop on the default calendar at monday, changed by opts.
 func day(opts ...func(*workshop.DispatchInput)) workshop.DispatchInput {
-	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(berlin, workshop.DefaultSettings()), Now: monday,
-		Date: time.Date(2026, 11, 23, 0, 0, 0, 0, berlin)}
+	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(berlin, workshop.DefaultSettings()), Now: monday}
 	for _, o := range opts {
 		o(&in)
 	}
@@ -199,6 +198,48 @@ func TestPlanDispatchRules(t *testing.T) {
 					t.Errorf("booked step starts %v, want Wednesday 08:00", got.Start)
 				}
 			}},
+		{"a booking with a drop-off time starts no earlier; one whose drop-off has passed from the plan's start",
+			day(func(in *workshop.DispatchInput) { in.Now = wk(0, 10, 0) }, techs(workshop.DispatchTech{ID: "ana"}, workshop.DispatchTech{ID: "ben"}),
+				jobs(workshop.DispatchJob{ID: "j1", Priority: "normal", CreatedAt: monday, PromiseTime: ref(wk(0, 16, 0)),
+					ExpectedArrival: ref(wk(0, 13, 0)), Steps: []workshop.DispatchStep{dstep("later", 60)}},
+					workshop.DispatchJob{ID: "j2", Priority: "normal", CreatedAt: monday, PromiseTime: ref(wk(2, 16, 0)),
+						ExpectedArrival: ref(wk(0, 9, 0)), Steps: []workshop.DispatchStep{dstep("overdue", 60)}})),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				if got := s["later"]; !got.Start.Equal(wk(0, 13, 0)) {
+					t.Errorf("later starts %v, want 13:00, its drop-off", got.Start)
+				}
+				if got := s["overdue"]; !got.Start.Equal(wk(0, 10, 0)) {
+					t.Errorf("overdue starts %v, want 10:00, the plan's start (it may come any minute)", got.Start)
+				}
+			}},
+		{"a booking without promise or drop-off is planned from the plan's start",
+			day(func(in *workshop.DispatchInput) { in.Now = wk(5, 10, 0) }, techs(workshop.DispatchTech{ID: "ana"}),
+				jobs(workshop.DispatchJob{ID: "j1", Priority: "normal", CreatedAt: monday, Steps: []workshop.DispatchStep{dstep("s1", 60)}})),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				if got := s["s1"]; !got.Start.Equal(wk(5, 10, 0)) || !d.Start.Equal(wk(5, 10, 0)) {
+					t.Errorf("starts %v in a plan from %v, want both Saturday 10:00", got.Start, d.Start)
+				}
+			}},
+		{"a step assigned to an unavailable technician or a bay in maintenance is unplaced, its job at risk",
+			day(techs(workshop.DispatchTech{ID: "ana", Unavailable: true}, workshop.DispatchTech{ID: "ben"}),
+				bays(workshop.DispatchBay{ID: "b1", Maintenance: true}, workshop.DispatchBay{ID: "b2"}),
+				jobs(arrived("j1", monday, dstep("ana's", 30, func(s *workshop.DispatchStep) { s.TechIDs = []string{"ana"} }),
+					dstep("next", 30, func(s *workshop.DispatchStep) { s.Phase = 1 })),
+					arrived("j2", monday, dstep("in b1", 30, func(s *workshop.DispatchStep) { s.BayID = "b1" })),
+					arrived("j3", monday, dstep("scheduled", 30, scheduledAt(wk(0, 9, 0), "ana", "b2"))))),
+			func(t *testing.T, d workshop.Dispatch, s map[string]workshop.PlannedStep) {
+				for id, want := range map[string]string{"ana's": "assigned_unavailable", "next": "after_unplaced_step",
+					"in b1": "assigned_unavailable", "scheduled": "assigned_unavailable"} {
+					if got := unplacedReason(d, id); got != want {
+						t.Errorf("%s unplaced %q, want %q", id, got, want)
+					}
+				}
+				for _, j := range d.Jobs {
+					if !j.AtRisk || j.ProjectedCompletion != nil {
+						t.Errorf("job %s: %+v, want at risk without a projection", j.JobID, j)
+					}
+				}
+			}},
 		{"an arrival later than the opening holds the job back",
 			day(func(in *workshop.DispatchInput) { in.Now = wk(0, 10, 0) }, techs(workshop.DispatchTech{ID: "ana"}),
 				jobs(arrived("j1", wk(0, 10, 2), dstep("s1", 30)))),
@@ -292,7 +333,7 @@ func TestPlanDispatchAcrossDST(t *testing.T) {
 	}
 	cal := workshop.NewCalendar(berlin, workshop.Settings{OperatingHours: hours})
 	sat := time.Date(2026, 3, 28, 23, 0, 0, 0, berlin)
-	in := workshop.DispatchInput{Calendar: cal, Now: sat, Date: time.Date(2026, 3, 28, 0, 0, 0, 0, berlin),
+	in := workshop.DispatchInput{Calendar: cal, Now: sat,
 		Techs: []workshop.DispatchTech{{ID: "ana"}}, Jobs: []workshop.DispatchJob{arrived("j1", sat, dstep("night", 240))}}
 	_, s := plan(t, in)
 	// 23:00 Saturday + 4 h of work, one minute closed at 23:59 and no

@@ -599,6 +599,7 @@ func (e TechnicianPatchStatus) Valid() bool {
 // Defines values for UnplacedReason.
 const (
 	AfterUnplacedStep     UnplacedReason = "after_unplaced_step"
+	AssignedUnavailable   UnplacedReason = "assigned_unavailable"
 	BeyondHorizon         UnplacedReason = "beyond_horizon"
 	NoQualifiedTechnician UnplacedReason = "no_qualified_technician"
 	NoSuitableBay         UnplacedReason = "no_suitable_bay"
@@ -608,6 +609,8 @@ const (
 func (e UnplacedReason) Valid() bool {
 	switch e {
 	case AfterUnplacedStep:
+		return true
+	case AssignedUnavailable:
 		return true
 	case BeyondHorizon:
 		return true
@@ -1518,8 +1521,8 @@ type OpeningHours struct {
 
 // Plan defines model for Plan.
 type Plan struct {
-	// Date The local date the plan was asked for.
-	Date openapi_types.Date `json:"date"`
+	// Date The local date whose steps are listed; null when every placed step is.
+	Date nullable.Nullable[openapi_types.Date] `json:"date"`
 
 	// GeneratedAt UTC with exactly six fractional digits.
 	//
@@ -1873,7 +1876,7 @@ type TechnicianPatch struct {
 // TechnicianPatchStatus defines model for TechnicianPatch.Status.
 type TechnicianPatchStatus string
 
-// UnplacedReason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
+// UnplacedReason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; assigned_unavailable: a person assigned it to a technician who is unavailable or a bay in maintenance (its job is at risk until the assignment or the status changes); after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own reason comes first.
 type UnplacedReason string
 
 // UnplacedStep defines model for UnplacedStep.
@@ -1882,7 +1885,7 @@ type UnplacedStep struct {
 	BlockedBy *string `json:"blockedBy,omitempty"`
 	JobId     string  `json:"jobId"`
 
-	// Reason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
+	// Reason no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; assigned_unavailable: a person assigned it to a technician who is unavailable or a bay in maintenance (its job is at risk until the assignment or the status changes); after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own reason comes first.
 	Reason UnplacedReason `json:"reason"`
 	StepId string         `json:"stepId"`
 }
@@ -2357,7 +2360,7 @@ type GetPlanParams struct {
 	// LocationId The location (implied for a location key).
 	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
 
-	// Date The local date the plan starts on (YYYY-MM-DD); today in the location's zone by default.
+	// Date The local date whose steps to list (YYYY-MM-DD), from today to 13 days after today in the location's zone; without it every placed step. The plan is the same for every date.
 	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
 }
 
@@ -10680,6 +10683,25 @@ func (response GetPlan404ApplicationProblemPlusJSONResponse) VisitGetPlanRespons
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlan422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlan422ApplicationProblemPlusJSONResponse) VisitGetPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -80,16 +80,13 @@ func (c *checker) index() {
 	}
 }
 
-// start: the later of now rounded up to the minute and the date's opening.
+// start: now rounded up to the minute.
 func (c *checker) start() {
 	now := c.in.Now
 	if r := now.Truncate(time.Minute); r.Before(now) {
 		now = r.Add(time.Minute)
 	}
 	c.planFrom = now
-	if open := c.in.Calendar.NextOpen(c.in.Date); open.After(now) {
-		c.planFrom = open
-	}
 	if !c.d.Start.Equal(c.planFrom) {
 		c.fail("plan start %v, want %v", c.d.Start, c.planFrom)
 	}
@@ -116,7 +113,8 @@ func (c *checker) coverage() {
 			c.fail("placed step %s of job %s is not a step of that job in the input", id, ps.JobID)
 		}
 	}
-	reasons := []string{workshop.UnplacedNoTechnician, workshop.UnplacedNoBay, workshop.UnplacedBeyond, workshop.UnplacedAfter}
+	reasons := []string{workshop.UnplacedNoTechnician, workshop.UnplacedNoBay, workshop.UnplacedBeyond, workshop.UnplacedAfter,
+		workshop.UnplacedAssigned}
 	for id, u := range c.unplaced {
 		ref, ok := c.steps[id]
 		if !ok || ref.job.ID != u.JobID {
@@ -150,13 +148,17 @@ func (c *checker) reason(ref stepRef, u workshop.UnplacedStep) {
 		if first == "" || u.BlockedBy != first {
 			c.fail("step %s is after_unplaced_step blocked by %q, want the first step it waits for unplaced for a reason of its own, %q", s.ID, u.BlockedBy, first)
 		}
-		if c.wantsTechnician(s) || c.wantsBay(s) {
-			c.fail("step %s is after_unplaced_step, but has no technician or bay of its own", s.ID)
+		if c.wantsTechnician(s) || c.wantsBay(s) || c.assignedAway(s) {
+			c.fail("step %s is after_unplaced_step, but has a reason of its own", s.ID)
 		}
 	case u.Reason == workshop.UnplacedBeyond && first != "":
 		c.fail("step %s is beyond_horizon, but waits for unplaced %s", s.ID, first)
 	}
 	switch {
+	case u.Reason == workshop.UnplacedAssigned && !c.assignedAway(s):
+		c.fail("step %s is assigned_unavailable, but its assigned technicians are available and its bay is not in maintenance", s.ID)
+	case u.Reason != workshop.UnplacedAssigned && c.assignedAway(s):
+		c.fail("step %s is unplaced %q, but is assigned to a technician who is unavailable or a bay in maintenance", s.ID, u.Reason)
 	case u.Reason == workshop.UnplacedNoTechnician && !c.wantsTechnician(s):
 		c.fail("step %s is unplaced for want of a technician, but has one or one qualifies", s.ID)
 	case u.Reason == workshop.UnplacedNoBay && !c.wantsBay(s):
@@ -181,6 +183,9 @@ func (c *checker) placedStep(ps workshop.PlannedStep) {
 			c.fail("step %s in progress starts %v, want its actual start %v", s.ID, ps.Start, *s.StartedAt)
 		}
 		return
+	}
+	if c.assignedAway(s) {
+		c.fail("step %s is planned, but is assigned to a technician who is unavailable or a bay in maintenance", s.ID)
 	}
 	if want := len(s.TechIDs) > 0 || s.BayID != ""; ps.Pinned != want {
 		c.fail("step %s: pinned %v, want %v", s.ID, ps.Pinned, want)
@@ -248,6 +253,10 @@ func (c *checker) timing(ref stepRef, ps workshop.PlannedStep) {
 		if ps.Start.Before(*j.ArrivalTime) {
 			c.fail("step %s starts %v, before its job arrived %v", s.ID, ps.Start, *j.ArrivalTime)
 		}
+	case j.ExpectedArrival != nil:
+		if ps.Start.Before(*j.ExpectedArrival) {
+			c.fail("step %s of a booking starts %v, before its expected arrival %v", s.ID, ps.Start, *j.ExpectedArrival)
+		}
 	case j.PromiseTime != nil:
 		zone := cal.Zone
 		if zone == nil {
@@ -256,10 +265,6 @@ func (c *checker) timing(ref stepRef, ps workshop.PlannedStep) {
 		y, m, d := j.PromiseTime.In(zone).Date()
 		if open := cal.NextOpen(time.Date(y, m, d, 0, 0, 0, 0, zone)); ps.Start.Before(open) {
 			c.fail("step %s of a booking starts %v, before the opening %v of its promise's date", s.ID, ps.Start, open)
-		}
-	default:
-		if open := cal.NextOpen(c.in.Date); ps.Start.Before(open) {
-			c.fail("step %s of a booking without promise starts %v, before the date's opening %v", s.ID, ps.Start, open)
 		}
 	}
 }
@@ -387,6 +392,20 @@ func (c *checker) wantsTechnician(s workshop.DispatchStep) bool {
 		}
 	}
 	return true
+}
+
+// assignedAway: a pending step a person assigned to a technician who is
+// unavailable or to a bay in maintenance.
+func (c *checker) assignedAway(s workshop.DispatchStep) bool {
+	if s.Status != workshop.StepPending {
+		return false
+	}
+	for _, id := range s.TechIDs {
+		if c.techs[id].Unavailable {
+			return true
+		}
+	}
+	return s.BayID != "" && c.bays[s.BayID].Maintenance
 }
 
 // wantsBay: a pending step without a bay, in a location with bays, that

@@ -94,7 +94,7 @@ func (g *gen) day() workshop.DispatchInput {
 	settings.BayBufferMinutes = []int{0, 5, 10, 15}[g.rng.IntN(4)]
 	day := days[g.rng.IntN(len(days))]
 	now := day.Add(time.Duration(7*60+g.rng.IntN(9*60)) * time.Minute).Add(time.Duration(g.rng.IntN(60)) * time.Second)
-	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(berlin, settings), Now: now, Date: day, BayBuffer: settings.BayBuffer()}
+	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(berlin, settings), Now: now, BayBuffer: settings.BayBuffer()}
 	catalog := make([]service, 10)
 	codes := make([]string, len(catalog))
 	for i := range catalog {

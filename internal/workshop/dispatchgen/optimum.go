@@ -145,14 +145,14 @@ func (s *exactSearch) prepareJob(ji int, j workshop.DispatchJob) xjob {
 	switch zone := s.cal.Zone; {
 	case j.ArrivalTime != nil:
 		earliest = workshop.Later(earliest, *j.ArrivalTime)
+	case j.ExpectedArrival != nil:
+		earliest = workshop.Later(earliest, *j.ExpectedArrival)
 	case j.PromiseTime != nil:
 		if zone == nil {
 			zone = time.UTC
 		}
 		y, m, d := j.PromiseTime.In(zone).Date()
 		earliest = workshop.Later(earliest, s.cal.NextOpen(time.Date(y, m, d, 0, 0, 0, 0, zone)))
-	default:
-		earliest = workshop.Later(earliest, s.cal.NextOpen(s.in.Date))
 	}
 	ends := map[string]time.Time{} // completed and in progress
 	index := map[string]int{}      // pending: index in s.steps
@@ -191,6 +191,8 @@ func (s *exactSearch) prepareJob(ji int, j workshop.DispatchJob) xjob {
 		}
 		x.techSets, x.bays = s.candidates(st)
 		switch {
+		case s.assignedAway(st):
+			x.reason = workshop.UnplacedAssigned
 		case len(x.techSets) == 0:
 			x.reason = workshop.UnplacedNoTechnician
 		case len(x.bays) == 0:
@@ -213,6 +215,22 @@ func (s *exactSearch) prepareJob(ji int, j workshop.DispatchJob) xjob {
 		s.steps = append(s.steps, x)
 	}
 	return xj
+}
+
+// assignedAway: a person assigned the step to an unavailable technician
+// or a bay in maintenance.
+func (s *exactSearch) assignedAway(st workshop.DispatchStep) bool {
+	for _, t := range s.in.Techs {
+		if t.Unavailable && slices.Contains(st.TechIDs, t.ID) {
+			return true
+		}
+	}
+	for _, b := range s.in.Bays {
+		if b.Maintenance && b.ID == st.BayID {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *exactSearch) candidates(st workshop.DispatchStep) (techSets [][]string, bays []string) {
