@@ -203,7 +203,7 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 // clockOutAsk is the question to ask before the technician clocks out
 // with steps in progress; nil when they have none.
 func (a *App) clockOutAsk(ctx context.Context, techID string) (*clockAsk, error) {
-	steps, err := a.store.TechnicianSteps(ctx, techID)
+	steps, err := a.store.TechnicianSteps(ctx, techID, store.StepPlace{})
 	if err != nil {
 		return nil, err
 	}
