@@ -80,3 +80,54 @@ func TestBrowserDayCloseAcrossProcesses(t *testing.T) {
 		t.Errorf("API write on the second process after the finish: %d %s", res.Status, res.Body)
 	}
 }
+
+// Friday closed on Saturday morning in a real browser, on a laptop and on
+// a phone (issue 43, item 1): the board's note of Friday goes while its
+// close is under way; the checklist is Friday's alone, offering Friday's
+// closing time; the summary counts the decisions as they are made. Each
+// page passes axe-core.
+func TestBrowserDayCloseTheMorningAfter(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	b.allowed = func(text string) bool { return strings.Contains(text, "status of 422") } // the completion on Saturday
+	db := storetest.SQLiteURL(t)
+	m := newMorningAfter(t, db)
+	srv := startServerAt(t, db, m.now)
+	b.do(t, "a laptop", chromedp.EmulateViewport(1366, 768))
+	b.signIn(t, srv.URL, m.advisor)
+	b.waitFor(t, "the note of Friday", `(document.querySelector(".left-open") || {}).textContent?.includes("has not been closed")`)
+	b.do(t, "the day close", jsClick(`.left-open a`), waitVisible(`form.start-close`))
+	b.do(t, "start Friday's close", jsClick(`form.start-close:has(input[value="`+m.friday+`"]) button`))
+	b.waitFor(t, "Friday's checklist", `!!document.querySelector("#step-`+m.brakes.ID+`")`)
+	if got := b.text(t, "main"); strings.Contains(got, "Saturday's step") || strings.Contains(got, "Aylin Demir clocked in") {
+		t.Errorf("Friday's checklist shows Saturday's work: %q", got)
+	}
+	if got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector("#at-step-`+m.brakes.ID+`").value`)); err != nil ||
+		got != m.friday+"T17:30" {
+		t.Errorf("Brakes offered as completed at %q, want Friday's closing time %sT17:30", got, m.friday)
+	}
+	b.checkAccessible(t, "Friday's close on Saturday morning")
+	b.screenshots(t, "dayclose-morning-after")
+	b.do(t, "a laptop again", chromedp.EmulateViewport(1366, 768))
+
+	// The browser holds a completion after Friday back itself (the
+	// field's max); without that check the server refuses it, saying why
+	// beside the step.
+	b.do(t, "a completion on Saturday", chromedp.SetValue("#at-step-"+m.brakes.ID, m.saturday+"T06:00"))
+	if over, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.querySelector("#at-step-`+m.brakes.ID+`").validity.rangeOverflow`)); err != nil || !over {
+		t.Errorf("a completion on Saturday is within the field's range (%v), want over its max", err)
+	}
+	b.do(t, "send it unchecked", chromedp.Evaluate[chromedp.Void](`document.querySelector("#step-`+m.brakes.ID+` form[action$='/complete']").noValidate = true`),
+		jsClick(`#step-`+m.brakes.ID+` form[action$="/complete"] button`))
+	b.waitFor(t, "the refusal beside Brakes", `(document.querySelector("#step-`+m.brakes.ID+` .error") || {}).textContent?.includes("by the end of `+long(m.friday)+`")`)
+	b.screenshots(t, "dayclose-morning-after-refused")
+	b.do(t, "a laptop again", chromedp.EmulateViewport(1366, 768))
+	b.do(t, "carry Brakes over", jsClick(`#step-`+m.brakes.ID+` form[action$="/carry-over"] button`))
+	b.waitFor(t, "the summary counts it", `[...document.querySelectorAll("#summary-heading + .facts dt")].
+		some(dt => dt.textContent === "Items carried over" && dt.nextElementSibling.textContent === "1")`)
+
+	b.do(t, "the board during the close", navigate(srv.URL+"/locations/"+m.loc.ID+"/board"), waitVisible(`.banner`))
+	if shown, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`!!document.querySelector(".left-open")`)); err != nil || shown {
+		t.Errorf("the board during Friday's close notes Friday was not closed (%v), want the close's banner alone", err)
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -189,4 +191,109 @@ func TestBrowserTechnicianPhone(t *testing.T) {
 	b.checkAccessible(t, "the clock-out question")
 	b.do(t, "clock out anyway", jsClick(`section.confirm button[type="submit"]`))
 	b.waitFor(t, "clocked out", `(document.querySelector(".confirmation") || {}).textContent === "Jonas Weber clocked out."`)
+}
+
+// phoneMonday is a technician's list on a Monday at 10:00 (the server's
+// clock stopped there), in a workshop of the default hours: Brakes in
+// progress since Friday 16:00, Oil change since 09:00, Wash to do.
+type phoneMonday struct {
+	w                 *testWorld
+	org               *testOrg
+	now               time.Time
+	brakes, oil, wash workshop.Step
+	brakesJob, oilJob workshop.Job
+	techEmail         string
+}
+
+func newPhoneMonday(t *testing.T, databaseURL string) *phoneMonday {
+	t.Helper()
+	ctx := context.Background()
+	zone := mustZone(t, "Europe/Berlin")
+	day := time.Now().In(zone).AddDate(0, 0, 3)
+	for day.Weekday() != time.Monday {
+		day = day.AddDate(0, 0, 1)
+	}
+	p := &phoneMonday{now: time.Date(day.Year(), day.Month(), day.Day(), 10, 0, 0, 0, zone), techEmail: "jonas@phone.example"}
+	st := storetest.Open(t, databaseURL, store.WithClock(func() time.Time { return p.now }))
+	op := operator.New(st)
+	op.Now = func() time.Time { return p.now }
+	p.w = &testWorld{t: t, st: st, op: op}
+	p.org = p.w.orgIn("Phone Motors", "pro", "Europe/Berlin")
+	loc := p.org.Locations[0]
+	user := appUser(t, p.w, p.org.ID, p.techEmail, workshop.RoleTechnician, testPassword)
+	jonas, err := op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: loc.ID, Name: "Jonas Weber", WIPLimit: 3, UserID: user.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := store.Visibility{OrgID: p.org.ID}
+	step := func(label string, started *time.Time) (workshop.Job, workshop.Step) {
+		t.Helper()
+		j := p.w.job(p.org.ID, loc.ID)
+		s := p.w.step(p.org.ID, j.ID)
+		patch := store.StepPatch{UpdatedAt: s.UpdatedAt, Label: &label, TechIDs: &[]string{jonas.ID}}
+		if started != nil {
+			patch.Status, patch.ActualStart = refTo(workshop.StepInProgress), refTo(workshop.MicrosOf(*started))
+		}
+		if s, err = st.PatchStep(ctx, v, j.ID, s.ID, patch, workshop.MicrosOf(p.now)); err != nil {
+			t.Fatal(err)
+		}
+		return j, s
+	}
+	p.brakesJob, p.brakes = step("Brakes", refTo(p.now.AddDate(0, 0, -3).Add(6*time.Hour))) // Friday 16:00
+	p.oilJob, p.oil = step("Oil change", refTo(p.now.Add(-time.Hour)))
+	_, p.wash = step("Wash", nil)
+	return p
+}
+
+// A technician completes a step on a 390x844 phone (issue 43, item 4):
+// the completion is said in words where the Complete button was, the
+// card staying in its place, so that a second tap at the same spot lands
+// on those words and opens nothing; the time spent on a step left in
+// progress over the weekend is its working time (7:30: Friday 16:00 to
+// 17:30, Saturday 09:00 to 13:00, Monday 08:00 to 10:00), not 66 hours.
+func TestBrowserTechnicianCompletesAndTapsAgain(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	db := storetest.SQLiteURL(t)
+	p := newPhoneMonday(t, db)
+	srv := startServerAt(t, db, p.now)
+	b.do(t, "a phone", chromedp.EmulateViewport(390, 844))
+	b.signIn(t, srv.URL, p.techEmail)
+	card := "#work-" + p.brakes.ID
+	b.waitFor(t, "the list", `!!document.querySelector("`+card+`")`)
+	spent, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector("`+card+` dt:nth-of-type(7) + dd").textContent`))
+	if err != nil || !strings.HasPrefix(spent, "7:30 (since ") {
+		t.Errorf("Brakes, in progress since Friday 16:00, has spent %q (%v), want 7:30 of working time", spent, err)
+	}
+	button := card + ` form[action*="/complete"] button`
+	at, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]float64](`(() => { const b = document.querySelector(`+strconv.Quote(button)+`);
+		b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, "tap Complete Brakes", chromedp.MouseClickXY(at[0], at[1]))
+	b.waitFor(t, "the completion said in the card", `(document.querySelector("`+card+` .work-done") || {}).textContent === "Brakes completed at 10:00."`)
+	b.waitFor(t, "the redraw settled", `!document.querySelector("main.settling") && !document.querySelector(".htmx-request")`)
+	under, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(e => e.closest(".work-done") ? "the confirmation" :
+		(e.closest("a, button") || e).outerHTML.slice(0, 120))(document.elementFromPoint(`+fmt.Sprint(at[0])+`, `+fmt.Sprint(at[1])+`))`))
+	if err != nil || under != "the confirmation" {
+		t.Errorf("under the finger after the completion: %s (%v), want the confirmation", under, err)
+	}
+	b.screenshots(t, "mywork-completed")
+	b.do(t, "the phone again", chromedp.EmulateViewport(390, 844))
+	b.checkAccessible(t, "my work, a step completed")
+	b.do(t, "scroll back", chromedp.Evaluate[chromedp.Void](`document.querySelector("`+card+` .work-done").scrollIntoView({block: "center"})`))
+	at, err = chromedp.Run(b.ctx, chromedp.Evaluate[[]float64](`(r => [r.left + r.width / 2, r.top + r.height / 2])(
+		document.querySelector("`+card+` .work-done").getBoundingClientRect())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, "tap the same place again", chromedp.MouseClickXY(at[0], at[1]))
+	b.waitFor(t, "nothing in flight", `!document.querySelector(".htmx-request")`)
+	if got := b.location(t); !strings.Contains(got, "/my/work") {
+		t.Errorf("the second tap went to %s, want the list still", got)
+	}
+	if st := deskJob(t, p.w, p.org.ID, p.oilJob.ID).Steps[0]; st.Status != workshop.StepInProgress {
+		t.Errorf("Oil change is %s after the second tap, want still in progress", st.Status)
+	}
 }

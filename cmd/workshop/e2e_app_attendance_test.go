@@ -180,7 +180,7 @@ func TestAppTimeClock(t *testing.T) {
 			b.post(clock+"/in", url.Values{"techId": {aw.aylin.ID}}).want(t, "clock in Aylin", http.StatusSeeOther, "")
 			b.get(clock).want(t, "Aylin in", http.StatusOK, "", "In since")
 			b.post(clock+"/out", url.Values{"techId": {aw.aylin.ID}}).want(t, "clock out Aylin", http.StatusSeeOther, "")
-			b.post(clock+"/out", url.Values{"techId": {aw.aylin.ID}}).want(t, "clock out again", http.StatusConflict, "", "was not clocked in")
+			b.post(clock+"/out", url.Values{"techId": {aw.aylin.ID}}).want(t, "clock out again", http.StatusConflict, "", "=HYPERLINK(&#34;x&#34;) Aylin is not clocked in.")
 			b.post(clock+"/in", url.Values{"techId": {"tec_nope"}}).want(t, "an unknown technician", http.StatusNotFound, "")
 			if got, want := clockEvents(t, aw.w, aw.aylin.ID), []string{workshop.EventTechClockedIn, workshop.EventTechClockedOut}; !slices.Equal(got, want) {
 				t.Errorf("events of Aylin %v, want %v", got, want)

@@ -73,10 +73,17 @@ func TestAppTechnicianWorksOwnSteps(t *testing.T) {
 			}
 			return b.post("/jobs/"+job.ID+"/steps/"+st.ID+"/"+action, url.Values{"updatedAt": {ver(st.UpdatedAt)}, "next": {"/my/work"}})
 		}
-		start(mine, "start").want(t, "start my step", http.StatusSeeOther, "/my/work")
+		started := "/my/work?done=started&step=" + mine.ID
+		start(mine, "start").want(t, "start my step", http.StatusSeeOther, started)
 		start(theirs, "start").want(t, "start another technician's step", http.StatusForbidden, "")
-		b.get("/my/work").want(t, "my work, started", http.StatusOK, "", "In progress", "/complete")
-		start(mine, "complete").want(t, "complete my step", http.StatusSeeOther, "/my/work")
+		b.get(started).want(t, "my work, the start confirmed at the step", http.StatusOK, "", "In progress", "/complete",
+			`<p class="confirmation work-done" role="status">Brakes &lt;script&gt; started at `)
+		completed := "/my/work?done=completed&step=" + mine.ID
+		start(mine, "complete").want(t, "complete my step", http.StatusSeeOther, completed)
+		p = b.get(completed)
+		p.want(t, "my work, the completion confirmed in the step's place", http.StatusOK, "", `id="work-`+mine.ID+`"`,
+			`<p class="confirmation work-done" role="status">Brakes &lt;script&gt; completed at `, `data-live="/my/work/events?done=completed&amp;step=`+mine.ID+`"`)
+		p.wantNot(t, "my work, the completion confirmed", "/complete#refusal")
 		got := deskJob(t, w, org.ID, job.ID)
 		for _, s := range got.Steps {
 			if want := map[string]string{mine.ID: workshop.StepCompleted, theirs.ID: workshop.StepPending}[s.ID]; s.Status != want {
@@ -95,5 +102,21 @@ func TestAppTechnicianWorksOwnSteps(t *testing.T) {
 		a.get("/my/work").want(t, "no technician", http.StatusOK, "", "does not work as a technician")
 		a.post("/jobs/"+job.ID+"/steps/"+theirs.ID+"/start", url.Values{"updatedAt": {ver(theirs.UpdatedAt)}}).
 			want(t, "a user who works as no technician starts", http.StatusForbidden, "")
+	})
+}
+
+// The time a technician's list says a step has taken is its working time
+// (issue 43, item 4): Brakes, left in progress from Friday 16:00 over the
+// weekend, has taken 7:30 by Monday 10:00, as its duration statistics
+// would count it, not the 66 hours on the wall clock.
+func TestAppTimeSpentIsWorkingTime(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		p := newPhoneMonday(t, db.URL)
+		srv := startServerAt(t, db.URL, p.now)
+		b := newBrowser(t, srv.URL)
+		b.login(p.techEmail, testPassword, "").want(t, "sign in", http.StatusSeeOther, "/")
+		b.get("/my/work").want(t, "my work", http.StatusOK, "", "<dt>Time spent</dt><dd>7:30 (since ", "<dt>Time spent</dt><dd>1:00 (since ",
+			"<dt>Time spent</dt><dd>0:00</dd>")
 	})
 }

@@ -41,6 +41,9 @@ type serveConfig struct {
 	backups              backup.Schedule   // Dir "": no scheduled backups
 	mcpAllowedOrigins    []string          // browser origins besides the server's own allowed at /mcp
 	onListen             func(addr string) // tests learn the port of --addr :0
+	// now is the server's clock: time.Now, or a test's fixed one (a day
+	// close made the morning after, at a time of the test's choosing).
+	now func() time.Time
 }
 
 func parseServe(args []string, getenv env) (serveConfig, error) {
@@ -129,7 +132,10 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 		return fmt.Errorf("--addr %s: cannot listen there (%w); is another server using it? Choose another with --addr", c.addr, err)
 	}
 	defer ln.Close() // Serve closes it too; this is for the returns before
-	st, err := store.Open(ctx, c.database)
+	if c.now == nil {
+		c.now = time.Now
+	}
+	st, err := store.Open(ctx, c.database, store.WithClock(c.now))
 	if err != nil {
 		return err
 	}
@@ -149,7 +155,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 	plans := planning.New(st)
 	watchMetrics := planning.RegisterMetrics(reg, plans, st)
 	api, err := httpapi.New(st, httpapi.Config{RateLimitPerMinute: c.rateLimitPerMinute, ArrivalSkew: c.arrivalSkew, BodyTimeout: c.bodyTimeout, Logger: log, Registry: reg,
-		WebhookGuard: guard, Plans: plans})
+		WebhookGuard: guard, Plans: plans, Now: c.now})
 	if err != nil {
 		return err
 	}
@@ -165,7 +171,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 	docs := apidocs.Handler()
 	api.Mount("/docs", docs)
 	api.Mount("/docs/", docs)
-	app, err := webapp.New(st, webapp.Config{Logger: log, Plans: plans, WebhookGuard: guard})
+	app, err := webapp.New(st, webapp.Config{Logger: log, Plans: plans, WebhookGuard: guard, Now: c.now})
 	if err != nil {
 		return err
 	}
@@ -190,6 +196,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	watchDone := make(chan struct{})
 	watch := planning.NewWatch(plans, st, log)
+	watch.Now = c.now
 	watch.Metrics = watchMetrics
 	stopWake := st.OnEventsCommitted(watch.Wake) // this process's writes are looked at without waiting for the tick
 	go func() { defer close(watchDone); watch.Run(wctx) }()

@@ -56,11 +56,13 @@ func locationZone(ctx context.Context, c conn, locationID string) (*time.Locatio
 // technician has at most one open record: a second clock-in is
 // already_clocked_in. Day close does not block it.
 func (s *Store) ClockIn(ctx context.Context, v Visibility, techID string, at time.Time, opts ...WriteOption) (workshop.Attendance, error) {
+	name := techID // the technician's, once read
 	a, err := writeUnder(ctx, s, keyOf(opts), func(c conn) (workshop.Attendance, error) {
 		t, zone, err := clockTechnician(ctx, c, v, techID)
 		if err != nil {
 			return workshop.Attendance{}, err
 		}
+		name = t.Name
 		now := workshop.MicrosOf(s.now())
 		a := workshop.Attendance{ID: workshop.NewID(workshop.PrefixAttendance), OrgID: t.OrgID, LocationID: t.LocationID, TechID: t.ID,
 			ClockIn: workshop.LocalTime(at, zone), CreatedAt: now, UpdatedAt: now}
@@ -73,7 +75,7 @@ func (s *Store) ClockIn(ctx context.Context, v Visibility, techID string, at tim
 		return a, recordEvent(ctx, c, a.OrgID, a.LocationID, workshop.EventTechClockedIn, now, attendanceRow(a))
 	})
 	if isUniqueViolation(err, "attendance") {
-		return a, workshop.Errorf(workshop.CodeAlreadyClockedIn, "Technician %s is already clocked in.", techID)
+		return a, workshop.Errorf(workshop.CodeAlreadyClockedIn, "%s is already clocked in.", name)
 	}
 	return a, err
 }
@@ -89,7 +91,7 @@ func (s *Store) ClockOut(ctx context.Context, v Visibility, techID string, at ti
 		}
 		a, err := scanAttendance(c.queryRow(ctx, `SELECT `+attendanceColumns+` FROM attendance WHERE tech_id = ? AND clock_out IS NULL`+s.forUpdate(), t.ID))
 		if errors.Is(err, sql.ErrNoRows) {
-			return a, workshop.Errorf(workshop.CodeNotClockedIn, "Technician %s is not clocked in.", techID)
+			return a, workshop.Errorf(workshop.CodeNotClockedIn, "%s is not clocked in.", t.Name)
 		}
 		if err != nil {
 			return a, err

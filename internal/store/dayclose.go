@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -109,8 +108,11 @@ func (s *Store) FinishDayClose(ctx context.Context, f DayCloseFinish) (workshop.
 }
 
 func (s *Store) finishOpenClose(ctx context.Context, c conn, loc workshop.Location, d workshop.DayClose, f DayCloseFinish) (workshop.DayClose, error) {
-	now := s.now()
-	items, err := dayCloseItems(ctx, c, loc, d, now)
+	scope, err := s.closeScope(ctx, c, loc, d.BusinessDate)
+	if err != nil {
+		return d, err
+	}
+	items, err := dayCloseItems(ctx, c, loc.ID, d.ID, scope)
 	if err != nil {
 		return d, err
 	}
@@ -133,12 +135,12 @@ func (s *Store) finishOpenClose(ctx context.Context, c conn, loc workshop.Locati
 	if _, err := c.exec(ctx, query, append([]any{d.ID}, carried...)...); err != nil {
 		return d, err
 	}
-	sum, err := daySummary(ctx, c, loc, d.BusinessDate, now)
+	sum, err := daySummary(ctx, c, loc.ID, scope)
 	if err != nil {
 		return d, err
 	}
 	sum.CarriedOver = len(carried)
-	at := workshop.MicrosOf(now)
+	at := workshop.MicrosOf(scope.Now)
 	d.FinishedAt, d.FinishedBy, d.Summary = &at, f.By, &sum
 	_, err = c.exec(ctx, `UPDATE day_closes SET finished_at = ?, finished_by = ?, summary = ? WHERE id = ?`,
 		at, nullString(f.By), jsonText(sum), d.ID)
@@ -155,29 +157,45 @@ func undecided(items []DayCloseItem) int {
 	return n
 }
 
-// daySummary is what the location's business date came to, as of now.
-func daySummary(ctx context.Context, c conn, loc workshop.Location, date string, now time.Time) (workshop.DaySummary, error) {
-	var sum workshop.DaySummary
+// closeScope is what the close of the location's local date concerns
+// now, on its calendar as of this transaction.
+func (s *Store) closeScope(ctx context.Context, c conn, loc workshop.Location, date string) (workshop.CloseScope, error) {
 	zone, err := loc.Zone()
 	if err != nil {
-		return sum, err
+		return workshop.CloseScope{}, err
 	}
-	from, to, err := workshop.DayBounds(date, zone)
+	var hours, breaks string
+	var buffer int
+	if err := c.queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes FROM workshop_settings WHERE location_id = ?`,
+		loc.ID).Scan(&hours, &breaks, &buffer); err != nil {
+		return workshop.CloseScope{}, notFoundOr(err, "location")
+	}
+	settings, err := s.settings.parse(hours, breaks, buffer)
 	if err != nil {
-		return sum, err
+		return workshop.CloseScope{}, err
 	}
-	lo, hi := workshop.MicrosOf(from), workshop.MicrosOf(to)
+	return workshop.NewCloseScope(workshop.NewCalendar(zone, settings), date, s.now())
+}
+
+// daySummary is what the location's date came to, as the close of scope
+// sees it: the jobs delivered and the steps completed within the date
+// (those the close completed among them), and the hours clocked in the
+// shifts begun that day, as the timesheet counts them, a shift still open
+// up to the time the close would record for it. Its carried-over count
+// is the close's to give.
+func daySummary(ctx context.Context, c conn, locationID string, scope workshop.CloseScope) (workshop.DaySummary, error) {
+	var sum workshop.DaySummary
+	lo, hi := workshop.MicrosOf(scope.Start), workshop.MicrosOf(scope.End)
 	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE location_id = ? AND delivered_at >= ? AND delivered_at < ?`,
-		loc.ID, lo, hi).Scan(&sum.JobsDelivered); err != nil {
+		locationID, lo, hi).Scan(&sum.JobsDelivered); err != nil {
 		return sum, err
 	}
 	if err := c.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(estimated_duration), 0) FROM steps
 		WHERE location_id = ? AND status = ? AND completed_at >= ? AND completed_at < ?`,
-		loc.ID, workshop.StepCompleted, lo, hi).Scan(&sum.StepsCompleted, &sum.MinutesEstimated); err != nil {
+		locationID, workshop.StepCompleted, lo, hi).Scan(&sum.StepsCompleted, &sum.MinutesEstimated); err != nil {
 		return sum, err
 	}
-	// clocked as the timesheet counts it: the shifts begun that day
-	rows, err := c.query(ctx, `SELECT `+attendanceColumns+` FROM attendance WHERE location_id = ? AND work_date = ?`, loc.ID, date)
+	rows, err := c.query(ctx, `SELECT `+attendanceColumns+` FROM attendance WHERE location_id = ? AND work_date = ?`, locationID, scope.Date)
 	if err != nil {
 		return sum, err
 	}
@@ -186,7 +204,7 @@ func daySummary(ctx context.Context, c conn, loc workshop.Location, date string,
 		return sum, err
 	}
 	for _, a := range records {
-		m, _ := workshop.WorkedMinutes(a, now)
+		m, _ := workshop.WorkedMinutes(a, scope.EndOf(a.ClockIn.Time))
 		sum.MinutesClocked += m
 	}
 	return sum, nil

@@ -181,3 +181,128 @@ func berlin(t *testing.T) *time.Location {
 	}
 	return z
 }
+
+// Friday's close made on Saturday morning, after Saturday's work began
+// (issue 43): the close concerns Friday only. What began on Saturday (a
+// step started at 05:13, a clock-in, an arrival) is neither on Friday's
+// checklist nor in its summary; the summary counts a shift left open up
+// to the closing time the close offers, not up to Saturday morning; the
+// steps Friday completed, the close's among them, and not one completed
+// on Saturday; and the items carried over, as they are decided.
+func TestDayCloseOfOneDate(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := t.Context()
+		e := newJobEnv(t, db)
+		zone := berlin(t)
+		fri := func(hh, mm int) time.Time { return time.Date(2026, 11, 20, hh, mm, 0, 0, zone) }
+		sat := func(hh, mm int) time.Time { return time.Date(2026, 11, 21, hh, mm, 0, 0, zone) }
+		promised := func(at time.Time) func(*workshop.Job) {
+			return func(j *workshop.Job) { j.PromiseTime = &workshop.OffsetTime{Time: at} }
+		}
+		clockIn := func(tech workshop.Technician, at time.Time) {
+			t.Helper()
+			if _, err := e.st.ClockIn(ctx, e.v, tech.ID, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		startAt := func(st workshop.Step, at time.Time) workshop.Step {
+			t.Helper()
+			e.setClock(at)
+			return e.setStepStatus(t, st, workshop.StepInProgress)
+		}
+
+		// Friday
+		e.setClock(fri(7, 55))
+		left, gone, early := e.technician(t, e.loc.ID, 3), e.technician(t, e.loc.ID, 3), e.technician(t, e.loc.ID, 3)
+		clockIn(left, fri(8, 0)) // never clocked out
+		clockIn(gone, fri(8, 0))
+		if _, err := e.st.ClockOut(ctx, e.v, gone.ID, fri(16, 0)); err != nil {
+			t.Fatal(err)
+		}
+		working := e.createJob(t, e.loc.ID, withArrival(fri(8, 0)), promised(fri(17, 0)))
+		open := startAt(e.createStep(t, working.ID, "Brakes"), fri(9, 0))
+		done := e.createJob(t, e.loc.ID, withArrival(fri(8, 0)), promised(sat(12, 0)))
+		e.setClock(fri(11, 0))
+		e.setStepStatus(t, startAt(e.createStep(t, done.ID, "Oil"), fri(10, 0)), workshop.StepCompleted)
+		overnight := startAt(e.createStep(t, done.ID, "Tyres"), fri(14, 0))
+		noShow := e.createJob(t, e.loc.ID, promised(fri(10, 0)))
+		e.createJob(t, e.loc.ID, promised(sat(10, 0))) // Saturday's booking
+		lateArrival := e.createJob(t, e.loc.ID, promised(fri(16, 0)))
+
+		// Saturday morning: work begins before Friday is closed.
+		e.setClock(sat(5, 10))
+		if _, err := e.st.PatchJob(ctx, e.v, lateArrival.ID, store.JobPatch{UpdatedAt: lateArrival.UpdatedAt,
+			ArrivalTime: refOf(&workshop.OffsetTime{Time: sat(5, 10)})}, e.now()); err != nil {
+			t.Fatal(err)
+		}
+		clockIn(early, sat(5, 13))
+		startAt(e.createStep(t, lateArrival.ID, "Saturday's step"), sat(5, 13))
+		e.setClock(sat(6, 0))
+		e.setStepStatus(t, overnight, workshop.StepCompleted) // finished on Saturday: Saturday's
+
+		e.setClock(sat(7, 45))
+		if _, err := e.st.StartDayClose(ctx, store.DayCloseStart{LocationID: e.loc.ID, BusinessDate: "2026-11-20", By: e.user.ID}); err != nil {
+			t.Fatal(err)
+		}
+		view := func() store.DayCloseView {
+			t.Helper()
+			v, err := e.st.DayCloseView(ctx, e.org.ID, e.loc.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		type item struct {
+			kind workshop.CloseItemKind
+			id   string
+		}
+		items := func(v store.DayCloseView) []item {
+			var got []item
+			for _, it := range v.Items {
+				got = append(got, item{it.Kind, it.ID})
+			}
+			return got
+		}
+		v := view()
+		want := []item{{workshop.CloseStepInProgress, open.ID}, {workshop.CloseClockedIn, left.ID},
+			{workshop.CloseBookingMissed, noShow.ID}, {workshop.ClosePromiseMissed, working.ID}}
+		if got := items(v); !slices.Equal(got, want) {
+			t.Errorf("Friday's checklist on Saturday morning = %v, want %v (nothing begun on Saturday)", got, want)
+		}
+		if got, want := v.Scope.EndOf(open.StartedAt.Time()), fri(17, 30); !got.Equal(want) {
+			t.Errorf("the end offered for Brakes = %v, want Friday's closing time %v", got, want)
+		}
+		// 08:00-17:30 of the shift left open and 08:00-16:00 of the other;
+		// Oil completed on Friday, Tyres on Saturday is not Friday's.
+		wantSoFar := workshop.DaySummary{StepsCompleted: 1, MinutesEstimated: 30, MinutesClocked: 570 + 480}
+		if v.SoFar != wantSoFar {
+			t.Errorf("Friday so far = %+v, want %+v", v.SoFar, wantSoFar)
+		}
+
+		if err := e.st.CarryOver(ctx, e.org.ID, e.loc.ID, workshop.CloseBookingMissed, noShow.ID, e.user.ID); err != nil {
+			t.Fatal(err)
+		}
+		wantSoFar.CarriedOver = 1
+		if got := view().SoFar; got != wantSoFar {
+			t.Errorf("Friday so far, a booking carried over = %+v, want %+v", got, wantSoFar)
+		}
+
+		closing := store.Visibility{OrgID: e.org.ID, ClosingDay: true}
+		if _, err := e.st.PatchStep(ctx, closing, working.ID, open.ID, store.StepPatch{UpdatedAt: open.UpdatedAt,
+			Status: refOf(workshop.StepCompleted), ActualEnd: refOf(workshop.MicrosOf(fri(17, 30)))}, e.now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.st.ClockOut(ctx, e.v, left.ID, fri(17, 30)); err != nil {
+			t.Fatal(err)
+		}
+		closed, err := e.st.FinishDayClose(ctx, store.DayCloseFinish{LocationID: e.loc.ID, By: e.user.ID, Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSum := workshop.DaySummary{StepsCompleted: 2, MinutesEstimated: 60, MinutesClocked: 570 + 480, CarriedOver: 1}
+		if closed.Summary == nil || *closed.Summary != wantSum {
+			t.Errorf("Friday's summary = %+v, want %+v", closed.Summary, wantSum)
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -26,11 +25,12 @@ type DayCloseItem struct {
 }
 
 // DayCloseView is a location's close as its page shows it: the close
-// under way (nil when the day is open) with its checklist and its summary
-// so far, and the latest closes.
+// under way (nil when the day is open) with what it concerns, its
+// checklist and its summary so far, and the latest closes.
 type DayCloseView struct {
 	Location workshop.Location
 	Current  *workshop.DayClose
+	Scope    workshop.CloseScope // of Current, as of the read
 	Items    []DayCloseItem
 	SoFar    workshop.DaySummary
 	Recent   []workshop.DayClose
@@ -67,14 +67,41 @@ func (s *Store) DayCloseView(ctx context.Context, orgID, locationID string) (Day
 			return err
 		}
 		view.Current = &d
-		now := s.now()
-		if view.Items, err = dayCloseItems(ctx, c, loc, d, now); err != nil {
+		scope, err := s.closeScope(ctx, c, loc, d.BusinessDate)
+		if err != nil {
 			return err
 		}
-		view.SoFar, err = daySummary(ctx, c, loc, d.BusinessDate, now)
+		view.Scope = scope
+		if view.Items, err = dayCloseItems(ctx, c, loc.ID, d.ID, scope); err != nil {
+			return err
+		}
+		view.SoFar, err = daySummary(ctx, c, loc.ID, scope)
+		view.SoFar.CarriedOver = len(view.Items) - undecided(view.Items)
 		return err
 	})
 	return view, err
+}
+
+// DayCloseScope is what the location's close under way concerns now;
+// not_found when no close is under way.
+func (s *Store) DayCloseScope(ctx context.Context, locationID string) (workshop.CloseScope, error) {
+	var scope workshop.CloseScope
+	err := s.readTx(ctx, func(c conn) error {
+		loc, err := locationIn(ctx, c, locationID)
+		if err != nil {
+			return err
+		}
+		d, err := openDayClose(ctx, c, locationID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return workshop.Errorf(workshop.CodeNotFound, "No day close is under way at this location.")
+		}
+		if err != nil {
+			return err
+		}
+		scope, err = s.closeScope(ctx, c, loc, d.BusinessDate)
+		return err
+	})
+	return scope, err
 }
 
 // DayClose reads one close of the organisation.
@@ -169,31 +196,25 @@ func (s *Store) CarryOver(ctx context.Context, orgID, locationID string, kind wo
 	return err
 }
 
-// dayCloseItems is the checklist of close d at location loc: what is
-// still open, each marked when the closer carried it over.
-func dayCloseItems(ctx context.Context, c conn, loc workshop.Location, d workshop.DayClose, now time.Time) ([]DayCloseItem, error) {
-	zone, err := loc.Zone()
+// dayCloseItems is the checklist of close closeID at the location: what
+// the date left open (begun before it ended, whatever began since is
+// another day's), each marked when the closer carried it over.
+func dayCloseItems(ctx context.Context, c conn, locationID, closeID string, scope workshop.CloseScope) ([]DayCloseItem, error) {
+	end := workshop.MicrosOf(scope.End)
+	steps, err := stepsInProgress(ctx, c, locationID, end)
 	if err != nil {
 		return nil, err
 	}
-	_, dayEnd, err := workshop.DayBounds(d.BusinessDate, zone)
+	clocked, err := stillClockedIn(ctx, c, locationID, end)
 	if err != nil {
 		return nil, err
 	}
-	steps, err := stepsInProgress(ctx, c, loc.ID)
-	if err != nil {
-		return nil, err
-	}
-	clocked, err := stillClockedIn(ctx, c, loc.ID)
-	if err != nil {
-		return nil, err
-	}
-	jobs, err := jobsToDecide(ctx, c, loc.ID, dayEnd)
+	jobs, err := jobsToDecide(ctx, c, locationID, scope)
 	if err != nil {
 		return nil, err
 	}
 	items := append(append(steps, clocked...), jobs...)
-	carried, err := carriedOver(ctx, c, d.ID)
+	carried, err := carriedOver(ctx, c, closeID)
 	if err != nil {
 		return nil, err
 	}
@@ -203,10 +224,12 @@ func dayCloseItems(ctx context.Context, c conn, loc workshop.Location, d worksho
 	return items, nil
 }
 
-func stepsInProgress(ctx context.Context, c conn, locationID string) ([]DayCloseItem, error) {
+// stepsInProgress are the location's steps in progress started before
+// end.
+func stepsInProgress(ctx context.Context, c conn, locationID string, end workshop.Micros) ([]DayCloseItem, error) {
 	rows, err := c.query(ctx, `SELECT s.id, s.job_id, j.job_number, j.vehicle_plate, s.label, s.started_at, s.updated_at
-		FROM steps s JOIN jobs j ON j.id = s.job_id WHERE s.location_id = ? AND s.`+stepInProgress+` ORDER BY s.started_at, s.id`,
-		locationID)
+		FROM steps s JOIN jobs j ON j.id = s.job_id WHERE s.location_id = ? AND s.`+stepInProgress+` AND s.started_at < ?
+		ORDER BY s.started_at, s.id`, locationID, end)
 	if err != nil {
 		return nil, err
 	}
@@ -220,9 +243,11 @@ func stepsInProgress(ctx context.Context, c conn, locationID string) ([]DayClose
 	})
 }
 
-func stillClockedIn(ctx context.Context, c conn, locationID string) ([]DayCloseItem, error) {
+// stillClockedIn are the location's technicians clocked in since before
+// end.
+func stillClockedIn(ctx context.Context, c conn, locationID string, end workshop.Micros) ([]DayCloseItem, error) {
 	rows, err := c.query(ctx, `SELECT a.tech_id, t.name, a.clock_in_us, a.updated_at FROM attendance a JOIN technicians t ON t.id = a.tech_id
-		WHERE a.location_id = ? AND a.clock_out IS NULL ORDER BY t.name, a.tech_id`, locationID)
+		WHERE a.location_id = ? AND a.clock_out IS NULL AND a.clock_in_us < ? ORDER BY t.name, a.tech_id`, locationID, end)
 	if err != nil {
 		return nil, err
 	}
@@ -233,13 +258,13 @@ func stillClockedIn(ctx context.Context, c conn, locationID string) ([]DayCloseI
 	})
 }
 
-// jobsToDecide are the open jobs promised before the day's end that are
-// not ready: the domain's JobCloseItem sorts them into missed promises and
-// missed bookings.
-func jobsToDecide(ctx context.Context, c conn, locationID string, dayEnd time.Time) ([]DayCloseItem, error) {
+// jobsToDecide are the open jobs promised before the date's end: the
+// domain's CloseScope.JobItem keeps those that are the date's to decide,
+// missed promises and missed bookings.
+func jobsToDecide(ctx context.Context, c conn, locationID string, scope workshop.CloseScope) ([]DayCloseItem, error) {
 	rows, err := c.query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE location_id = ? AND status IN (?, ?, ?, ?)
 		AND promise_time_us < ? ORDER BY promise_time_us, id`, locationID, workshop.JobBooked, workshop.JobArrived,
-		workshop.JobInProgress, workshop.JobWaiting, dayEnd.UnixMicro())
+		workshop.JobInProgress, workshop.JobWaiting, scope.End.UnixMicro())
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +274,15 @@ func jobsToDecide(ctx context.Context, c conn, locationID string, dayEnd time.Ti
 	}
 	var items []DayCloseItem
 	for _, j := range jobs {
-		kind := workshop.JobCloseItem(j, dayEnd)
+		kind := scope.JobItem(j)
 		if kind == "" {
 			continue
 		}
-		it := DayCloseItem{Kind: kind, ID: j.ID, JobID: j.ID, JobNumber: j.JobNumber, Since: workshop.MicrosOf(j.PromiseTime.Time),
+		since := j.PromiseTime
+		if kind == workshop.CloseBookingMissed {
+			since = j.ExpectedAt()
+		}
+		it := DayCloseItem{Kind: kind, ID: j.ID, JobID: j.ID, JobNumber: j.JobNumber, Since: workshop.MicrosOf(since.Time),
 			UpdatedAt: j.UpdatedAt}
 		if j.VehiclePlate != nil {
 			it.Plate = *j.VehiclePlate

@@ -141,7 +141,7 @@ func locationsForWrite(ctx context.Context, c conn, ids []string) (map[string]lo
 	if len(distinct) == 0 {
 		return locs, nil
 	}
-	rows, err := c.query(ctx, `SELECT id, org_id, timezone, day_state FROM locations WHERE id IN (`+placeholders(len(distinct))+`)`+
+	rows, err := c.query(ctx, `SELECT id, org_id, name, timezone, day_state FROM locations WHERE id IN (`+placeholders(len(distinct))+`)`+
 		c.s.shareLock(), distinct...)
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func locationsForWrite(ctx context.Context, c conn, ids []string) (map[string]lo
 	defer rows.Close()
 	for rows.Next() {
 		var l lockedLocation
-		if err := rows.Scan(&l.ID, &l.OrgID, &l.Timezone, &l.state); err != nil {
+		if err := rows.Scan(&l.ID, &l.OrgID, &l.Name, &l.Timezone, &l.state); err != nil {
 			return nil, err
 		}
 		locs[l.ID] = l
@@ -164,7 +164,7 @@ func writable(v Visibility, id string, l lockedLocation, found bool) error {
 		return workshop.Invalid("locationId", "No location %s is visible to this key.", id)
 	}
 	if l.state == workshop.DayClosing && !v.ClosingDay {
-		return workshop.Errorf(workshop.CodeDayCloseInProgress, "The day of location %s is being closed; job and step writes resume when the close finishes.", l.ID)
+		return workshop.Errorf(workshop.CodeDayCloseInProgress, "The day at %s is being closed; job and step writes resume when the close finishes.", l.Name)
 	}
 	return nil
 }

@@ -14,9 +14,21 @@ func (s *Store) CreateTechnician(ctx context.Context, t workshop.Technician) (wo
 	}
 	t, err := write(ctx, s, func(c conn) (workshop.Technician, error) { return t, insertTechnician(ctx, c, t) })
 	if isUniqueViolation(err, "user") {
-		return t, workshop.Invalid("user", "User %s already works as another technician.", t.UserID)
+		return t, s.userWorksAlready(ctx, t.UserID)
 	}
 	return t, err
+}
+
+// userWorksAlready is the refusal of a user for a technician when another
+// technician works as them, naming both.
+func (s *Store) userWorksAlready(ctx context.Context, userID string) error {
+	var email, name string
+	err := s.read().queryRow(ctx, `SELECT u.email, t.name FROM users u JOIN technicians t ON t.user_id = u.id WHERE u.id = ?`,
+		userID).Scan(&email, &name)
+	if err != nil { // gone meanwhile: the refusal without the names
+		return workshop.Invalid("user", "This user already works as another technician.")
+	}
+	return workshop.Invalid("user", "%s already works as the technician %s.", email, name)
 }
 
 func insertTechnician(ctx context.Context, c conn, t workshop.Technician) error {

@@ -54,7 +54,7 @@ func (s *Store) EditTechnician(ctx context.Context, v Visibility, id string, e T
 		return next, err
 	})
 	if isUniqueViolation(err, "user") {
-		return t, workshop.Invalid("user", "User %s already works as another technician.", e.UserID)
+		return t, s.userWorksAlready(ctx, e.UserID)
 	}
 	return t, err
 }

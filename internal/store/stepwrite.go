@@ -117,7 +117,8 @@ func loadPatches(ctx context.Context, c conn, group []*patchReq) (patchLoad, err
 	if l.facts.Technicians, err = technicianLoads(ctx, c, techIDs); err != nil {
 		return l, err
 	}
-	l.facts.Bays, err = baySlots(ctx, c, bayIDs)
+	l.facts.JobNumbers = map[string]string{}
+	l.facts.Bays, err = baySlots(ctx, c, bayIDs, l.facts.JobNumbers)
 	return l, err
 }
 
@@ -142,7 +143,7 @@ func (l patchLoad) decide(r *patchReq) error {
 	if err != nil {
 		return err
 	}
-	l.facts.Record(st, next)
+	l.facts.Record(j, st, next)
 	r.job, r.prev, r.step = j, st, next
 	return nil
 }
@@ -212,7 +213,7 @@ func technicianLoads(ctx context.Context, c conn, ids []string) (map[string]work
 	if len(distinct) == 0 {
 		return loads, nil
 	}
-	rows, err := c.query(ctx, `SELECT id, location_id, wip_limit, deleted_at IS NOT NULL FROM technicians WHERE id IN (`+
+	rows, err := c.query(ctx, `SELECT id, name, location_id, wip_limit, deleted_at IS NOT NULL FROM technicians WHERE id IN (`+
 		placeholders(len(distinct))+`) ORDER BY id`+c.s.forUpdate(), distinct...)
 	if err != nil {
 		return nil, err
@@ -221,7 +222,7 @@ func technicianLoads(ctx context.Context, c conn, ids []string) (map[string]work
 	for rows.Next() {
 		var id string
 		var t workshop.TechnicianLoad
-		if err := rows.Scan(&id, &t.LocationID, &t.WIPLimit, &t.Deleted); err != nil {
+		if err := rows.Scan(&id, &t.Name, &t.LocationID, &t.WIPLimit, &t.Deleted); err != nil {
 			return nil, err
 		}
 		loads[id] = t
@@ -249,14 +250,15 @@ func technicianLoads(ctx context.Context, c conn, ids []string) (map[string]work
 }
 
 // baySlots reads the bays (not deleted) that step changes assign or start
-// steps in, locked in id order, with the steps in progress in each.
-func baySlots(ctx context.Context, c conn, ids []string) (map[string]workshop.BaySlot, error) {
+// steps in, locked in id order, with the steps in progress in each; the
+// numbers of those steps' jobs go into numbers.
+func baySlots(ctx context.Context, c conn, ids []string, numbers map[string]string) (map[string]workshop.BaySlot, error) {
 	slots := map[string]workshop.BaySlot{}
 	distinct := distinctArgs(ids)
 	if len(distinct) == 0 {
 		return slots, nil
 	}
-	rows, err := c.query(ctx, `SELECT id, location_id, status FROM bays WHERE id IN (`+placeholders(len(distinct))+
+	rows, err := c.query(ctx, `SELECT id, name, location_id, status FROM bays WHERE id IN (`+placeholders(len(distinct))+
 		`) AND deleted_at IS NULL ORDER BY id`+c.s.forUpdate(), distinct...)
 	if err != nil {
 		return nil, err
@@ -265,7 +267,7 @@ func baySlots(ctx context.Context, c conn, ids []string) (map[string]workshop.Ba
 	for rows.Next() {
 		var id string
 		b := workshop.BaySlot{InProgress: map[string]string{}}
-		if err := rows.Scan(&id, &b.LocationID, &b.Status); err != nil {
+		if err := rows.Scan(&id, &b.Name, &b.LocationID, &b.Status); err != nil {
 			return nil, err
 		}
 		slots[id] = b
@@ -273,19 +275,20 @@ func baySlots(ctx context.Context, c conn, ids []string) (map[string]workshop.Ba
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = c.query(ctx, `SELECT s.bay_id, s.id, s.job_id FROM steps s WHERE s.bay_id IN (`+placeholders(len(distinct))+
-		`) AND `+stepHoldsWork, distinct...)
+	rows, err = c.query(ctx, `SELECT s.bay_id, s.id, s.job_id, j.job_number FROM steps s JOIN jobs j ON j.id = s.job_id
+		WHERE s.bay_id IN (`+placeholders(len(distinct))+`) AND `+stepHoldsWork, distinct...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var bayID, stepID, jobID string
-		if err := rows.Scan(&bayID, &stepID, &jobID); err != nil {
+		var bayID, stepID, jobID, number string
+		if err := rows.Scan(&bayID, &stepID, &jobID, &number); err != nil {
 			return nil, err
 		}
 		if b, ok := slots[bayID]; ok {
 			b.InProgress[stepID] = jobID
+			numbers[jobID] = number
 		}
 	}
 	return slots, rows.Err()

@@ -164,7 +164,7 @@ func TestRemoveUser(t *testing.T) {
 		if err != nil || got.UpdatedAt <= jonas.UpdatedAt {
 			t.Errorf("the technician after = %+v, %v; want it kept with a later updatedAt than %d", got, err, jonas.UpdatedAt)
 		}
-		if steps, err := e.st.TechnicianSteps(ctx, jonas.ID); err != nil || len(steps) != 0 {
+		if steps, err := e.st.TechnicianSteps(ctx, jonas.ID, store.StepPlace{}); err != nil || len(steps) != 0 {
 			t.Errorf("TechnicianSteps = %v, %v", steps, err)
 		}
 		if err := e.st.RemoveUser(ctx, e.user, tech.ID, now); workshop.ErrorCode(err) != workshop.CodeNotFound {

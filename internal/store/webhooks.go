@@ -229,7 +229,7 @@ func (s *Store) Redeliver(ctx context.Context, v Visibility, webhookID, id strin
 			return d, notFoundOr(err, "delivery")
 		}
 		if !w.IsActive {
-			return d, workshop.Errorf(workshop.CodeInvalidTransition, "The webhook %s is inactive: set isActive to true before redelivering.", w.ID)
+			return d, workshop.Errorf(workshop.CodeInvalidTransition, "The webhook to %s is inactive: set isActive to true before redelivering.", w.URL)
 		}
 		d.Status, d.NextAttemptAt, d.UpdatedAt = workshop.DeliveryPending, &now, workshop.NextMicros(now.Time(), d.UpdatedAt)
 		_, err = c.exec(ctx, `UPDATE deliveries SET status = ?, round_attempts = 0, next_attempt_at = ?, lease_until = NULL, leased_by = NULL,

@@ -188,11 +188,9 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 		if !known {
 			return err
 		}
-		switch workshop.ErrorCode(err) { // the store's details name ids; the clock names the case
-		case workshop.CodeAlreadyClockedIn:
-			status, f.Errors[""] = http.StatusConflict, "That technician was already clocked in."
-		case workshop.CodeNotClockedIn:
-			status, f.Errors[""] = http.StatusConflict, "That technician was not clocked in."
+		switch workshop.ErrorCode(err) { // the store's details name the technician
+		case workshop.CodeAlreadyClockedIn, workshop.CodeNotClockedIn:
+			status = http.StatusConflict
 		case workshop.CodeNotFound:
 			f.Errors[""] = "There is no such technician at this location."
 		}
@@ -205,7 +203,7 @@ func (a *App) clock(w http.ResponseWriter, r *http.Request, si *store.SignedIn, 
 // clockOutAsk is the question to ask before the technician clocks out
 // with steps in progress; nil when they have none.
 func (a *App) clockOutAsk(ctx context.Context, techID string) (*clockAsk, error) {
-	steps, err := a.store.TechnicianSteps(ctx, techID)
+	steps, err := a.store.TechnicianSteps(ctx, techID, store.StepPlace{})
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,9 @@ func (a *App) board(w http.ResponseWriter, r *http.Request, si *store.SignedIn) 
 	if err != nil {
 		return err
 	}
-	if !q.Wall && mayWrite(si) {
+	// While a close is under way its banner says so: the note that a day
+	// was not closed waits for its finish.
+	if !q.Wall && mayWrite(si) && !h.DayClosing {
 		if d.LeftOpen, err = a.leftOpen(r.Context(), loc); err != nil {
 			return err
 		}

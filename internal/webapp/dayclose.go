@@ -98,14 +98,19 @@ func (a *App) closeAction(kind workshop.CloseItemKind, param, done string, do fu
 }
 
 // completeAtClose records a step in progress as completed at the time
-// given.
+// given: within the date closed, whose summary counts it.
 func (a *App) completeAtClose(r *http.Request, d *desk, stepID string) error {
-	at, ok := d.closeTime(r.PostFormValue("at"), a.now())
-	if !ok {
-		return workshop.Invalid("at", "Enter when the step was completed, not later than now.")
+	scope, err := a.store.DayCloseScope(r.Context(), d.loc.ID)
+	if err != nil {
+		return err
+	}
+	at, ok := d.closeTime(r.PostFormValue("at"), scope.Now)
+	if !ok || !scope.CompletedBy(at) {
+		return workshop.Invalid("at", "Enter when the step was completed, by the end of %s and not later than now. "+
+			"If the work went on after that day, choose Carry over.", longDate(scope.Date))
 	}
 	completed, completedAt := workshop.StepCompleted, workshop.MicrosOf(at)
-	_, err := a.store.PatchStep(r.Context(), d.closeVisibility(), r.PostFormValue("jobId"), stepID, store.StepPatch{
+	_, err = a.store.PatchStep(r.Context(), d.closeVisibility(), r.PostFormValue("jobId"), stepID, store.StepPatch{
 		UpdatedAt: parseVersion(r.PostFormValue("updatedAt")), Status: &completed, ActualEnd: &completedAt, Precision: time.Minute}, workshop.MicrosOf(a.now()))
 	return err
 }

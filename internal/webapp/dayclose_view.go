@@ -89,12 +89,8 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 	data := map[string]any{"Location": d.loc, "Now": a.now().In(d.zone).Format(inputTimeLayout), "Recent": recent}
 	done := "" // the confirmation of the action just done
 	if c := cv.Current; c != nil {
-		settings, err := a.store.Settings(ctx, d.loc.ID)
-		if err != nil {
-			return err
-		}
-		ended := endedAt(workshop.NewCalendar(d.zone, settings), c.BusinessDate, a.now())
-		sections, undecided := d.checklist(cv.Items, pr, ended)
+		sections, undecided := d.checklist(cv.Items, pr, cv.Scope)
+		data["Latest"] = cv.Scope.Latest().In(d.zone).Format(inputTimeLayout) // a step's completion: within the date
 		data["Current"] = map[string]any{"Date": longDate(c.BusinessDate), "StartedBy": names(c.StartedBy),
 			"StartedAt": d.when(c.StartedAt.Time()), "Sections": sections, "Undecided": undecided, "SoFar": summaryOf(cv.SoFar)}
 		if status == http.StatusOK {
@@ -130,30 +126,16 @@ func (a *App) renderDayClose(w http.ResponseWriter, r *http.Request, d *desk, st
 	return a.render(w, r, status, "dayclose", view{Header: &h, Form: f, Data: data})
 }
 
-// endedAt is when a step left in progress or a technician left clocked in
-// most likely ended, as the checklist offers it first (as the person
-// closing would guess): the day's closing time when the item began before
-// it and the close is made after it, since the work stopped when the
-// workshop closed; otherwise now. Either can be changed in the form.
-func endedAt(cal workshop.Calendar, date string, now time.Time) func(since time.Time) time.Time {
-	day, err := time.Parse(time.DateOnly, date)
-	closing, working := cal.ClosingTime(day.Year(), day.Month(), day.Day())
-	return func(since time.Time) time.Time {
-		if err == nil && working && since.Before(closing) && now.After(closing) {
-			return closing
-		}
-		return now
-	}
-}
-
 // checklist sorts the open items into their sections, with the refusal
-// of the item acted on beside it; undecided counts those not carried over.
-func (d *desk) checklist(items []store.DayCloseItem, pr closeProblems, ended func(since time.Time) time.Time) (sections []closeSection, undecided int) {
+// of the item acted on beside it and, for work left open, when it most
+// likely ended (scope.EndOf) offered first; undecided counts those not
+// carried over.
+func (d *desk) checklist(items []store.DayCloseItem, pr closeProblems, scope workshop.CloseScope) (sections []closeSection, undecided int) {
 	sections = make([]closeSection, len(closeSections))
 	copy(sections, closeSections)
 	for _, it := range items {
 		ci := closeItem{DayCloseItem: it, Key: string(it.Kind) + "-" + it.ID, Since: d.when(it.Since.Time()), Version: versionOf(it.UpdatedAt),
-			Ended: ended(it.Since.Time()).In(d.zone).Format(inputTimeLayout)}
+			Ended: scope.EndOf(it.Since.Time()).In(d.zone).Format(inputTimeLayout)}
 		if ci.Key == pr.item {
 			ci.Error = pr.message
 		}

@@ -34,14 +34,22 @@ func doneOf(r *http.Request) jobDone {
 	return jobDone{kind: q.Get("done"), stepID: q.Get("step")}
 }
 
+// query is the write as a query string ("" for none).
+func (d jobDone) query() string {
+	if d.kind == "" {
+		return ""
+	}
+	q := url.Values{"done": {d.kind}}
+	if d.stepID != "" {
+		q.Set("step", d.stepID)
+	}
+	return "?" + q.Encode()
+}
+
 // doneAddress is where a write of kind goes when it went through: back to
 // the job's page, at the step or section it was made in.
 func doneAddress(jobID, kind, stepID, anchor string) string {
-	q := url.Values{"done": {kind}}
-	if stepID != "" {
-		q.Set("step", stepID)
-	}
-	return jobPath(jobID) + "?" + q.Encode() + "#" + anchor
+	return jobPath(jobID) + jobDone{kind: kind, stepID: stepID}.query() + "#" + anchor
 }
 
 // stepText confirms a step's write.
@@ -70,6 +78,18 @@ func (d jobDone) stepText(sv stepView) string {
 			}
 		}
 		return what + "."
+	}
+	return ""
+}
+
+// workDoneText confirms a start or completion on a technician's list,
+// when the step is still as it made it.
+func (d *desk) workDoneText(done jobDone, st workshop.Step) string {
+	switch {
+	case done.kind == doneCompleted && st.Status == workshop.StepCompleted && st.CompletedAt != nil:
+		return st.Label + " completed at " + clockText(st.CompletedAt.Time(), d.zone) + "."
+	case done.kind == doneStarted && st.Status != workshop.StepPending && st.StartedAt != nil:
+		return st.Label + " started at " + clockText(st.StartedAt.Time(), d.zone) + "."
 	}
 	return ""
 }

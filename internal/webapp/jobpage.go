@@ -81,11 +81,16 @@ func (a *App) jobOf(r *http.Request, si *store.SignedIn) (*desk, workshop.Job, e
 }
 
 // jobForms are the forms of a job page a write failed on, to show with
-// their values and errors; nil: made from the job.
+// their values and errors; nil: made from the job. A step's forms (start,
+// complete, assign, accept) share step: its ticks and bay come back as
+// sent only when the refused write was the assignment itself (assign);
+// beside any other refusal the assign form shows the step's assignment as
+// it is, so that a click on Assign never wipes it.
 type jobForms struct {
 	edit, addStep, actions *form
 	stepID                 string
 	step                   *form
+	assign                 bool
 	codes, tags            []string
 }
 
@@ -197,7 +202,7 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		sv.Form = *newForm(map[string]string{})
 		if fs.stepID == st.ID && fs.step != nil {
 			sv.Form = formOr(fs.step, sv.Form.Values) // after a stale edit: the step as it is now
-			if fs.step.Values != nil {
+			if fs.assign && fs.step.Values != nil {
 				chosenTechs, chosenBay = strings.Fields(sv.Form.Values["techIds"]), sv.Form.Values["bayId"]
 			}
 		}

@@ -61,11 +61,15 @@ func writer(si *store.SignedIn) func(workshop.Job) bool {
 func (a *App) settleJob(w http.ResponseWriter, r *http.Request, d *desk, jobID string, err error, f *form, fs jobForms,
 	kind, anchor, refusedAt string) error {
 	next, ok := localPath(r.PostFormValue("next"))
-	if !ok {
+	onList := ok && next == myWorkPath // sent from a technician's list of work
+	switch {
+	case onList:
+		next = myWorkDone(kind, fs.stepID) // the list confirms it at the step
+	case !ok:
 		next = doneAddress(jobID, kind, fs.stepID, anchor)
 	}
 	return a.settle(w, r, err, f, nil, next, func(status int) error {
-		if next == myWorkPath { // refused on the technician's list: the reason there, at the step
+		if onList { // refused on the technician's list: the reason there, at the step
 			return a.renderMyWork(w, r, d.si, status, fs.stepID, workRefusal(err, *f))
 		}
 		j, err := a.store.Job(r.Context(), store.Visibility{OrgID: d.si.Member.Org.ID}, jobID)
@@ -160,7 +164,7 @@ func (a *App) patchStep(w http.ResponseWriter, r *http.Request, si *store.Signed
 	if err = patch(d, f, &p); err == nil {
 		_, err = a.store.PatchStep(r.Context(), d.visibility(), j.ID, stepID, p, workshop.MicrosOf(a.now()))
 	}
-	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{stepID: stepID, step: &f}, kind, "step-"+stepID, "step-"+stepID)
+	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{stepID: stepID, step: &f, assign: kind == doneAssigned}, kind, "step-"+stepID, "step-"+stepID)
 }
 
 func (a *App) assignStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {

@@ -27,6 +27,10 @@ type assignedView struct {
 	Started                          string // when it started, in the location's zone
 	Changed                          bool   // changed since the list was last sent (the live list)
 	MayStart, MayComplete            bool
+	// Done confirms the start or completion just tapped, in the card's
+	// place (the step keeps it, completed or not, while the list is
+	// shown): a second quick tap lands on the words, not on another card.
+	Done string
 }
 
 // myWorkData is a technician's list of work.
@@ -42,8 +46,8 @@ type myWorkData struct {
 
 // myWork is the steps assigned to the technician the user works as, in
 // progress first, each with its start or complete button (posted to the
-// job desk's step actions, which come back here). A user who works as no
-// technician is told so.
+// job desk's step actions, which come back here, ?done=KIND&step=ID
+// confirming it). A user who works as no technician is told so.
 func (a *App) myWork(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	return a.renderMyWork(w, r, si, http.StatusOK, "", "")
 }
@@ -58,7 +62,7 @@ func (a *App) renderMyWork(w http.ResponseWriter, r *http.Request, si *store.Sig
 		}
 		return a.render(w, r, status, "mywork", view{Header: h, Data: myWorkData{}})
 	}
-	d, data, err := a.myWorkData(r.Context(), r, si)
+	d, data, err := a.myWorkData(r.Context(), r, si, doneOf(r))
 	if err != nil {
 		return err
 	}
@@ -74,8 +78,9 @@ func (a *App) renderMyWork(w http.ResponseWriter, r *http.Request, si *store.Sig
 	return a.render(w, r, status, "mywork", view{Header: d.header, Data: data})
 }
 
-// myWorkData reads the technician's list and the desk of their location.
-func (a *App) myWorkData(ctx context.Context, r *http.Request, si *store.SignedIn) (*desk, myWorkData, error) {
+// myWorkData reads the technician's list, with the step of done kept in
+// its place and confirmed, and the desk of their location.
+func (a *App) myWorkData(ctx context.Context, r *http.Request, si *store.SignedIn, done jobDone) (*desk, myWorkData, error) {
 	techID := si.Member.TechnicianID
 	tech, err := a.store.Technician(ctx, store.Visibility{OrgID: si.Member.Org.ID}, techID)
 	if err != nil {
@@ -85,17 +90,44 @@ func (a *App) myWorkData(ctx context.Context, r *http.Request, si *store.SignedI
 	if err != nil {
 		return nil, myWorkData{}, err
 	}
-	data := myWorkData{Technician: &tech, Next: myWorkPath, Live: myWorkPath + "/events"}
-	data.Steps, err = a.assignedViews(ctx, d, techID)
+	data := myWorkData{Technician: &tech, Next: myWorkPath, Live: myWorkPath + "/events" + done.query()}
+	data.Steps, err = a.assignedViews(ctx, d, techID, done)
 	return d, data, err
 }
 
-// assignedViews are the technician's steps as the list shows them.
-func (a *App) assignedViews(ctx context.Context, d *desk, techID string) ([]assignedView, error) {
-	steps, err := a.store.TechnicianSteps(ctx, techID)
+// myWorkDone is where a start or complete tapped on the list goes when
+// it went through: the list, confirming it at the step.
+func myWorkDone(kind, stepID string) string {
+	return myWorkPath + jobDone{kind: kind, stepID: stepID}.query()
+}
+
+// place is where the list keeps the step of a start or completion: among
+// the steps of the status it had.
+func (d jobDone) place() store.StepPlace {
+	switch d.kind {
+	case doneStarted:
+		return store.StepPlace{ID: d.stepID, Was: workshop.StepPending}
+	case doneCompleted:
+		return store.StepPlace{ID: d.stepID, Was: workshop.StepInProgress}
+	}
+	return store.StepPlace{}
+}
+
+// assignedViews are the technician's steps as the list shows them, the
+// step of done in its place with its confirmation. The time spent on a
+// step is its working time (the location's working hours between its
+// start and its end or now), as its duration statistics count it: a step
+// left in progress overnight has not taken the night.
+func (a *App) assignedViews(ctx context.Context, d *desk, techID string, done jobDone) ([]assignedView, error) {
+	steps, err := a.store.TechnicianSteps(ctx, techID, done.place())
 	if err != nil {
 		return nil, err
 	}
+	settings, err := a.store.Settings(ctx, d.loc.ID)
+	if err != nil {
+		return nil, err
+	}
+	cal := workshop.NewCalendar(d.zone, settings)
 	bays, err := a.store.Bays(ctx, d.visibility(), workshop.PageRequest{Limit: listedLimit})
 	if err != nil {
 		return nil, err
@@ -130,8 +162,15 @@ func (a *App) assignedViews(ctx context.Context, d *desk, techID string) ([]assi
 			v.Planned = d.span(ps.Start, ps.End)
 		}
 		if st.StartedAt != nil {
+			end := now
+			if st.CompletedAt != nil {
+				end = st.CompletedAt.Time()
+			}
 			v.Started = d.when(st.StartedAt.Time())
-			v.Spent = durationText(int(now.Sub(st.StartedAt.Time()).Minutes()))
+			v.Spent = durationText(workshop.StepWorkMinutes(cal, st.StartedAt.Time(), end))
+		}
+		if st.ID == done.stepID {
+			v.Done = d.workDoneText(done, st)
 		}
 		views = append(views, v)
 	}
@@ -147,13 +186,14 @@ func (a *App) myWorkEvents(w http.ResponseWriter, r *http.Request, si *store.Sig
 	if si.Member.TechnicianID == "" {
 		return errNoSuchPage
 	}
-	d, _, err := a.myWorkData(r.Context(), r, si)
+	done := doneOf(r) // the page's: its step stays in place on every push
+	d, _, err := a.myWorkData(r.Context(), r, si, done)
 	if err != nil {
 		return err
 	}
 	var last map[string]string // each step's look when last sent
 	render := func(ctx context.Context) ([]byte, error) {
-		steps, err := a.assignedViews(ctx, d, si.Member.TechnicianID)
+		steps, err := a.assignedViews(ctx, d, si.Member.TechnicianID, done)
 		if err != nil {
 			return nil, err
 		}
@@ -173,8 +213,8 @@ func (a *App) myWorkEvents(w http.ResponseWriter, r *http.Request, si *store.Sig
 }
 
 // workRefusal is why a start or complete sent from a technician's list was
-// refused, in the words of the person at the vehicle: the store's details
-// name ids, the list names the case.
+// refused, in the words of the person at the vehicle: their own limit is
+// "your" limit; the bay's refusal names the bay and the job in it.
 func workRefusal(err error, f form) string {
 	var e *workshop.Error
 	if errors.As(err, &e) {
@@ -183,7 +223,7 @@ func workRefusal(err error, f form) string {
 			case "wip_limit_exceeded":
 				return "you are at your limit of steps in progress: complete one first."
 			case "bay_occupied":
-				return "its bay holds another job's vehicle: a step of that job is in progress there."
+				return fe.Message
 			}
 		}
 		switch e.Code {

@@ -50,18 +50,80 @@ var CloseItemKinds = []CloseItemKind{CloseStepInProgress, CloseClockedIn, CloseP
 // Valid tells whether k is a known kind.
 func (k CloseItemKind) Valid() bool { return slices.Contains(CloseItemKinds, k) }
 
-// JobCloseItem is the place of an open job on the checklist of a day that
-// ends at dayEnd: a job promised before then that is not ready is a missed
-// promise, or a missed booking when it never arrived; anything else ("")
-// needs no decision. A job without a promise has no day to miss.
-func JobCloseItem(j Job, dayEnd time.Time) CloseItemKind {
-	if !Late(j.Status, j.PromiseTime, dayEnd) {
+// CloseScope is what the close of one local date concerns, seen at the
+// instant Now the close is made (contract section 7: the close of a date
+// concerns that date only). What began after the date ended (a step
+// started, a clock-in, an arrival) is not the date's; work the date left
+// open counts up to the time the close records for it. A close made the
+// morning after, once the next day's work has begun, sees the date as it
+// was.
+type CloseScope struct {
+	Date       string
+	Start, End time.Time // the date's local midnights: it is [Start, End)
+	Now        time.Time
+	closing    time.Time // the date's closing time; zero on a date without working time
+}
+
+// NewCloseScope is the scope of the close of date on the location's
+// calendar, at now.
+func NewCloseScope(cal Calendar, date string, now time.Time) (CloseScope, error) {
+	start, end, err := DayBounds(date, cal.zone())
+	if err != nil {
+		return CloseScope{}, err
+	}
+	s := CloseScope{Date: date, Start: start, End: end, Now: now}
+	if closing, working := cal.ClosingTime(start.Year(), start.Month(), start.Day()); working {
+		s.closing = closing
+	}
+	return s, nil
+}
+
+// Holds tells whether what began at t is the date's: it began before the
+// date ended.
+func (s CloseScope) Holds(t time.Time) bool { return t.Before(s.End) }
+
+// Latest is the latest time the close records: now, or the date's last
+// minute once the date is over (a form's times are to the minute).
+func (s CloseScope) Latest() time.Time { return Earlier(s.Now, s.End.Add(-time.Minute)) }
+
+// EndOf is when work begun at since and still open most likely ended, as
+// the checklist offers it first (as the person closing would guess) and
+// as the summary counts it until a decision records another time: the
+// date's closing time when the work began before it and the close is made
+// after it, since the work stopped when the workshop closed; otherwise
+// the latest time the close records.
+func (s CloseScope) EndOf(since time.Time) time.Time {
+	if !s.closing.IsZero() && since.Before(s.closing) && s.Now.After(s.closing) {
+		return s.closing
+	}
+	return s.Latest()
+}
+
+// CompletedBy tells whether a step the close completes may end at t: not
+// after now, and within the date, whose summary counts it. A step that
+// went on into the next day is that day's to complete: the close carries
+// it over.
+func (s CloseScope) CompletedBy(t time.Time) bool { return !t.After(s.Now) && s.Holds(t) }
+
+// JobItem is the place of an open job on the date's checklist: a booking
+// expected by the date's end (Job.ExpectedAt) that has not arrived is a
+// missed booking, a job promised by then that is not ready a missed
+// promise; anything else ("") needs no decision. A job that arrived after
+// the date ended is not the date's, whatever its promise, and a job
+// without a promise has no day to miss.
+func (s CloseScope) JobItem(j Job) CloseItemKind {
+	switch {
+	case j.ArrivalTime != nil && !s.Holds(j.ArrivalTime.Time):
 		return ""
+	case j.Status == JobBooked:
+		if Late(j.Status, j.ExpectedAt(), s.End) {
+			return CloseBookingMissed
+		}
+		return ""
+	case Late(j.Status, j.PromiseTime, s.End):
+		return ClosePromiseMissed
 	}
-	if j.Status == JobBooked {
-		return CloseBookingMissed
-	}
-	return ClosePromiseMissed
+	return ""
 }
 
 // DayBounds are the instants a local date spans in zone: from its first

@@ -114,6 +114,11 @@ func DeriveJobStatus(delivered, cancelled, arrived bool, c StepCounts) string {
 // Terminal tells whether the job can no longer change.
 func (j *Job) Terminal() bool { return j.Status == JobDelivered || j.Status == JobCancelled }
 
+// ExpectedAt is when a booking is expected to arrive, the instant a day
+// close holds it to: its promise time. (An expected arrival of its own,
+// when jobs carry one, goes first; this is the one place that says so.)
+func (j *Job) ExpectedAt() *OffsetTime { return j.PromiseTime }
+
 // StepTransition checks a step's status change: pending -> in_progress ->
 // completed only; the same status is no change.
 func StepTransition(from, to string) error {

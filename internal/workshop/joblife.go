@@ -79,7 +79,7 @@ func FinishJob(j Job, to string, tags, known []string, now Micros) (Job, error) 
 	case j.Status == to:
 		return j, nil
 	case j.Terminal():
-		return j, Errorf(CodeInvalidTransition, "Job %s is %s and cannot become %s.", j.ID, j.Status, to)
+		return j, Errorf(CodeInvalidTransition, "Job %s is %s and cannot become %s.", j.JobNumber, statusWords(j.Status), statusWords(to))
 	}
 	next := j
 	next.Status, next.UpdatedAt = to, NextMicros(now.Time(), j.UpdatedAt)

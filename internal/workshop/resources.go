@@ -40,8 +40,11 @@ func CheckTechnician(t Technician) error {
 // the organisation cannot work as: only a user of that organisation with
 // the technician role signs in to work its steps.
 func CheckTechnicianUser(u *User, orgID, userID string) error {
-	if u == nil || u.OrgID != orgID || u.Role != RoleTechnician {
+	switch {
+	case u == nil || u.OrgID != orgID: // another organisation's user is not named
 		return Invalid("user", "User %s is not a user with the technician role in the location's organisation.", userID)
+	case u.Role != RoleTechnician:
+		return Invalid("user", "%s does not have the technician role, which a technician's user needs.", u.Email)
 	}
 	return nil
 }

@@ -40,15 +40,45 @@ type StepPatch struct {
 
 // StepFacts is what a step change is checked against besides the job and
 // the step: the technicians and bays it names, as stored (a bay that is
-// missing or deleted is absent).
+// missing or deleted is absent), and the numbers of the jobs whose steps
+// are in progress in those bays. Its refusals name technicians, bays and
+// jobs as staff know them (contract section 7): by name and job number,
+// the id only of one the facts do not hold.
 type StepFacts struct {
 	Technicians map[string]TechnicianLoad
 	Bays        map[string]BaySlot
+	JobNumbers  map[string]string // job id -> job number
 }
 
-// TechnicianLoad is a technician as a step change sees it: where it works,
-// how many steps it may have in progress, and which it has.
+// techName names technician id in a refusal.
+func (f StepFacts) techName(id string) string {
+	if t, ok := f.Technicians[id]; ok && t.Name != "" {
+		return t.Name
+	}
+	return "Technician " + id
+}
+
+// bayName names bay id in a refusal.
+func (f StepFacts) bayName(id string) string {
+	if b, ok := f.Bays[id]; ok && b.Name != "" {
+		return b.Name
+	}
+	return "Bay " + id
+}
+
+// jobNumber names job id in a refusal.
+func (f StepFacts) jobNumber(id string) string {
+	if n := f.JobNumbers[id]; n != "" {
+		return n
+	}
+	return "job " + id
+}
+
+// TechnicianLoad is a technician as a step change sees it: its name,
+// where it works, how many steps it may have in progress, and which it
+// has.
 type TechnicianLoad struct {
+	Name       string
 	LocationID string
 	WIPLimit   int
 	InProgress []string // ids of the steps in progress it is assigned to
@@ -57,11 +87,12 @@ type TechnicianLoad struct {
 	Deleted bool
 }
 
-// BaySlot is a bay as a step change sees it: where it is, its status, and
-// the steps in progress in it (step id -> job id). A bay holds one vehicle.
+// BaySlot is a bay as a step change sees it: its name, where it is, its
+// status, and the steps in progress in it (step id -> job id). A bay holds
+// one vehicle.
 type BaySlot struct {
-	LocationID, Status string
-	InProgress         map[string]string
+	Name, LocationID, Status string
+	InProgress               map[string]string
 }
 
 // ChangeStep decides a patch of step st of job j at now: the step as the
@@ -101,22 +132,22 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 		next.TechIDs = Dedupe(*p.TechIDs)
 		for i, id := range next.TechIDs {
 			if t, ok := f.Technicians[id]; !ok || t.Deleted || t.LocationID != st.LocationID {
-				v.AddCode("techIds", "not_in_location", "techIds[%d]: technician %s is not a technician of the job's location.", i, id)
+				v.AddCode("techIds", "not_in_location", "techIds[%d]: %s is not a technician of the job's location.", i, f.techName(id))
 			}
 		}
 	}
 	if p.BayID != nil {
 		next.BayID = *p.BayID
 		if next.BayID != nil && (st.BayID == nil || *st.BayID != *next.BayID) {
-			_ = v.Check(checkBay(f.Bays, st.LocationID, *next.BayID)) // only validation errors
+			_ = v.Check(f.checkBay(st.LocationID, *next.BayID)) // only validation errors
 		}
 	}
 	if p.NotBefore != nil {
 		switch {
 		case st.Status != StepPending:
-			v.Add("notBefore", "notBefore may be set on a pending step only; step %s is %s.", st.ID, st.Status)
+			v.Add("notBefore", "notBefore may be set on a pending step only; %s is %s.", st.Label, statusWords(st.Status))
 		case p.Status != nil && *p.Status != StepPending:
-			v.Add("notBefore", "notBefore may be set on a pending step only, not in the change that moves it to %s.", *p.Status)
+			v.Add("notBefore", "notBefore may be set on a pending step only, not in the change that moves it to %s.", statusWords(*p.Status))
 		}
 		next.NotBefore = *p.NotBefore
 	}
@@ -144,10 +175,10 @@ func ChangeStep(j Job, st Step, p StepPatch, now Micros, f StepFacts) (Step, err
 	if err := recordActuals(j, st, &next, p, now); err != nil {
 		return st, err
 	}
-	if err := checkWIP(f.Technicians, st, next); err != nil {
+	if err := f.checkWIP(st, next); err != nil {
 		return st, err
 	}
-	if err := checkBayFree(f.Bays, st, next); err != nil {
+	if err := f.checkBayFree(st, next); err != nil {
 		return st, err
 	}
 	if stepsEqual(st, next) {
@@ -234,14 +265,14 @@ func clone[T any](p *T) *T {
 }
 
 // checkBay refuses a bay of another location or in maintenance.
-func checkBay(bays map[string]BaySlot, locationID, id string) error {
-	b, ok := bays[id]
+func (f StepFacts) checkBay(locationID, id string) error {
+	b, ok := f.Bays[id]
 	if !ok || b.LocationID != locationID {
-		return Invalid("bayId", "Bay %s is not a bay of the job's location.", id)
+		return Invalid("bayId", "%s is not a bay of the job's location.", f.bayName(id))
 	}
 	if b.Status == "maintenance" {
 		var v Validation
-		v.AddCode("bayId", "bay_in_maintenance", "Bay %s is in maintenance and cannot be assigned.", id)
+		v.AddCode("bayId", "bay_in_maintenance", "%s is in maintenance and cannot be assigned.", f.bayName(id))
 		return v.Err()
 	}
 	return nil
@@ -250,7 +281,7 @@ func checkBay(bays map[string]BaySlot, locationID, id string) error {
 // checkWIP refuses to put technicians over their work-in-progress limit:
 // those a step in progress gains, counted with their other steps in
 // progress.
-func checkWIP(techs map[string]TechnicianLoad, prev, next Step) error {
+func (f StepFacts) checkWIP(prev, next Step) error {
 	if next.Status != StepInProgress {
 		return nil
 	}
@@ -259,7 +290,7 @@ func checkWIP(techs map[string]TechnicianLoad, prev, next Step) error {
 		if prev.Status == StepInProgress && slices.Contains(prev.TechIDs, id) {
 			continue
 		}
-		t, ok := techs[id]
+		t, ok := f.Technicians[id]
 		if !ok {
 			continue // no such technician: nothing to count against
 		}
@@ -268,7 +299,7 @@ func checkWIP(techs map[string]TechnicianLoad, prev, next Step) error {
 			busy--
 		}
 		if busy+1 > t.WIPLimit {
-			v.AddCode("techIds", "wip_limit_exceeded", "Technician %s already has %d step(s) in progress, their limit is %d.", id, busy, t.WIPLimit)
+			v.AddCode("techIds", "wip_limit_exceeded", "%s already has %s in progress; their limit is %d.", f.techName(id), count(busy, "step"), t.WIPLimit)
 		}
 	}
 	return v.Err()
@@ -276,24 +307,26 @@ func checkWIP(techs map[string]TechnicianLoad, prev, next Step) error {
 
 // checkBayFree refuses a step in progress in a bay (started there, or moved
 // there while in progress) where a step of another job is in progress.
-func checkBayFree(bays map[string]BaySlot, prev, next Step) error {
+func (f StepFacts) checkBayFree(prev, next Step) error {
 	if next.Status != StepInProgress || next.BayID == nil ||
 		prev.Status == StepInProgress && prev.BayID != nil && *prev.BayID == *next.BayID {
 		return nil
 	}
-	for stepID, jobID := range bays[*next.BayID].InProgress {
+	for stepID, jobID := range f.Bays[*next.BayID].InProgress {
 		if stepID != prev.ID && jobID != prev.JobID {
 			var v Validation
-			v.AddCode("bayId", "bay_occupied", "Bay %s holds another job's vehicle: a step of job %s is in progress there.", *next.BayID, jobID)
+			v.AddCode("bayId", "bay_occupied", "%s holds another job's vehicle: %s has a step in progress there.",
+				f.bayName(*next.BayID), f.jobNumber(jobID))
 			return v.Err()
 		}
 	}
 	return nil
 }
 
-// Record keeps a decided change in the facts, so that the changes decided
-// after it with the same facts (a group's) count its technicians' work.
-func (f StepFacts) Record(prev, next Step) {
+// Record keeps a decided change of a step of job j in the facts, so that
+// the changes decided after it with the same facts (a group's) count its
+// technicians' work and its bay.
+func (f StepFacts) Record(j Job, prev, next Step) {
 	if prev.BayID != nil {
 		if b, ok := f.Bays[*prev.BayID]; ok {
 			delete(b.InProgress, prev.ID)
@@ -306,6 +339,9 @@ func (f StepFacts) Record(prev, next Step) {
 				f.Bays[*next.BayID] = b
 			}
 			b.InProgress[next.ID] = next.JobID
+			if f.JobNumbers != nil {
+				f.JobNumbers[next.JobID] = j.JobNumber
+			}
 		}
 	}
 	for _, id := range prev.TechIDs {
@@ -354,5 +390,5 @@ func CheckVersion(what string, current, expected Micros) error {
 
 // TerminalError refuses a change (what) of a delivered or cancelled job.
 func TerminalError(j Job, what string) error {
-	return Errorf(CodeInvalidTransition, "Job %s is %s: %s.", j.ID, j.Status, what)
+	return Errorf(CodeInvalidTransition, "Job %s is %s: %s.", j.JobNumber, statusWords(j.Status), what)
 }

@@ -20,22 +20,24 @@ func codeOf(err error) Code {
 func TestChangeStep(t *testing.T) {
 	t.Parallel()
 	at := MicrosOf(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
-	job := Job{ID: "job_1", LocationID: "loc_1", Status: JobArrived}
+	job := Job{ID: "job_1", JobNumber: "RO-2026-0001", LocationID: "loc_1", Status: JobArrived}
 	step := Step{ID: "stp_1", JobID: "job_1", LocationID: "loc_1", Label: "Brakes", Status: StepPending, TechIDs: []string{"tec_busy"},
 		UpdatedAt: at - 10}
 	facts := func() StepFacts {
 		return StepFacts{
 			Technicians: map[string]TechnicianLoad{
-				"tec_free":  {LocationID: "loc_1", WIPLimit: 1},
-				"tec_busy":  {LocationID: "loc_1", WIPLimit: 1, InProgress: []string{"stp_other"}},
-				"tec_far":   {LocationID: "loc_2", WIPLimit: 1},
+				"tec_free":  {Name: "Jonas Weber", LocationID: "loc_1", WIPLimit: 1},
+				"tec_busy":  {Name: "Aylin Demir", LocationID: "loc_1", WIPLimit: 1, InProgress: []string{"stp_other"}},
+				"tec_far":   {Name: "Lena Koch", LocationID: "loc_2", WIPLimit: 1},
 				"tec_gone":  {LocationID: "loc_1", WIPLimit: 1, Deleted: true},
 				"tec_roomy": {LocationID: "loc_1", WIPLimit: 2, InProgress: []string{"stp_other"}},
 			},
-			Bays: map[string]BaySlot{"bay_1": {LocationID: "loc_1", Status: "available"}, "bay_fixing": {LocationID: "loc_1", Status: "maintenance"},
-				"bay_far":   {LocationID: "loc_2", Status: "available"},
-				"bay_taken": {LocationID: "loc_1", Status: "available", InProgress: map[string]string{"stp_x": "job_2"}},
-				"bay_ours":  {LocationID: "loc_1", Status: "available", InProgress: map[string]string{"stp_y": "job_1"}}},
+			Bays: map[string]BaySlot{"bay_1": {Name: "Bay 1", LocationID: "loc_1", Status: "available"},
+				"bay_fixing": {Name: "Lift 3", LocationID: "loc_1", Status: "maintenance"},
+				"bay_far":    {Name: "Bay 9", LocationID: "loc_2", Status: "available"},
+				"bay_taken":  {Name: "Bay 2", LocationID: "loc_1", Status: "available", InProgress: map[string]string{"stp_x": "job_2"}},
+				"bay_ours":   {Name: "Bay 3", LocationID: "loc_1", Status: "available", InProgress: map[string]string{"stp_y": "job_1"}}},
+			JobNumbers: map[string]string{"job_2": "RO-2026-0004", "job_1": "RO-2026-0001"},
 		}
 	}
 	delivered := job
@@ -46,22 +48,33 @@ func TestChangeStep(t *testing.T) {
 		patch StepPatch
 		code  Code   // the error's code, "" for none
 		field string // and the field of its first error
+		words string // its detail, in staff words: names and job numbers, no ids
 	}{
-		{"delivered job", delivered, StepPatch{UpdatedAt: step.UpdatedAt, Label: ptr("x")}, CodeInvalidTransition, ""},
-		{"stale", job, StepPatch{UpdatedAt: step.UpdatedAt - 1, Label: ptr("x")}, CodeStaleUpdatedAt, "updatedAt"},
-		{"technician of another location", job, StepPatch{UpdatedAt: step.UpdatedAt, TechIDs: &[]string{"tec_far"}}, CodeValidationFailed, "techIds"},
-		{"deleted technician", job, StepPatch{UpdatedAt: step.UpdatedAt, TechIDs: &[]string{"tec_gone"}}, CodeValidationFailed, "techIds"},
-		{"bay of another location", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_far"))}, CodeValidationFailed, "bayId"},
-		{"bay in maintenance", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_fixing"))}, CodeValidationFailed, "bayId"},
-		{"backwards", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepCompleted)}, CodeInvalidTransition, ""},
-		{"over the limit", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepInProgress)}, CodeValidationFailed, "techIds"},
-		{"within the limit", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepInProgress), TechIDs: &[]string{"tec_roomy", "tec_free"}}, "", ""},
-		{"a free bay", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_1"))}, "", ""},
-		{"assigned to a bay another job works in", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_taken"))}, "", ""},
+		{"delivered job", delivered, StepPatch{UpdatedAt: step.UpdatedAt, Label: ptr("x")}, CodeInvalidTransition, "",
+			"Job RO-2026-0001 is delivered: its steps cannot change."},
+		{"stale", job, StepPatch{UpdatedAt: step.UpdatedAt - 1, Label: ptr("x")}, CodeStaleUpdatedAt, "updatedAt", ""},
+		{"technician of another location", job, StepPatch{UpdatedAt: step.UpdatedAt, TechIDs: &[]string{"tec_far"}}, CodeValidationFailed, "techIds",
+			"techIds[0]: Lena Koch is not a technician of the job's location."},
+		{"deleted technician", job, StepPatch{UpdatedAt: step.UpdatedAt, TechIDs: &[]string{"tec_gone"}}, CodeValidationFailed, "techIds", ""},
+		{"unknown technician", job, StepPatch{UpdatedAt: step.UpdatedAt, TechIDs: &[]string{"tec_none"}}, CodeValidationFailed, "techIds",
+			"techIds[0]: Technician tec_none is not a technician of the job's location."},
+		{"bay of another location", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_far"))}, CodeValidationFailed, "bayId",
+			"Bay 9 is not a bay of the job's location."},
+		{"bay in maintenance", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_fixing"))}, CodeValidationFailed, "bayId",
+			"Lift 3 is in maintenance and cannot be assigned."},
+		{"backwards", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepCompleted)}, CodeInvalidTransition, "", ""},
+		{"over the limit", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepInProgress)}, CodeValidationFailed, "techIds",
+			"Aylin Demir already has 1 step in progress; their limit is 1."},
+		{"within the limit", job, StepPatch{UpdatedAt: step.UpdatedAt, Status: ptr(StepInProgress), TechIDs: &[]string{"tec_roomy", "tec_free"}}, "", "", ""},
+		{"a free bay", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_1"))}, "", "", ""},
+		{"assigned to a bay another job works in", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_taken"))}, "", "", ""},
 		{"started in a bay another job works in", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_taken")),
-			Status: ptr(StepInProgress), TechIDs: &[]string{}}, CodeValidationFailed, "bayId"},
+			Status: ptr(StepInProgress), TechIDs: &[]string{}}, CodeValidationFailed, "bayId",
+			"Bay 2 holds another job's vehicle: RO-2026-0004 has a step in progress there."},
 		{"started in a bay its own job works in", job, StepPatch{UpdatedAt: step.UpdatedAt, BayID: ptr(ptr("bay_ours")),
-			Status: ptr(StepInProgress), TechIDs: &[]string{}}, "", ""},
+			Status: ptr(StepInProgress), TechIDs: &[]string{}}, "", "", ""},
+		{"scheduled once started", job, StepPatch{UpdatedAt: step.UpdatedAt, NotBefore: ptr(&OffsetTime{at.Time()}), Status: ptr(StepInProgress)},
+			CodeValidationFailed, "notBefore", "notBefore may be set on a pending step only, not in the change that moves it to in progress."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			next, err := ChangeStep(c.job, step, c.patch, at, facts())
@@ -71,6 +84,9 @@ func TestChangeStep(t *testing.T) {
 			var e *Error
 			if c.field != "" && (!errors.As(err, &e) || e.Field != c.field) {
 				t.Errorf("error %v, want it on %s", err, c.field)
+			}
+			if c.words != "" && (!errors.As(err, &e) || e.Detail != c.words) {
+				t.Errorf("error %v, want the detail %q", err, c.words)
 			}
 			if err == nil && next.UpdatedAt <= step.UpdatedAt {
 				t.Errorf("updatedAt %v, want later than %v", next.UpdatedAt, step.UpdatedAt)
@@ -92,7 +108,7 @@ func TestChangeStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Record(first, started)
+	f.Record(job, first, started)
 	if _, err := ChangeStep(job, second, StepPatch{UpdatedAt: second.UpdatedAt, Status: ptr(StepInProgress)}, at, f); ErrorCode(err) != CodeValidationFailed {
 		t.Errorf("second start on a technician at their limit = %v, want wip_limit_exceeded", err)
 	}
@@ -101,7 +117,7 @@ func TestChangeStep(t *testing.T) {
 	if err != nil || done.CompletedAt == nil {
 		t.Fatalf("complete = %+v, %v", done, err)
 	}
-	f.Record(started, done)
+	f.Record(job, started, done)
 	if _, err := ChangeStep(job, second, StepPatch{UpdatedAt: second.UpdatedAt, Status: ptr(StepInProgress)}, at+2, f); err != nil {
 		t.Errorf("start after the other step completed = %v, want it allowed", err)
 	}

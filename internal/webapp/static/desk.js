@@ -52,6 +52,29 @@
       b.removeAttribute("data-busy");
     });
   });
+  // A tap on a card's button (a technician's step: data-keep-place)
+  // keeps the card where it was: the answer redraws the list with the
+  // card in its place, saying what was done where the button was, and the
+  // page is scrolled so that the card stays under the finger. Until the
+  // redraw has settled the page takes no tap: a second quick tap lands
+  // on nothing, never on another card. A refusal is shown where the
+  // answer puts it instead.
+  var kept = null;
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var card = e.target.closest && e.target.closest("[data-keep-place]");
+    kept = card && card.id ? { id: card.id, top: card.getBoundingClientRect().top } : null;
+  });
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var was = kept;
+    kept = null;
+    if (!was || !e.detail.xhr || e.detail.xhr.status >= 300) return;
+    var card = document.getElementById(was.id);
+    if (card) window.scrollBy(0, card.getBoundingClientRect().top - was.top);
+    var main = document.querySelector("main");
+    if (!main) return;
+    main.classList.add("settling");
+    setTimeout(function () { main.classList.remove("settling"); }, 400);
+  });
   // An answer that never came (the network), or a server error, which
   // swaps nothing in, says so in view: otherwise the tap would seem to
   // have done nothing.
