@@ -513,6 +513,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scheduler/availability/days": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The days to offer a booking
+         * @description For each of the next `days` working days (a day with opening hours) from `from` on: when a job with these
+         *     services would be ready if it were dropped off at that day's opening (today: now, when later), quoted as
+         *     `GET /v1/scheduler/availability` quotes one (margin included, without moving any planned work).
+         *     `earliestCompletion` is null when a step cannot be placed (no qualified technician or suitable bay, or
+         *     beyond the plan's 14 days); `sameDay` is true when it falls on that local date. `from` before today is 422
+         *     on `from`; an unknown or inactive service code is 422 on `serviceCodes`. `locationId` is required with an
+         *     organisation key. Needs `board:read`.
+         */
+        get: operations["getAvailabilityDays"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/capacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Working and planned time per day and technician
+         * @description For each local date from `from` on (`days` calendar days): each technician's working time that day (the
+         *     location's working time within their `workingHours`, outside their absences; 0 on every day for a
+         *     technician who is `unavailable`, as the plan gives them nothing) and the working time of the current plan's
+         *     steps on them that day (a step of several technicians counts fully for each; a step in progress from now
+         *     on), in minutes, and the day's sums. `from` before today or after today+13 is 422 on `from`. `locationId` is
+         *     required with an organisation key. Needs `board:read`.
+         */
+        get: operations["getCapacity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/platform/webhooks": {
         parameters: {
             query?: never;
@@ -1512,6 +1563,52 @@ export interface components {
             /** @description Why a step cannot be placed; null when every step is. */
             reason: (string & components["schemas"]["UnplacedReason"]) | null;
             steps: components["schemas"]["AvailabilityStep"][];
+        };
+        AvailabilityDays: {
+            locationId: string;
+            days: components["schemas"]["AvailabilityDay"][];
+        };
+        AvailabilityDay: {
+            /**
+             * Format: date
+             * @description The local date.
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @description The drop-off the quote assumes: the day's opening (today: now, when later), with the location's offset.
+             */
+            dropOff: string;
+            /**
+             * Format: date-time
+             * @description When the job would be ready, margin included; null when a step cannot be placed.
+             */
+            earliestCompletion: string | null;
+            /** @description earliestCompletion falls on this local date. */
+            sameDay: boolean;
+        };
+        Capacity: {
+            locationId: string;
+            days: components["schemas"]["CapacityDay"][];
+        };
+        CapacityDay: {
+            /**
+             * Format: date
+             * @description The local date.
+             */
+            date: string;
+            /** @description The technicians' working minutes that day, summed. */
+            availableMinutes: number;
+            /** @description The plan's working minutes on them that day, summed. */
+            plannedMinutes: number;
+            technicians: components["schemas"]["TechnicianCapacity"][];
+        };
+        TechnicianCapacity: {
+            techId: string;
+            /** @description Their working minutes that day: 0 when unavailable. */
+            availableMinutes: number;
+            /** @description The working minutes of the plan's steps on them that day. */
+            plannedMinutes: number;
         };
         AvailabilityStep: {
             serviceCode: string;
@@ -3140,6 +3237,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Availability"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAvailabilityDays: {
+        parameters: {
+            query: {
+                /** @description The location (implied for a location key). */
+                locationId?: string;
+                /** @description The services of the new job, comma-separated, in order (at most 50). */
+                serviceCodes: string[];
+                /** @description The first local date to offer (YYYY-MM-DD); today by default. */
+                from?: string;
+                /** @description How many working days to offer, 1 to 14. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailabilityDays"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCapacity: {
+        parameters: {
+            query?: {
+                /** @description The location (implied for a location key). */
+                locationId?: string;
+                /** @description The first local date (YYYY-MM-DD); today by default. */
+                from?: string;
+                /** @description How many calendar days, 1 to 14. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capacity"];
                 };
             };
             400: components["responses"]["BadRequest"];
