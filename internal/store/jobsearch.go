@@ -75,8 +75,10 @@ func (s *Store) searchPart(ctx context.Context, query string, args []any, limit 
 func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed string, args []any) {
 	plate := plateKey(q)
 	if s.dialect == postgresDialect {
-		var platePattern, wordPattern any // NULL matches nothing
-		if plate != "" { // not only spaces and dashes
+		// NULL matches nothing: the plate of a q of spaces and dashes,
+		// the words of a long q.
+		var platePattern, wordPattern any
+		if plate != "" {
 			platePattern = likePattern(plate)
 		}
 		if short(q) {
