@@ -205,16 +205,15 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
 	b.screenshot(t, "dispatch-bays-1280x800")
 
-	// A bar opens its step's move form, which passes axe too.
-	b.do(t, "open a bar's form", jsClick(`.tl-bar.proposed a`), waitVisible(`form.move-form`))
-	b.checkAccessible(t, "a step's move form")
-	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
-	b.screenshot(t, "dispatch-move-form-1280x800")
-	b.do(t, "back to dispatch", chromedp.NavigateBack(), waitVisible(`.timeline`))
-
-	// Accept one proposed bar: the message says which step went where.
-	b.do(t, "accept one", jsClick(`.tl-bar.proposed button`), waitVisible(`#dispatch-message`))
-	if msg := b.text(t, "#dispatch-message"); !strings.Contains(msg, "Accepted ") || !strings.Contains(msg, " · ") {
+	// A click on a bar opens its step's form in place, in a dialog, which
+	// passes axe too; a proposal's has Accept, which accepts that step alone.
+	b.do(t, "open a bar's form", jsClick(`.tl-bar.proposed a`), waitVisible(`dialog.step-dialog form.move-form`))
+	b.checkAccessible(t, "a step's form in place")
+	b.do(t, "a 1366x768 window", chromedp.EmulateViewport(1366, 768))
+	b.screenshot(t, "dispatch-move-dialog-1366x768")
+	b.do(t, "accept one", jsClick(`dialog.step-dialog .accept-one button`))
+	b.waitFor(t, "one step accepted", `((document.querySelector('#dispatch-message') || {}).textContent || '').startsWith('Accepted ')`)
+	if msg := b.text(t, "#dispatch-message"); !strings.Contains(msg, " · ") {
 		t.Errorf("after accepting one step: %q", msg)
 	}
 	// The first accept's message is still shown: wait for the page the
@@ -400,23 +399,39 @@ func TestBrowserDispatchKeyboardMove(t *testing.T) {
 	t.Parallel()
 	w, s, b := dispatchDesk(t, "keys@timeline.example", "")
 
-	step, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(() => {
+	picked, err := chromedp.Run(b.ctx, chromedp.Evaluate[struct {
+		Step  string
+		Start int
+		Date  string
+	}](`(() => {
 		const bar = document.querySelector('.tl-row[data-name="Cem Yilmaz"] .tl-bar[data-movable]');
-		bar.querySelector("a").focus(); return bar.dataset.step; })()`))
+		bar.querySelector("a").focus();
+		return {Step: bar.dataset.step, Start: +bar.dataset.start, Date: document.querySelector(".timeline").dataset.date}; })()`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.do(t, "pick, up a row, 10 minutes later, move",
-		chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowUp), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
+	step := picked.Step
+	b.do(t, "up a row, 10 minutes later",
+		chromedp.KeyEvent(kb.ArrowUp), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
 	if said := b.text(t, "#dispatch-message"); !strings.HasPrefix(said, "Move to Ben Okafor, ") {
 		t.Errorf("while picking, the page says %q; want where the bar would go", said)
 	}
 	b.do(t, "move", chromedp.KeyEvent(kb.Enter))
 	b.waitFor(t, "the move is told", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
 	b.waitFor(t, "the bar is in Ben's row", `!!document.querySelector('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="`+step+`"]')`)
-	if st := stepByID(t, w, s, step); len(st.TechIDs) != 1 || st.TechIDs[0] != s.ben.ID {
+	st := stepByID(t, w, s, step)
+	if len(st.TechIDs) != 1 || st.TechIDs[0] != s.ben.ID {
 		t.Errorf("the step moved by keyboard has technicians %v, want Ben", st.TechIDs)
 	}
+	// Two presses of the right arrow: the next two 5-minute marks, exactly.
+	want := picked.Start/5*5 + 10
+	zone, _ := time.LoadLocation(s.loc.Timezone)
+	if got := st.NotBefore; got == nil || got.In(zone).Format("2006-01-02T15:04") != fmt.Sprintf("%sT%02d:%02d", picked.Date, want/60, want%60) {
+		t.Errorf("moved from minute %d by two right arrows: notBefore %v, want %02d:%02d", picked.Start, got, want/60, want%60)
+	}
+	// The keyboard stays on the moved bar, also once the server's drawing
+	// of the timeline arrives.
+	b.waitFor(t, "the focus on the moved bar", `document.activeElement && !!document.activeElement.closest('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="`+step+`"]')`)
 }
 
 func stepByID(t *testing.T, w *testWorld, s *dispatchShop, id string) workshop.Step {
