@@ -22,6 +22,7 @@ const scopeBoardRead = workshop.Scope("board:read")
 func (a *App) dispatchRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /locations/{locationID}/dispatch", a.member(a.dispatchPage))
 	mux.Handle("GET /locations/{locationID}/dispatch/events", a.member(a.dispatchEvents))
+	mux.Handle("GET /locations/{locationID}/dispatch/week", a.member(a.dispatchWeek))
 	mux.Handle("POST /locations/{locationID}/dispatch/apply", a.member(a.applyPlan))
 	mux.Handle("GET /locations/{locationID}/dispatch/steps/{stepID}", a.member(a.moveForm))
 	mux.Handle("POST /locations/{locationID}/dispatch/steps/{stepID}/move", a.member(a.moveStep))
