@@ -274,6 +274,27 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PreviewTechnicianStatusStatus.
+const (
+	PreviewTechnicianStatusStatusAvailable   PreviewTechnicianStatusStatus = "available"
+	PreviewTechnicianStatusStatusOnBreak     PreviewTechnicianStatusStatus = "on_break"
+	PreviewTechnicianStatusStatusUnavailable PreviewTechnicianStatusStatus = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PreviewTechnicianStatusStatus enum.
+func (e PreviewTechnicianStatusStatus) Valid() bool {
+	switch e {
+	case PreviewTechnicianStatusStatusAvailable:
+		return true
+	case PreviewTechnicianStatusStatusOnBreak:
+		return true
+	case PreviewTechnicianStatusStatusUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Priority.
 const (
 	High   Priority = "high"
@@ -1553,6 +1574,24 @@ type PlanApply struct {
 	StepIds *[]string `json:"stepIds,omitempty"`
 }
 
+// PlanEffectJob defines model for PlanEffectJob.
+type PlanEffectJob struct {
+	AtRisk         bool   `json:"atRisk"`
+	JobId          string `json:"jobId"`
+	LateMinutes    int    `json:"lateMinutes"`
+	WasAtRisk      bool   `json:"wasAtRisk"`
+	WasLateMinutes int    `json:"wasLateMinutes"`
+}
+
+// PlanEffects defines model for PlanEffects.
+type PlanEffects struct {
+	// Jobs The jobs whose atRisk or lateMinutes differ from the current plan's.
+	Jobs []PlanEffectJob `json:"jobs"`
+
+	// Moves Moves from the anchor among the steps not changed.
+	Moves int `json:"moves"`
+}
+
 // PlanJob defines model for PlanJob.
 type PlanJob struct {
 	// AtRisk lateMinutes > 0 or a step unplaced.
@@ -1565,6 +1604,21 @@ type PlanJob struct {
 	// ProjectedCompletion The planned end of its last step (completed steps counted); null when a step is unplaced.
 	ProjectedCompletion nullable.Nullable[time.Time] `json:"projectedCompletion"`
 	PromiseTime         nullable.Nullable[time.Time] `json:"promiseTime"`
+}
+
+// PlanPreview defines model for PlanPreview.
+type PlanPreview struct {
+	Effects PlanEffects `json:"effects"`
+	Plan    Plan        `json:"plan"`
+}
+
+// PlanPreviewRequest defines model for PlanPreviewRequest.
+type PlanPreviewRequest struct {
+	Changes []PreviewStepChange `json:"changes"`
+
+	// LocationId Required with an organisation key.
+	LocationId  *string                    `json:"locationId,omitempty"`
+	Technicians *[]PreviewTechnicianStatus `json:"technicians,omitempty"`
 }
 
 // PlanTier The organisation's plan.
@@ -1596,6 +1650,26 @@ type PlannedStep struct {
 	StepId       string    `json:"stepId"`
 	TechIds      []string  `json:"techIds"`
 }
+
+// PreviewStepChange defines model for PreviewStepChange.
+type PreviewStepChange struct {
+	// BayId null unassigns the bay.
+	BayId nullable.Nullable[string] `json:"bayId,omitempty"`
+
+	// NotBefore null returns the step's time to the planner.
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore,omitempty"`
+	StepId    string                       `json:"stepId"`
+	TechIds   *[]string                    `json:"techIds,omitempty"`
+}
+
+// PreviewTechnicianStatus defines model for PreviewTechnicianStatus.
+type PreviewTechnicianStatus struct {
+	Status PreviewTechnicianStatusStatus `json:"status"`
+	TechId string                        `json:"techId"`
+}
+
+// PreviewTechnicianStatusStatus defines model for PreviewTechnicianStatus.Status.
+type PreviewTechnicianStatusStatus string
 
 // Priority Default normal.
 type Priority string
@@ -2448,6 +2522,9 @@ type PatchStepJSONRequestBody = StepPatch
 // ApplyPlanJSONRequestBody defines body for ApplyPlan for application/json ContentType.
 type ApplyPlanJSONRequestBody = PlanApply
 
+// PreviewPlanJSONRequestBody defines body for PreviewPlan for application/json ContentType.
+type PreviewPlanJSONRequestBody = PlanPreviewRequest
+
 // PatchTechnicianJSONRequestBody defines body for PatchTechnician for application/json ContentType.
 type PatchTechnicianJSONRequestBody = TechnicianPatch
 
@@ -3081,6 +3158,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
 	ApplyPlan(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewPlanWithBody See what step changes would do to the plan, before making them
+	//
+	// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+	// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+	// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+	// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+	// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+	// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+	// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+	// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+	// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+	// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+	PreviewPlanWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewPlan See what step changes would do to the plan, before making them
+	//
+	// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+	// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+	// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+	// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+	// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+	// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+	// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+	// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+	// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+	// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+	PreviewPlan(ctx context.Context, body PreviewPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTechnicians List technicians
 	//
@@ -4097,6 +4212,64 @@ func (c *Client) ApplyPlanWithBody(ctx context.Context, params *ApplyPlanParams,
 // Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
 func (c *Client) ApplyPlan(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewApplyPlanRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewPlanWithBody See what step changes would do to the plan, before making them
+//
+// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+func (c *Client) PreviewPlanWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewPlanRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewPlan See what step changes would do to the plan, before making them
+//
+// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+func (c *Client) PreviewPlan(ctx context.Context, body PreviewPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewPlanRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6378,6 +6551,46 @@ func NewApplyPlanRequestWithBody(server string, params *ApplyPlanParams, content
 	return req, nil
 }
 
+// NewPreviewPlanRequest calls the generic PreviewPlan builder with application/json body
+func NewPreviewPlanRequest(server string, body PreviewPlanJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPreviewPlanRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPreviewPlanRequestWithBody constructs an http.Request for the PreviewPlan method, with any body, and a specified content type
+func NewPreviewPlanRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/plan/preview")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListTechniciansRequest constructs an http.Request for the ListTechnicians method
 func NewListTechniciansRequest(server string, params *ListTechniciansParams) (*http.Request, error) {
 	var err error
@@ -7178,6 +7391,44 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
 	ApplyPlanWithResponse(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplyPlanResponse, error)
+
+	// PreviewPlanWithBodyWithResponse See what step changes would do to the plan, before making them
+	//
+	// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+	// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+	// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+	// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+	// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+	// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+	// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+	// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+	// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+	// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+	PreviewPlanWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewPlanResponse, error)
+
+	// PreviewPlanWithResponse See what step changes would do to the plan, before making them
+	//
+	// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+	// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+	// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+	// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+	// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+	// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+	// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+	// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+	// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+	// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+	PreviewPlanWithResponse(ctx context.Context, body PreviewPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewPlanResponse, error)
 
 	// ListTechniciansWithResponse List technicians
 	//
@@ -12555,6 +12806,174 @@ func (r ApplyPlanResponse) ContentType() string {
 	return ""
 }
 
+// PreviewPlanResponse400Headers the declared response headers of an HTTP 400 response for PreviewPlan
+type PreviewPlanResponse400Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse401Headers the declared response headers of an HTTP 401 response for PreviewPlan
+type PreviewPlanResponse401Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse403Headers the declared response headers of an HTTP 403 response for PreviewPlan
+type PreviewPlanResponse403Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse404Headers the declared response headers of an HTTP 404 response for PreviewPlan
+type PreviewPlanResponse404Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse413Headers the declared response headers of an HTTP 413 response for PreviewPlan
+type PreviewPlanResponse413Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse415Headers the declared response headers of an HTTP 415 response for PreviewPlan
+type PreviewPlanResponse415Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse422Headers the declared response headers of an HTTP 422 response for PreviewPlan
+type PreviewPlanResponse422Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse429Headers the declared response headers of an HTTP 429 response for PreviewPlan
+type PreviewPlanResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PreviewPlanResponse500Headers the declared response headers of an HTTP 500 response for PreviewPlan
+type PreviewPlanResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreviewPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlanPreview
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PreviewPlanResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PreviewPlanResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PreviewPlanResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PreviewPlanResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PreviewPlanResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PreviewPlanResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PreviewPlanResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PreviewPlanResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreviewPlanResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PreviewPlanResponse) GetJSON200() *PlanPreview {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreviewPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreviewPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreviewPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreviewPlanResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListTechniciansResponse400Headers the declared response headers of an HTTP 400 response for ListTechnicians
 type ListTechniciansResponse400Headers struct {
 	XRequestId *string
@@ -13970,6 +14389,56 @@ func (c *ClientWithResponses) ApplyPlanWithResponse(ctx context.Context, params 
 		return nil, err
 	}
 	return ParseApplyPlanResponse(rsp)
+}
+
+// PreviewPlanWithBodyWithResponse See what step changes would do to the plan, before making them
+//
+// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+func (c *ClientWithResponses) PreviewPlanWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewPlanResponse, error) {
+	rsp, err := c.PreviewPlanWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewPlanResponse(rsp)
+}
+
+// PreviewPlanWithResponse See what step changes would do to the plan, before making them
+//
+// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+func (c *ClientWithResponses) PreviewPlanWithResponse(ctx context.Context, body PreviewPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewPlanResponse, error) {
+	rsp, err := c.PreviewPlan(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewPlanResponse(rsp)
 }
 
 // ListTechniciansWithResponse List technicians
@@ -20012,6 +20481,195 @@ func ParseApplyPlanResponse(rsp *http.Response) (*ApplyPlanResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ApplyPlanResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreviewPlanResponse parses an HTTP response from a PreviewPlanWithResponse call
+func ParsePreviewPlanResponse(rsp *http.Response) (*PreviewPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreviewPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlanPreview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers PreviewPlanResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PreviewPlanResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PreviewPlanResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PreviewPlanResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers PreviewPlanResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PreviewPlanResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PreviewPlanResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PreviewPlanResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreviewPlanResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

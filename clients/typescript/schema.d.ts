@@ -399,18 +399,28 @@ export interface paths {
         };
         /**
          * Get a location's dispatch plan
-         * @description The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
-         *     from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
-         *     at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
-         *     (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
-         *     item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
-         *     step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
-         *     bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+         * @description A location has one dispatch plan: every open job of the location (not delivered or cancelled, with a step not
+         *     completed), from the plan's start (now, rounded up to the next whole minute) over at most 14 days. Without
+         *     `date`, `steps` lists every placed step of it; with `date` (today to 13 days after today in the location's
+         *     zone, else 422 on `date`) only the steps whose planned time overlaps that local day. `unplaced`, `jobs` and
+         *     `totals` are always the whole plan's, so a step is shown on the days the plan puts it and on no other.
+         *     Steps in progress and pending steps that already have technicians or a bay keep them (`pinned`); a pending
+         *     step assigned by a person to a technician who is `unavailable` or to a bay in maintenance is unplaced with
+         *     reason `assigned_unavailable` until the assignment or the status changes. The planner assigns the rest: one
+         *     technician with every required skill (the step's catalog item's) who is not `unavailable`, and, when the
+         *     location has bays, a bay not in maintenance that offers the step's service. It respects working time
+         *     (opening hours minus breaks, across days and DST), arrivals, bookings (planned from their `expectedArrival`,
+         *     else the opening of their promise's date, else the plan's start), one step at a time per technician and bay,
          *     the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
-         *     weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+         *     weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8), moves from the anchor (the last
+         *     plan answered to a reader: a pending step it placed that is now unplaced, on another technician or bay, or
+         *     starting more than 15 minutes later than its announced start) and the sum of the jobs' completions. Its
+         *     search is bounded by work done, not by time: the same data and anchor give the same plan, and the
+         *     computation stops when the client leaves. Answering this read makes the plan the location's anchor.
          *     A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
-         *     or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
-         *     other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+         *     or the next sequential step) is unplaced with reason `after_unplaced_step` and `blockedBy`. `generatedAt` is
+         *     an audit timestamp; every other time carries the location's offset. `locationId` is required with an
+         *     organisation key. Needs `board:read`.
          */
         get: operations["getPlan"];
         put?: never;
@@ -445,6 +455,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scheduler/plan/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * See what step changes would do to the plan, before making them
+         * @description Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+         *     bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+         *     answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+         *     the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+         *     anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+         *     after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+         *     unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+         *     location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+         *     technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+         *     `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+         *     Needs `board:read`.
+         */
+        post: operations["previewPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scheduler/availability": {
         parameters: {
             query?: never;
@@ -457,7 +497,9 @@ export interface paths {
          * @description When a new job with these services (one sequential step each, in the order given) could be done if it arrived
          *     at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
          *     technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
-         *     time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+         *     time. With `planningDurations` `p50` or `p80` the quote is made on the plan with every step at its learned
+         *     median (its estimate where it has none), the new steps too, and `earliestCompletion` adds `marginMinutes` of
+         *     working time for the location's `promiseConfidence`; the steps' times are the unpadded placement. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
          *     `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
          *     inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
          *     Needs `board:read`.
@@ -1341,9 +1383,9 @@ export interface components {
             locationId: string;
             /**
              * Format: date
-             * @description The local date the plan was asked for.
+             * @description The local date whose steps are listed; null when every placed step is.
              */
-            date: string;
+            date: string | null;
             generatedAt: components["schemas"]["AuditTimestamp"];
             /** @description Every step of the open jobs that is not completed and was placed, by planned start. */
             steps: components["schemas"]["PlannedStep"][];
@@ -1377,10 +1419,10 @@ export interface components {
             blockedBy?: string;
         };
         /**
-         * @description no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
+         * @description no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; assigned_unavailable: a person assigned it to a technician who is unavailable or a bay in maintenance (its job is at risk until the assignment or the status changes); after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own reason comes first.
          * @enum {string}
          */
-        UnplacedReason: "no_qualified_technician" | "no_suitable_bay" | "beyond_horizon" | "after_unplaced_step";
+        UnplacedReason: "no_qualified_technician" | "no_suitable_bay" | "beyond_horizon" | "after_unplaced_step" | "assigned_unavailable";
         PlanJob: {
             jobId: string;
             /** Format: date-time */
@@ -1409,6 +1451,45 @@ export interface components {
             /** @description The steps to assign; every placed step of the plan when omitted. */
             stepIds?: string[];
         };
+        PlanPreviewRequest: {
+            /** @description Required with an organisation key. */
+            locationId?: string;
+            changes: components["schemas"]["PreviewStepChange"][];
+            technicians?: components["schemas"]["PreviewTechnicianStatus"][];
+        };
+        PreviewStepChange: {
+            stepId: string;
+            techIds?: string[];
+            /** @description null unassigns the bay. */
+            bayId?: string | null;
+            /**
+             * Format: date-time
+             * @description null returns the step's time to the planner.
+             */
+            notBefore?: string | null;
+        };
+        PreviewTechnicianStatus: {
+            techId: string;
+            /** @enum {string} */
+            status: "available" | "on_break" | "unavailable";
+        };
+        PlanPreview: {
+            plan: components["schemas"]["Plan"];
+            effects: components["schemas"]["PlanEffects"];
+        };
+        PlanEffects: {
+            /** @description The jobs whose atRisk or lateMinutes differ from the current plan's. */
+            jobs: components["schemas"]["PlanEffectJob"][];
+            /** @description Moves from the anchor among the steps not changed. */
+            moves: number;
+        };
+        PlanEffectJob: {
+            jobId: string;
+            atRisk: boolean;
+            lateMinutes: number;
+            wasAtRisk: boolean;
+            wasLateMinutes: number;
+        };
         Availability: {
             locationId: string;
             /**
@@ -1418,9 +1499,16 @@ export interface components {
             from: string;
             /**
              * Format: date-time
-             * @description When the last step would end; null when a step cannot be placed.
+             * @description When the job would be done: the last step's end plus marginMinutes of working time; null when a step cannot be placed.
              */
             earliestCompletion: string | null;
+            /**
+             * Format: double
+             * @description The location's promiseConfidence: the share of promises quoted so that the location wants kept.
+             */
+            confidence: number;
+            /** @description The working time added to the last step's end for confidence (0 when the location plans with estimates): z x sqrt of the summed squares of the spreads (p80 - p50) / 0.8416 of the new steps and of the steps planned before them on their technicians and bays, rounded up. */
+            marginMinutes: number;
             /** @description Why a step cannot be placed; null when every step is. */
             reason: (string & components["schemas"]["UnplacedReason"]) | null;
             steps: components["schemas"]["AvailabilityStep"][];
@@ -1883,6 +1971,11 @@ export interface components {
              * @enum {string}
              */
             planningDurations: "estimate" | "p50" | "p80";
+            /**
+             * Format: double
+             * @description The share of quoted promises the location wants kept (default 0.9). With planningDurations p50 or p80 the availability quote places every step at its median and adds a margin for this confidence, rather than padding every queued step at its 80th percentile. Set with `workshop admin settings set --promise-confidence` or on the settings page.
+             */
+            promiseConfidence: number;
         };
         /** @enum {string} */
         Weekday: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
@@ -2907,7 +3000,7 @@ export interface operations {
             query?: {
                 /** @description The location (implied for a location key). */
                 locationId?: string;
-                /** @description The local date the plan starts on (YYYY-MM-DD); today in the location's zone by default. */
+                /** @description The local date whose steps to list (YYYY-MM-DD), from today to 13 days after today in the location's zone; without it every placed step. The plan is the same for every date. */
                 date?: string;
             };
             header?: never;
@@ -2929,6 +3022,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2968,6 +3062,54 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locationId": "loc_01jd4f3k2q8v6w9x0y1z2a3b4c",
+                 *       "changes": [
+                 *         {
+                 *           "stepId": "stp_01jd4f3k2q8v6w9x0y1z2a3b4c",
+                 *           "techIds": [
+                 *             "tec_01jd4f3k2q8v6w9x0y1z2a3b4c"
+                 *           ],
+                 *           "bayId": "bay_01jd4f3k2q8v6w9x0y1z2a3b4c",
+                 *           "notBefore": "2026-11-23T10:30:00+01:00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan after the changes and what they would do. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

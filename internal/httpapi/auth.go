@@ -128,6 +128,7 @@ var operationAccess = map[string]access{
 	"getPlan":         {scope: "board:read"},
 	"getAvailability": {scope: "board:read"},
 	"applyPlan":       {scope: "jobs:write"},
+	"previewPlan":     {scope: "board:read"},
 
 	"createWebhook":            {scope: "webhooks:write"},
 	"listWebhooks":             {scope: "webhooks:read"},

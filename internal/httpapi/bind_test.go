@@ -23,6 +23,7 @@ var requestBodies = map[string]func() any{
 	"patchTechnician":   func() any { return new(oapi.PatchTechnicianJSONRequestBody) },
 	"patchBay":          func() any { return new(oapi.PatchBayJSONRequestBody) },
 	"applyPlan":         func() any { return new(oapi.ApplyPlanJSONRequestBody) },
+	"previewPlan":       func() any { return new(oapi.PreviewPlanJSONRequestBody) },
 	"createWebhook":     func() any { return new(oapi.CreateWebhookJSONRequestBody) },
 	"patchWebhook":      func() any { return new(oapi.PatchWebhookJSONRequestBody) },
 	"clockIn":           func() any { return new(oapi.ClockInJSONRequestBody) },
@@ -53,6 +54,7 @@ func TestBindingTheParseIsDecoding(t *testing.T) {
 		},
 		"createIntegration": {`{"name":"Autoline DMS","systemType":"dms"}`},
 		"putCatalogItem":    {`{"name":"Oil change","estimatedDuration":30,"requiredSkills":["engine"],"isActive":false}`},
+		"previewPlan":       {`{"locationId":"loc_1","steps":[{"stepId":"stp_1","techIds":["tec_1"],"bayId":null,"notBefore":"2026-11-21T11:00:00+01:00"}],"technicians":[{"techId":"tec_2","status":"unavailable"}]}`},
 	}
 	seen := 0
 	for pattern, op := range operationsOf(doc) {

@@ -113,6 +113,18 @@ type anchored struct {
 	start, announced int64
 }
 
+// Moved reports whether a plan that places a step the anchor placed as a
+// at ps (the zero PlannedStep: unplaced) has moved it: left it unplaced,
+// given it other technicians or another bay, or started it more than
+// KeptTolerance after its announced start (contract section 8).
+func Moved(a AnchorStep, ps PlannedStep) bool {
+	pl := placement{techs: ps.TechIDs, bay: ps.BayID, start: micros(ps.Start)}
+	if ps.StepID == "" {
+		pl.reason = "unplaced"
+	}
+	return (&anchored{techs: a.TechIDs, bay: a.BayID, announced: micros(a.announced())}).moved(pl)
+}
+
 // moved: placed as pl, the step has moved from the anchor.
 func (a *anchored) moved(pl placement) bool {
 	return pl.reason != "" || pl.bay != a.bay || !slices.Equal(pl.techs, a.techs) ||

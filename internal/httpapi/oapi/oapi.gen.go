@@ -275,6 +275,27 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PreviewTechnicianStatusStatus.
+const (
+	PreviewTechnicianStatusStatusAvailable   PreviewTechnicianStatusStatus = "available"
+	PreviewTechnicianStatusStatusOnBreak     PreviewTechnicianStatusStatus = "on_break"
+	PreviewTechnicianStatusStatusUnavailable PreviewTechnicianStatusStatus = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PreviewTechnicianStatusStatus enum.
+func (e PreviewTechnicianStatusStatus) Valid() bool {
+	switch e {
+	case PreviewTechnicianStatusStatusAvailable:
+		return true
+	case PreviewTechnicianStatusStatusOnBreak:
+		return true
+	case PreviewTechnicianStatusStatusUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Priority.
 const (
 	High   Priority = "high"
@@ -1554,6 +1575,24 @@ type PlanApply struct {
 	StepIds *[]string `json:"stepIds,omitempty"`
 }
 
+// PlanEffectJob defines model for PlanEffectJob.
+type PlanEffectJob struct {
+	AtRisk         bool   `json:"atRisk"`
+	JobId          string `json:"jobId"`
+	LateMinutes    int    `json:"lateMinutes"`
+	WasAtRisk      bool   `json:"wasAtRisk"`
+	WasLateMinutes int    `json:"wasLateMinutes"`
+}
+
+// PlanEffects defines model for PlanEffects.
+type PlanEffects struct {
+	// Jobs The jobs whose atRisk or lateMinutes differ from the current plan's.
+	Jobs []PlanEffectJob `json:"jobs"`
+
+	// Moves Moves from the anchor among the steps not changed.
+	Moves int `json:"moves"`
+}
+
 // PlanJob defines model for PlanJob.
 type PlanJob struct {
 	// AtRisk lateMinutes > 0 or a step unplaced.
@@ -1566,6 +1605,21 @@ type PlanJob struct {
 	// ProjectedCompletion The planned end of its last step (completed steps counted); null when a step is unplaced.
 	ProjectedCompletion nullable.Nullable[time.Time] `json:"projectedCompletion"`
 	PromiseTime         nullable.Nullable[time.Time] `json:"promiseTime"`
+}
+
+// PlanPreview defines model for PlanPreview.
+type PlanPreview struct {
+	Effects PlanEffects `json:"effects"`
+	Plan    Plan        `json:"plan"`
+}
+
+// PlanPreviewRequest defines model for PlanPreviewRequest.
+type PlanPreviewRequest struct {
+	Changes []PreviewStepChange `json:"changes"`
+
+	// LocationId Required with an organisation key.
+	LocationId  *string                    `json:"locationId,omitempty"`
+	Technicians *[]PreviewTechnicianStatus `json:"technicians,omitempty"`
 }
 
 // PlanTier The organisation's plan.
@@ -1597,6 +1651,26 @@ type PlannedStep struct {
 	StepId       string    `json:"stepId"`
 	TechIds      []string  `json:"techIds"`
 }
+
+// PreviewStepChange defines model for PreviewStepChange.
+type PreviewStepChange struct {
+	// BayId null unassigns the bay.
+	BayId nullable.Nullable[string] `json:"bayId,omitempty"`
+
+	// NotBefore null returns the step's time to the planner.
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore,omitempty"`
+	StepId    string                       `json:"stepId"`
+	TechIds   *[]string                    `json:"techIds,omitempty"`
+}
+
+// PreviewTechnicianStatus defines model for PreviewTechnicianStatus.
+type PreviewTechnicianStatus struct {
+	Status PreviewTechnicianStatusStatus `json:"status"`
+	TechId string                        `json:"techId"`
+}
+
+// PreviewTechnicianStatusStatus defines model for PreviewTechnicianStatus.Status.
+type PreviewTechnicianStatusStatus string
 
 // Priority Default normal.
 type Priority string
@@ -2449,6 +2523,9 @@ type PatchStepJSONRequestBody = StepPatch
 // ApplyPlanJSONRequestBody defines body for ApplyPlan for application/json ContentType.
 type ApplyPlanJSONRequestBody = PlanApply
 
+// PreviewPlanJSONRequestBody defines body for PreviewPlan for application/json ContentType.
+type PreviewPlanJSONRequestBody = PlanPreviewRequest
+
 // PatchTechnicianJSONRequestBody defines body for PatchTechnician for application/json ContentType.
 type PatchTechnicianJSONRequestBody = TechnicianPatch
 
@@ -2624,6 +2701,9 @@ type ServerInterface interface {
 	// ApplyPlan Write the plan's assignments into pending steps
 	// (POST /v1/scheduler/plan/apply)
 	ApplyPlan(w http.ResponseWriter, r *http.Request, params ApplyPlanParams)
+	// PreviewPlan See what step changes would do to the plan, before making them
+	// (POST /v1/scheduler/plan/preview)
+	PreviewPlan(w http.ResponseWriter, r *http.Request)
 	// ListTechnicians List technicians
 	// (GET /v1/scheduler/technicians)
 	ListTechnicians(w http.ResponseWriter, r *http.Request, params ListTechniciansParams)
@@ -4396,6 +4476,20 @@ func (siw *ServerInterfaceWrapper) ApplyPlan(w http.ResponseWriter, r *http.Requ
 	handler.ServeHTTP(w, r)
 }
 
+// PreviewPlan operation middleware
+func (siw *ServerInterfaceWrapper) PreviewPlan(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.PreviewPlan(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // ListTechnicians operation middleware
 func (siw *ServerInterfaceWrapper) ListTechnicians(w http.ResponseWriter, r *http.Request) {
 
@@ -4725,6 +4819,7 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/steps/{stepId}", wrapper.PatchStep)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/plan", wrapper.GetPlan)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/apply", wrapper.ApplyPlan)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/preview", wrapper.PreviewPlan)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/technicians", wrapper.ListTechnicians)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/technicians/{technicianId}", wrapper.GetTechnician)
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/technicians/{technicianId}", wrapper.PatchTechnician)
@@ -10972,6 +11067,202 @@ func (response ApplyPlan500ApplicationProblemPlusJSONResponse) VisitApplyPlanRes
 	return err
 }
 
+type PreviewPlanRequestObject struct {
+	Body *PreviewPlanJSONRequestBody
+}
+
+type PreviewPlanResponseObject interface {
+	VisitPreviewPlanResponse(w http.ResponseWriter) error
+}
+
+type PreviewPlan200JSONResponse PlanPreview
+
+func (response PreviewPlan200JSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan400ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan401ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan403ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan404ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan413ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan415ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan422ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan429ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan500ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTechniciansRequestObject struct {
 	Params ListTechniciansParams
 }
@@ -11749,6 +12040,9 @@ type StrictServerInterface interface {
 	// ApplyPlan Write the plan's assignments into pending steps
 	// (POST /v1/scheduler/plan/apply)
 	ApplyPlan(ctx context.Context, request ApplyPlanRequestObject) (ApplyPlanResponseObject, error)
+	// PreviewPlan See what step changes would do to the plan, before making them
+	// (POST /v1/scheduler/plan/preview)
+	PreviewPlan(ctx context.Context, request PreviewPlanRequestObject) (PreviewPlanResponseObject, error)
 	// ListTechnicians List technicians
 	// (GET /v1/scheduler/technicians)
 	ListTechnicians(ctx context.Context, request ListTechniciansRequestObject) (ListTechniciansResponseObject, error)
@@ -12833,6 +13127,37 @@ func (sh *strictHandler) ApplyPlan(w http.ResponseWriter, r *http.Request, param
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(ApplyPlanResponseObject); ok {
 		if err := validResponse.VisitApplyPlanResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// PreviewPlan operation middleware
+func (sh *strictHandler) PreviewPlan(w http.ResponseWriter, r *http.Request) {
+	var request PreviewPlanRequestObject
+
+	var body PreviewPlanJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.PreviewPlan(ctx, request.(PreviewPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PreviewPlan")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(PreviewPlanResponseObject); ok {
+		if err := validResponse.VisitPreviewPlanResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
