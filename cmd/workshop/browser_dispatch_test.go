@@ -379,7 +379,7 @@ func TestBrowserDispatchRefusedDrop(t *testing.T) {
 	b.do(t, "answer confirmations", chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = q => { window.asked = q; return false; }`))
 	p = b.dragTo(t, `[...document.querySelectorAll(".tl-bar[data-movable]")].find(b => b.title.includes("High voltage check"))`, "Lift 2", 15*60)
 	b.drag(t, p)
-	b.waitFor(t, "the drop asks first", `window.asked.includes("Lift 2 does not offer the service EV-HV")`)
+	b.waitFor(t, "the drop asks first", `window.asked.includes("Lift 2 does not take High voltage check")`)
 	b.waitFor(t, "declined, nothing moves", `document.getElementById("dispatch-message").textContent === "Not moved."`)
 	if st := stepByID(t, w, s, p.Step); st.BayID != nil && *st.BayID == s.lift2.ID {
 		t.Errorf("a declined move was made: %+v", st)
@@ -465,7 +465,7 @@ func TestBrowserDispatchSharedAndTray(t *testing.T) {
 	b.do(t, "agree to confirmations", chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = q => { window.asked = q; return true; };
 		document.getElementById("dispatch-message").textContent = ""`))
 	b.drag(t, b.dragTo(t, `document.querySelector('.tray-step[data-step="`+s.lonely.ID+`"]')`, "Ana Petrova", 15*60))
-	b.waitFor(t, "asked about the skills", `window.asked.includes("Ana Petrova lacks the skills isolation")`)
+	b.waitFor(t, "asked about the skills", `window.asked.includes("Ana Petrova does not have the isolation skill that Isolation test needs")`)
 	b.waitFor(t, "placed from the tray", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
 	if st := stepByID(t, w, s, s.lonely.ID); len(st.TechIDs) != 1 || st.TechIDs[0] != s.ana.ID || st.NotBefore == nil {
 		t.Errorf("the tray step dropped on Ana: %v at %v; want Ana, scheduled", st.TechIDs, st.NotBefore)

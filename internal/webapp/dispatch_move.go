@@ -198,6 +198,21 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 		return a.render(w, r, status, "dispatch_move", view{Header: d.header, Form: fm, Data: m})
 	}
 
+	if action == "preview" { // without JavaScript: the form again, with what the move would do
+		p, problem := d.patchOf(r, st)
+		if problem == "" {
+			e, err := a.previewOf(r.Context(), d, st, p)
+			if err != nil {
+				status, msg, known := refusalMessage(err)
+				if !known {
+					return err
+				}
+				return answer(status, moveAnswer{Error: td.namesFor(msg)})
+			}
+			m.Effects = "If moved so: " + e.words(td)
+		}
+		return answer(http.StatusOK, moveAnswer{Error: problem})
+	}
 	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"])}
 	switch action {
 	case "unschedule":

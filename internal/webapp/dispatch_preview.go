@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workshop-platform/workshop/internal/planning"
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -32,9 +33,19 @@ type effectJob struct {
 	Late, WasLate     int // minutes
 }
 
-// previewOf is what the change p of step st would do.
-func (a *App) previewOf(_ context.Context, _ *desk, _ workshop.Step, _ store.StepPatch) (moveEffects, error) {
-	return moveEffects{}, nil
+// previewOf is what the change p of step st would do: the planning
+// service's preview of it (the API's POST /v1/scheduler/plan/preview).
+func (a *App) previewOf(ctx context.Context, d *desk, st workshop.Step, p store.StepPatch) (moveEffects, error) {
+	c := planning.StepChange{StepID: st.ID, TechIDs: p.TechIDs, BayID: p.BayID, NotBefore: p.NotBefore}
+	pv, err := a.plans.Preview(ctx, d.loc.ID, []planning.StepChange{c}, nil, a.now())
+	if err != nil {
+		return moveEffects{}, err
+	}
+	e := moveEffects{Moves: pv.Moves}
+	for _, j := range pv.Jobs {
+		e.Jobs = append(e.Jobs, effectJob{JobID: j.JobID, AtRisk: j.AtRisk, WasAtRisk: j.WasAtRisk, Late: j.LateMinutes, WasLate: j.WasLateMinutes})
+	}
+	return e, nil
 }
 
 // later is whether the effects make a job later or put it at risk.
@@ -80,6 +91,9 @@ func (e moveEffects) words(td timelineData) string {
 // before it is made.
 func (a *App) lateningOf(r *http.Request, d *desk, st workshop.Step, td timelineData, p store.StepPatch) (string, error) {
 	e, err := a.previewOf(r.Context(), d, st, p)
+	if workshop.ErrorCode(err) != workshop.CodeInternal { // a refusal: the move itself says it
+		return "", nil
+	}
 	if err != nil || !e.later() {
 		return "", err
 	}
