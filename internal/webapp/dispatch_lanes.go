@@ -57,7 +57,7 @@ func zoomLinks(current string) []zoomLink {
 const (
 	hourMinPx  = 80
 	trackMinPx = 800
-	charPx     = 7.2
+	charPx     = 8.4
 	barPadPx   = 26
 )
 
@@ -88,7 +88,7 @@ func (b *bar) fit(perMinute, span float64) {
 		return
 	}
 	b.Beside = true
-	b.reach = b.from + need + 4/perMinute
+	b.reach = b.to + need + 4/perMinute
 	if b.reach > span { // no room after it: the text goes before it
 		b.BesideLeft = true
 		b.reach = b.to
