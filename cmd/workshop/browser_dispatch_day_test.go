@@ -221,3 +221,71 @@ func TestBrowserDispatchLateMoveAndUndo(t *testing.T) {
 		t.Errorf("after the undo: %v %v %v, want the step as it was (%v, no bay, timed by the planner)", st.TechIDs, st.BayID, st.NotBefore, oil.TechIDs)
 	}
 }
+
+// The week (issue 42): technicians by days, each cell the plan's hours
+// against the working hours (9:00 a day here), the unavailable technician
+// with no working time, busy marked exactly on the days planned above
+// 90 %, the jobs at risk row; a day opens its timeline. At 1366x768 and
+// on a 390-px phone (the table scrolls inside its region), axe finds
+// nothing serious.
+func TestBrowserDispatchWeek(t *testing.T) {
+	t.Parallel()
+	_, s, b := dispatchDesk(t, "week@timeline.example", "")
+	b.do(t, "open the week", chromedp.EmulateViewport(1366, 768), jsClick(`a.week-link`), waitVisible(`table.week`))
+	type cell struct {
+		Text string
+		Busy bool
+	}
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[struct {
+		Days  []string
+		Rows  map[string][]cell
+		Risks []string
+	}](`(() => ({
+		Days: [...document.querySelectorAll("table.week thead th a")].map(a => a.textContent),
+		Rows: Object.fromEntries([...document.querySelectorAll("table.week tbody tr")].map(tr =>
+			[tr.querySelector("th").firstChild.textContent.trim(), [...tr.querySelectorAll("td")].map(td => ({Text: td.textContent.trim(), Busy: td.classList.contains("busy")}))])),
+		Risks: [...document.querySelectorAll("table.week .risk-row td")].map(td => td.textContent.trim()),
+	}))()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Days) != 7 || len(got.Rows) != 4 || len(got.Risks) != 7 {
+		t.Fatalf("the week: %d days, %d technicians, %d at-risk cells; want 7, 4, 7 (%+v)", len(got.Days), len(got.Rows), len(got.Risks), got)
+	}
+	for name, cells := range got.Rows {
+		for i, c := range cells {
+			var ph, pm, ah, am int
+			if _, err := fmt.Sscanf(c.Text, "%d:%d of %d:%d h", &ph, &pm, &ah, &am); err != nil {
+				if name != "Dora Lindqvist" || !strings.Contains(c.Text, "no working time") {
+					t.Errorf("%s on %s: %q, want planned of working hours", name, got.Days[i], c.Text)
+				}
+				continue
+			}
+			planned, available := ph*60+pm, ah*60+am
+			if available != 9*60 {
+				t.Errorf("%s on %s: %q, want 9:00 h of working time (08:00-17:30, a break of 0:30)", name, got.Days[i], c.Text)
+			}
+			if busy := planned*10 > available*9; busy != c.Busy {
+				t.Errorf("%s on %s: %q marked busy %v, want %v", name, got.Days[i], c.Text, c.Busy, busy)
+			}
+		}
+		if name == "Dora Lindqvist" && !strings.Contains(cells[0].Text, "no working time") {
+			t.Errorf("Dora (unavailable) today: %q, want no working time", cells[0].Text)
+		}
+	}
+	b.checkAccessible(t, "dispatch week")
+	b.screenshot(t, "dispatch-week-1366x768")
+	b.do(t, "a phone", chromedp.EmulateViewport(390, 844))
+	if wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - window.innerWidth`)); err != nil || wide > 0 {
+		t.Errorf("the week on a phone is %v px wider than the screen (%v)", wide, err)
+	}
+	b.checkAccessible(t, "dispatch week on a phone")
+	b.screenshot(t, "dispatch-week-390x844")
+
+	b.do(t, "open the second day", chromedp.EmulateViewport(1366, 768), jsClick(`table.week thead th:nth-child(3) a`), waitVisible(`.timeline`))
+	if date, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector(".timeline").dataset.date`)); err != nil ||
+		!strings.HasSuffix(b.location(t), "date="+date) {
+		t.Errorf("the second day opens %s (timeline of %s, %v)", b.location(t), date, err)
+	}
+	_ = s
+}
