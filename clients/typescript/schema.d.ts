@@ -370,6 +370,125 @@ export interface paths {
         patch: operations["patchBay"];
         trace?: never;
     };
+    "/v1/scheduler/absences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List absences
+         * @description Technicians' planned time away (vacation, sickness, training), oldest first. `from` and `to` keep the absences that overlap those local dates of the location. Needs `attendance:read`.
+         */
+        get: operations["listAbsences"];
+        put?: never;
+        /**
+         * Record an absence
+         * @description A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+         */
+        post: operations["createAbsence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/absences/{absenceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The absence's id (`abs_...`). */
+                absenceId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an absence
+         * @description Needs `attendance:write`.
+         */
+        delete: operations["deleteAbsence"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/bays/{bayId}/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a bay's maintenance windows
+         * @description The bay's planned maintenance windows, oldest first. Needs `bays:read`.
+         */
+        get: operations["listBayMaintenanceWindows"];
+        put?: never;
+        /**
+         * Plan a bay maintenance window
+         * @description The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+         */
+        post: operations["createMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/bays/{bayId}/maintenance-windows/{windowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+                /** @description The window's id (`bmw_...`). */
+                windowId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bay maintenance window
+         * @description Needs `bays:write`.
+         */
+        delete: operations["deleteMaintenanceWindow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List maintenance windows
+         * @description The bays' planned maintenance windows visible to the key, oldest first, by location, bay and local dates (`from`/`to` keep the windows that overlap them). Needs `bays:read`.
+         */
+        get: operations["listMaintenanceWindows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scheduler/board": {
         parameters: {
             query?: never;
@@ -399,18 +518,28 @@ export interface paths {
         };
         /**
          * Get a location's dispatch plan
-         * @description The dispatch plan of every open job of the location (not delivered or cancelled, with a step not completed),
-         *     from the plan's start (the later of now, rounded up to the next whole minute, and the opening of `date`) over
-         *     at most 14 days. Steps in progress and pending steps that already have technicians or a bay keep them
-         *     (`pinned`); the planner assigns the rest: one technician with every required skill (the step's catalog
-         *     item's) who is not `unavailable`, and, when the location has bays, a bay not in maintenance that offers the
-         *     step's service. It respects working time (opening hours minus breaks, across days and DST), arrivals,
-         *     bookings (planned from the opening of their promise's date), one step at a time per technician and bay,
+         * @description A location has one dispatch plan: every open job of the location (not delivered or cancelled, with a step not
+         *     completed), from the plan's start (now, rounded up to the next whole minute) over at most 14 days. Without
+         *     `date`, `steps` lists every placed step of it; with `date` (today to 13 days after today in the location's
+         *     zone, else 422 on `date`) only the steps whose planned time overlaps that local day. `unplaced`, `jobs` and
+         *     `totals` are always the whole plan's, so a step is shown on the days the plan puts it and on no other.
+         *     Steps in progress and pending steps that already have technicians or a bay keep them (`pinned`); a pending
+         *     step assigned by a person to a technician who is `unavailable` or to a bay in maintenance is unplaced with
+         *     reason `assigned_unavailable` until the assignment or the status changes. The planner assigns the rest: one
+         *     technician with every required skill (the step's catalog item's) who is not `unavailable`, and, when the
+         *     location has bays, a bay not in maintenance that offers the step's service. It respects working time
+         *     (opening hours minus breaks, across days and DST), arrivals, bookings (planned from their `expectedArrival`,
+         *     else the opening of their promise's date, else the plan's start), one step at a time per technician and bay,
          *     the bay buffer between jobs, phases and sequential steps. It minimises, in this order, unplaced steps,
-         *     weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8) and the latest completion.
+         *     weighted late minutes (priority weights low 1, normal 2, high 4, urgent 8), moves from the anchor (the last
+         *     plan answered to a reader: a pending step it placed that is now unplaced, on another technician or bay, or
+         *     starting more than 15 minutes later than its announced start) and the sum of the jobs' completions. Its
+         *     search is bounded by work done, not by time: the same data and anchor give the same plan, and the
+         *     computation stops when the client leaves. Answering this read makes the plan the location's anchor.
          *     A step that cannot be placed is in `unplaced` with its reason; a step that must wait for it (a later phase,
-         *     or the next sequential step) is unplaced with the same reason. `generatedAt` is an audit timestamp; every
-         *     other time carries the location's offset. `locationId` is required with an organisation key. Needs `board:read`.
+         *     or the next sequential step) is unplaced with reason `after_unplaced_step` and `blockedBy`. `generatedAt` is
+         *     an audit timestamp; every other time carries the location's offset. `locationId` is required with an
+         *     organisation key. Needs `board:read`.
          */
         get: operations["getPlan"];
         put?: never;
@@ -457,7 +586,9 @@ export interface paths {
          * @description When a new job with these services (one sequential step each, in the order given) could be done if it arrived
          *     at `from` (now by default), without moving any planned work: each step goes to the earliest free qualified
          *     technician and suitable bay left by the current plan. The advisor quotes `earliestCompletion` as the promise
-         *     time. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
+         *     time. With `planningDurations` `p50` or `p80` the quote is made on the plan with every step at its learned
+         *     median (its estimate where it has none), the new steps too, and `earliestCompletion` adds `marginMinutes` of
+         *     working time for the location's `promiseConfidence`; the steps' times are the unpadded placement. When a step cannot be placed (no qualified technician or suitable bay, or beyond 14 days),
          *     `earliestCompletion` is null, `reason` says why and `steps` holds the steps placed before it. An unknown or
          *     inactive service code is 422 on `serviceCodes`. `locationId` is required with an organisation key.
          *     Needs `board:read`.
@@ -972,6 +1103,20 @@ export interface components {
              * @description When the vehicle arrived (a fact, never a plan); null when it has not.
              */
             arrivalTime: string | null;
+            /**
+             * Format: date-time
+             * @description A booking's drop-off time, with the offset it was sent with: the plan starts a booked job no earlier. It stays as written once the vehicle arrives.
+             */
+            expectedArrival: string | null;
+            /**
+             * @description Whom to call (shown to staff). Erased (null, with job.updated) once the job is closed longer than the location's customerDataRetentionDays.
+             * @example Maria Lopez
+             */
+            customerName: string | null;
+            /** @example +49 30 1234567 */
+            customerPhone: string | null;
+            /** @example maria@example.com */
+            customerEmail: string | null;
             status: components["schemas"]["JobStatus"];
             createdAt: components["schemas"]["AuditTimestamp"];
             updatedAt: components["schemas"]["AuditTimestamp"];
@@ -1094,6 +1239,16 @@ export interface components {
              * @description Omitted: now (walk-in). null: not arrived (pre-booking). A value: when it arrived.
              */
             arrivalTime?: string | null;
+            /**
+             * Format: date-time
+             * @description A booking's drop-off time, a timestamp with offset (422 field `expectedArrival` otherwise).
+             */
+            expectedArrival?: string | null;
+            customerName?: string | null;
+            /** @description At most 32 characters of digits, spaces and `+()-./` (422 field `customerPhone` otherwise). */
+            customerPhone?: string | null;
+            /** @description An email address (422 field `customerEmail` otherwise). */
+            customerEmail?: string | null;
         };
         /** @description The fields to change, with the job's current updatedAt (or If-Match). */
         JobPatch: {
@@ -1115,6 +1270,16 @@ export interface components {
              * @description null clears the arrival, a value sets it.
              */
             arrivalTime?: string | null;
+            /**
+             * Format: date-time
+             * @description A booking's drop-off time, a timestamp with offset (422 field `expectedArrival` otherwise).
+             */
+            expectedArrival?: string | null;
+            customerName?: string | null;
+            /** @description At most 32 characters of digits, spaces and `+()-./` (422 field `customerPhone` otherwise). */
+            customerPhone?: string | null;
+            /** @description An email address (422 field `customerEmail` otherwise). */
+            customerEmail?: string | null;
         };
         JobList: {
             data: components["schemas"]["Job"][];
@@ -1249,8 +1414,124 @@ export interface components {
             status: "available" | "on_break" | "unavailable";
             /** @description Derived from attendance. */
             clockedIn: boolean;
+            /**
+             * @description When the technician works: null, all of the location's working time; otherwise a weekly list of local periods (several a day allowed), and the technician works where they overlap the location's working time (an empty list: never). Read-only here: set on the technician's page of the application or with `workshop admin technician set-hours`.
+             * @example [
+             *       {
+             *         "day": "mon",
+             *         "start": "08:00",
+             *         "end": "14:00"
+             *       },
+             *       {
+             *         "day": "tue",
+             *         "start": "08:00",
+             *         "end": "14:00"
+             *       }
+             *     ]
+             */
+            workingHours: components["schemas"]["WeeklyHours"][] | null;
             createdAt: components["schemas"]["AuditTimestamp"];
             updatedAt: components["schemas"]["AuditTimestamp"];
+        };
+        WeeklyHours: {
+            day: components["schemas"]["Weekday"];
+            /**
+             * @description Local time HH:MM.
+             * @example 08:00
+             */
+            start: string;
+            /**
+             * @description Local time HH:MM, after start (24:00: midnight).
+             * @example 14:00
+             */
+            end: string;
+        };
+        Absence: {
+            /**
+             * @description The absence's id (`abs_...`).
+             * @example abs_01jd4f3k2q8v6w9x0y1z2a3b4c
+             */
+            id: string;
+            techId: string;
+            /** @description The technician's location. */
+            locationId: string;
+            /**
+             * Format: date-time
+             * @description With the offset it was sent with.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description With the offset it was sent with; the absence ends before it.
+             */
+            end: string;
+            reason: components["schemas"]["AbsenceReason"];
+            note: string | null;
+            createdAt: components["schemas"]["AuditTimestamp"];
+        };
+        /** @enum {string} */
+        AbsenceReason: "vacation" | "sickness" | "training" | "other";
+        AbsenceCreate: {
+            /** @description A technician of the key's location (422 field `techId` otherwise). */
+            techId: string;
+            /**
+             * Format: date-time
+             * @description A timestamp with offset.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description After start, at most 366 days later (422 field `end` otherwise).
+             */
+            end: string;
+            reason: components["schemas"]["AbsenceReason"];
+            note?: string | null;
+        };
+        AbsenceList: {
+            data: components["schemas"]["Absence"][];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        MaintenanceWindow: {
+            /**
+             * @description The window's id (`bmw_...`).
+             * @example bmw_01jd4f3k2q8v6w9x0y1z2a3b4c
+             */
+            id: string;
+            bayId: string;
+            /** @description The bay's location. */
+            locationId: string;
+            /**
+             * Format: date-time
+             * @description With the offset it was sent with.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description With the offset it was sent with.
+             */
+            end: string;
+            /** @example Lift inspection */
+            reason: string | null;
+            createdAt: components["schemas"]["AuditTimestamp"];
+        };
+        MaintenanceWindowCreate: {
+            /**
+             * Format: date-time
+             * @description A timestamp with offset.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description After start, at most 366 days later (422 field `end` otherwise).
+             */
+            end: string;
+            reason?: string | null;
+        };
+        MaintenanceWindowList: {
+            data: components["schemas"]["MaintenanceWindow"][];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         TechnicianPatch: {
             /**
@@ -1341,9 +1622,9 @@ export interface components {
             locationId: string;
             /**
              * Format: date
-             * @description The local date the plan was asked for.
+             * @description The local date whose steps are listed; null when every placed step is.
              */
-            date: string;
+            date: string | null;
             generatedAt: components["schemas"]["AuditTimestamp"];
             /** @description Every step of the open jobs that is not completed and was placed, by planned start. */
             steps: components["schemas"]["PlannedStep"][];
@@ -1377,10 +1658,10 @@ export interface components {
             blockedBy?: string;
         };
         /**
-         * @description no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own no_qualified_technician or no_suitable_bay comes first.
+         * @description no_qualified_technician: nobody who is not unavailable has every required skill; no_suitable_bay: no bay out of maintenance offers the service; beyond_horizon: it would end more than 14 days after the plan's start; assigned_unavailable: a person assigned it to a technician who is unavailable or a bay in maintenance (its job is at risk until the assignment or the status changes); after_unplaced_step: it could be placed but waits for an unplaced step of its job (blockedBy). A step's own reason comes first.
          * @enum {string}
          */
-        UnplacedReason: "no_qualified_technician" | "no_suitable_bay" | "beyond_horizon" | "after_unplaced_step";
+        UnplacedReason: "no_qualified_technician" | "no_suitable_bay" | "beyond_horizon" | "after_unplaced_step" | "assigned_unavailable";
         PlanJob: {
             jobId: string;
             /** Format: date-time */
@@ -1418,9 +1699,16 @@ export interface components {
             from: string;
             /**
              * Format: date-time
-             * @description When the last step would end; null when a step cannot be placed.
+             * @description When the job would be done: the last step's end plus marginMinutes of working time; null when a step cannot be placed.
              */
             earliestCompletion: string | null;
+            /**
+             * Format: double
+             * @description The location's promiseConfidence: the share of promises quoted so that the location wants kept.
+             */
+            confidence: number;
+            /** @description The working time added to the last step's end for confidence (0 when the location plans with estimates): z x sqrt of the summed squares of the spreads (p80 - p50) / 0.8416 of the new steps and of the steps planned before them on their technicians and bays, rounded up. */
+            marginMinutes: number;
             /** @description Why a step cannot be placed; null when every step is. */
             reason: (string & components["schemas"]["UnplacedReason"]) | null;
             steps: components["schemas"]["AvailabilityStep"][];
@@ -1883,6 +2171,13 @@ export interface components {
              * @enum {string}
              */
             planningDurations: "estimate" | "p50" | "p80";
+            /**
+             * Format: double
+             * @description The share of quoted promises the location wants kept (default 0.9). With planningDurations p50 or p80 the availability quote places every step at its median and adds a margin for this confidence, rather than padding every queued step at its 80th percentile. Set with `workshop admin settings set --promise-confidence` or on the settings page.
+             */
+            promiseConfidence: number;
+            /** @description How many days a closed job keeps its customer fields (customerName, customerPhone, customerEmail) after its deliveredAt or cancelledAt; null (the default) keeps them. A daily sweep erases older ones (set to null, with job.updated), in the job and in the stored data of its earlier events. Set with `workshop admin settings set --customer-data-retention-days N|none` or on the settings page. */
+            customerDataRetentionDays: number | null;
         };
         /** @enum {string} */
         Weekday: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
@@ -2069,6 +2364,10 @@ export interface components {
         JobId: string;
         /** @description The registration's id (`whk_...`). */
         WebhookId: string;
+        /** @description Keep what overlaps this local date or later, YYYY-MM-DD. */
+        CalendarFrom: string;
+        /** @description Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive). */
+        CalendarTo: string;
         /** @description Only this location's records (a location key may name only its own). */
         LocationFilter: string;
         /**
@@ -2873,6 +3172,270 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listAbsences: {
+        parameters: {
+            query?: {
+                /** @description Only this location's records (a location key may name only its own). */
+                locationId?: components["parameters"]["LocationFilter"];
+                /** @description Only this technician's absences. */
+                techId?: string;
+                /** @description Keep what overlaps this local date or later, YYYY-MM-DD. */
+                from?: components["parameters"]["CalendarFrom"];
+                /** @description Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive). */
+                to?: components["parameters"]["CalendarTo"];
+                /** @description Rows per page, 1 to 200. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of absences. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbsenceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAbsence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe; see the conventions above. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "techId": "tec_01jd4f3k2q8v6w9x0y1z2a3b4c",
+                 *       "start": "2026-12-14T00:00:00+01:00",
+                 *       "end": "2026-12-19T00:00:00+01:00",
+                 *       "reason": "vacation"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AbsenceCreate"];
+            };
+        };
+        responses: {
+            /** @description The absence. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Absence"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteAbsence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The absence's id (`abs_...`). */
+                absenceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listBayMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description Keep what overlaps this local date or later, YYYY-MM-DD. */
+                from?: components["parameters"]["CalendarFrom"];
+                /** @description Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive). */
+                to?: components["parameters"]["CalendarTo"];
+                /** @description Rows per page, 1 to 200. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of windows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe; see the conventions above. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start": "2026-12-10T08:00:00+01:00",
+                 *       "end": "2026-12-10T12:00:00+01:00",
+                 *       "reason": "Lift inspection"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MaintenanceWindowCreate"];
+            };
+        };
+        responses: {
+            /** @description The window. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+                /** @description The window's id (`bmw_...`). */
+                windowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description Only this location's records (a location key may name only its own). */
+                locationId?: components["parameters"]["LocationFilter"];
+                /** @description Only this bay's windows. */
+                bayId?: string;
+                /** @description Keep what overlaps this local date or later, YYYY-MM-DD. */
+                from?: components["parameters"]["CalendarFrom"];
+                /** @description Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive). */
+                to?: components["parameters"]["CalendarTo"];
+                /** @description Rows per page, 1 to 200. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of windows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getBoard: {
         parameters: {
             query?: {
@@ -2907,7 +3470,7 @@ export interface operations {
             query?: {
                 /** @description The location (implied for a location key). */
                 locationId?: string;
-                /** @description The local date the plan starts on (YYYY-MM-DD); today in the location's zone by default. */
+                /** @description The local date whose steps to list (YYYY-MM-DD), from today to 13 days after today in the location's zone; without it every placed step. The plan is the same for every date. */
                 date?: string;
             };
             header?: never;
@@ -2929,6 +3492,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -137,6 +137,12 @@ var adminCommands = map[string]adminCommand{
 			return op.DeleteTechnician(ctx, a[0])
 		}
 	}},
+	"technician set-hours": {required: "working-hours", args: "TECH_ID", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		hours := fs.String("working-hours", "", `weekly hours as JSON, e.g. [{"day":"mon","start":"08:00","end":"14:00"}]; null: the location's time`)
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.SetTechnicianHours(ctx, a[0], *hours)
+		}
+	}},
 	"bay create": {required: "location name", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
 		equipment, services := fs.String("equipment", "", "comma-separated equipment"), fs.String("services", "", "comma-separated service codes")

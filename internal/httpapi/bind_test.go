@@ -14,20 +14,22 @@ import (
 
 // requestBodies are the generated types of the operations' JSON bodies.
 var requestBodies = map[string]func() any{
-	"createIntegration": func() any { return new(oapi.CreateIntegrationJSONRequestBody) },
-	"createJob":         func() any { return new(oapi.CreateJobJSONRequestBody) },
-	"patchJob":          func() any { return new(oapi.PatchJobJSONRequestBody) },
-	"createStep":        func() any { return new(oapi.CreateStepJSONRequestBody) },
-	"patchStep":         func() any { return new(oapi.PatchStepJSONRequestBody) },
-	"cancelJob":         func() any { return new(oapi.CancelJobJSONRequestBody) },
-	"patchTechnician":   func() any { return new(oapi.PatchTechnicianJSONRequestBody) },
-	"patchBay":          func() any { return new(oapi.PatchBayJSONRequestBody) },
-	"applyPlan":         func() any { return new(oapi.ApplyPlanJSONRequestBody) },
-	"createWebhook":     func() any { return new(oapi.CreateWebhookJSONRequestBody) },
-	"patchWebhook":      func() any { return new(oapi.PatchWebhookJSONRequestBody) },
-	"clockIn":           func() any { return new(oapi.ClockInJSONRequestBody) },
-	"clockOut":          func() any { return new(oapi.ClockOutJSONRequestBody) },
-	"putCatalogItem":    func() any { return new(oapi.PutCatalogItemJSONRequestBody) },
+	"createIntegration":       func() any { return new(oapi.CreateIntegrationJSONRequestBody) },
+	"createJob":               func() any { return new(oapi.CreateJobJSONRequestBody) },
+	"patchJob":                func() any { return new(oapi.PatchJobJSONRequestBody) },
+	"createStep":              func() any { return new(oapi.CreateStepJSONRequestBody) },
+	"patchStep":               func() any { return new(oapi.PatchStepJSONRequestBody) },
+	"cancelJob":               func() any { return new(oapi.CancelJobJSONRequestBody) },
+	"patchTechnician":         func() any { return new(oapi.PatchTechnicianJSONRequestBody) },
+	"patchBay":                func() any { return new(oapi.PatchBayJSONRequestBody) },
+	"applyPlan":               func() any { return new(oapi.ApplyPlanJSONRequestBody) },
+	"createWebhook":           func() any { return new(oapi.CreateWebhookJSONRequestBody) },
+	"patchWebhook":            func() any { return new(oapi.PatchWebhookJSONRequestBody) },
+	"clockIn":                 func() any { return new(oapi.ClockInJSONRequestBody) },
+	"clockOut":                func() any { return new(oapi.ClockOutJSONRequestBody) },
+	"putCatalogItem":          func() any { return new(oapi.PutCatalogItemJSONRequestBody) },
+	"createAbsence":           func() any { return new(oapi.CreateAbsenceJSONRequestBody) },
+	"createMaintenanceWindow": func() any { return new(oapi.CreateMaintenanceWindowJSONRequestBody) },
 }
 
 // The generated binding takes the gate's parse (ValidatedValue) instead of

@@ -32,9 +32,9 @@ func (s *Store) userWorksAlready(ctx context.Context, userID string) error {
 }
 
 func insertTechnician(ctx context.Context, c conn, t workshop.Technician) error {
-	_, err := c.exec(ctx, `INSERT INTO technicians (id, org_id, location_id, name, skills, wip_limit, status, created_at, updated_at, user_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.OrgID, t.LocationID, t.Name, jsonText(t.Skills), t.WIPLimit, t.Status, t.CreatedAt,
-		t.UpdatedAt, nullString(t.UserID))
+	_, err := c.exec(ctx, `INSERT INTO technicians (id, org_id, location_id, name, skills, wip_limit, status, created_at, updated_at, user_id, working_hours)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.OrgID, t.LocationID, t.Name, jsonText(t.Skills), t.WIPLimit, t.Status, t.CreatedAt,
+		t.UpdatedAt, nullString(t.UserID), hoursText(t.WorkingHours))
 	return err
 }
 

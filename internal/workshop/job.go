@@ -23,6 +23,12 @@ type Job struct {
 	Source         string
 	ArrivalTime    *OffsetTime
 	InsuranceClaim *string // insurance claim reference; not in the REST form, in the stored row
+	// ExpectedArrival is a booking's drop-off time, with the offset it was
+	// sent with (nil: none); the plan starts a booked job no earlier.
+	ExpectedArrival *time.Time
+	// CustomerName, CustomerPhone and CustomerEmail say whom to call (nil:
+	// not known, or erased after the location's retention).
+	CustomerName, CustomerPhone, CustomerEmail *string
 	Status         string
 	DeliveredAt    *Micros
 	CancelledAt    *Micros
