@@ -29,13 +29,13 @@ type Job struct {
 	// CustomerName, CustomerPhone and CustomerEmail say whom to call (nil:
 	// not known, or erased after the location's retention).
 	CustomerName, CustomerPhone, CustomerEmail *string
-	Status         string
-	DeliveredAt    *Micros
-	CancelledAt    *Micros
-	CancelReasons  []string
-	CreatedAt      Micros
-	UpdatedAt      Micros
-	Steps          []Step // only where a read asks for them
+	Status                                     string
+	DeliveredAt                                *Micros
+	CancelledAt                                *Micros
+	CancelReasons                              []string
+	CreatedAt                                  Micros
+	UpdatedAt                                  Micros
+	Steps                                      []Step // only where a read asks for them
 }
 
 // Step is one task of a job.
