@@ -180,12 +180,17 @@ var adminCommands = map[string]adminCommand{
 		buffer := fs.Int("bay-buffer", -1, "minutes kept free in a bay between two jobs")
 		planning := fs.String("planning-durations", "", "the durations the plan uses: estimate, p50 or p80 (learned from history)")
 		confidence := fs.Float64("promise-confidence", 0, "the share of quoted promises to keep, 0.5 to 0.99 (quotes with learned durations add its margin)")
+		retention := fs.String("customer-data-retention-days", "", "days a closed job keeps its customer's name, phone and email, 30 to 3650 (none: kept)")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			var b *int
 			if *buffer >= 0 {
 				b = buffer
 			}
-			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning), operator.PromiseConfidence(*confidence))
+			keep, err := operator.CustomerDataRetention(*retention)
+			if err != nil {
+				return nil, err
+			}
+			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning), operator.PromiseConfidence(*confidence), keep)
 		}
 	}},
 	"org list": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {

@@ -245,3 +245,12 @@ func planWindows(ctx context.Context, c conn, locationID string) ([]workshop.Mai
 	}
 	return collect(rows, scanWindow)
 }
+
+// intPtr is a nullable integer column as a pointer.
+func intPtr(n sql.NullInt64) *int {
+	if !n.Valid {
+		return nil
+	}
+	v := int(n.Int64)
+	return &v
+}

@@ -115,7 +115,7 @@ func (a *App) createTechnician(w http.ResponseWriter, r *http.Request, si *store
 }
 
 // technicianForms are the forms of a technician's page a write failed on.
-type technicianForms struct{ edit, status, remove *form }
+type technicianForms struct{ edit, status, remove, absence *form }
 
 // technicianOf reads the technician of the path and the desk of its
 // location; false: answered.
@@ -152,9 +152,14 @@ func (a *App) renderTechnician(w http.ResponseWriter, r *http.Request, d *desk, 
 	for _, s := range workshop.TechnicianStatuses {
 		statuses = append(statuses, option{Value: s, Label: technicianStatusLabels[s], Checked: s == st.Values["status"]})
 	}
+	absences, err := a.absencesView(r, d, t, fs.absence)
+	if err != nil {
+		return err
+	}
 	return a.render(w, r, status, "technician", view{Header: d.header, Data: map[string]any{
 		"Location": d.loc, "Technician": technicianRowOf(t, emails), "MayWrite": allows(d.si, techniciansScopes.write),
-		"Edit": edit, "Users": users, "Status": st, "Statuses": statuses, "Remove": formOr(fs.remove, map[string]string{})}})
+		"Edit": edit, "Users": users, "Status": st, "Statuses": statuses, "Remove": formOr(fs.remove, map[string]string{}),
+		"Absences": absences}})
 }
 
 func (a *App) editTechnician(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
