@@ -240,7 +240,7 @@ func (p *problem) placeKept() {
 		if start > hi {
 			start = p.fit(lo, s.dur, techs, bay, s.job, &p.fixed)
 		}
-		end := p.clock.addWork(start, s.dur)
+		end := p.clockOf(techs, bay).addWork(start, s.dur)
 		if start > hi || end > p.horizon {
 			continue
 		}
@@ -283,8 +283,9 @@ func (p *problem) onAnchor(s *pstep, release int64, r *resources) (placement, bo
 	if s.anchor == nil || !p.usable(s) {
 		return placement{}, false
 	}
-	start := p.fit(release, s.dur, p.techIndexes(s.anchor.techs), p.bayChoice(s.anchor.bay), s.job, r)
-	end := p.clock.addWork(start, s.dur)
+	techs, bay := p.techIndexes(s.anchor.techs), p.bayChoice(s.anchor.bay)
+	start := p.fit(release, s.dur, techs, bay, s.job, r)
+	end := p.clockOf(techs, bay).addWork(start, s.dur)
 	pl := placement{techs: s.anchor.techs, bay: s.anchor.bay, start: start, end: end}
 	return pl, end <= p.horizon && !s.anchor.moved(pl)
 }
