@@ -106,7 +106,9 @@ func TestBrowserDispatchMorningAfter(t *testing.T) {
 	startedAt(t, w, s, "Clutch", 240, yesterday, s.cem.ID)
 	startedAt(t, w, s, "Brake check", 30, now.Add(-time.Hour), s.cem.ID)
 	// Ben trains from 15:00 until tomorrow noon; Lift 1 is serviced 16:00-17:00.
-	at := func(d time.Time, h, m int) time.Time { return time.Date(d.Year(), d.Month(), d.Day(), h, m, 0, 0, zone) }
+	at := func(d time.Time, h, m int) time.Time {
+		return time.Date(d.Year(), d.Month(), d.Day(), h, m, 0, 0, zone)
+	}
 	vis := store.Visibility{OrgID: s.org.ID}
 	if _, err := w.st.CreateAbsence(context.Background(), vis, workshop.Absence{TechID: s.ben.ID, Start: at(now, 15, 0),
 		End: at(now.AddDate(0, 0, 1), 12, 0), Reason: "training", Note: "HV course"}); err != nil {
