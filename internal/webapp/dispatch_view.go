@@ -81,7 +81,7 @@ type bar struct {
 	BesideLeft    bool   // beside it before it (no room after it)
 	Lane          int
 	Style         template.CSS // its place: left, width and lane
-	Start         int // its real start in minutes after the local midnight of the day shown (dispatch.js)
+	Start         int          // its real start in minutes after the local midnight of the day shown (dispatch.js)
 	ClipStart     bool
 	ClipEnd       bool
 	from, to      float64 // drawn, in minutes from the axis start
