@@ -69,8 +69,8 @@ type boardJob struct {
 	// when it is not today): the car has not come yet.
 	Expected string
 	AtRisk   bool
-	Risk                                            string // why, in words
-	Steps                                           []boardStep
+	Risk     string // why, in words
+	Steps    []boardStep
 }
 
 type boardStep struct{ Label, Techs, Bay string }

@@ -34,15 +34,15 @@ type timeRow struct{ When, What string }
 
 // jobPageData is a job's page.
 type jobPageData struct {
-	Location       workshop.Location
-	Job            jobRow
-	Version        string
-	Arrival        string
-	Priority       string
-	ExternalKey    string
-	CancelReasons  string
-	Customer       string // name · phone · email, those known
-	Expected       string // the booking's drop-off time
+	Location      workshop.Location
+	Job           jobRow
+	Version       string
+	Arrival       string
+	Priority      string
+	ExternalKey   string
+	CancelReasons string
+	Customer      string // name · phone · email, those known
+	Expected      string // the booking's drop-off time
 
 	Open, MayWrite bool
 	Closing        bool
