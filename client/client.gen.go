@@ -298,6 +298,27 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PreviewTechnicianStatusStatus.
+const (
+	PreviewTechnicianStatusStatusAvailable   PreviewTechnicianStatusStatus = "available"
+	PreviewTechnicianStatusStatusOnBreak     PreviewTechnicianStatusStatus = "on_break"
+	PreviewTechnicianStatusStatusUnavailable PreviewTechnicianStatusStatus = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PreviewTechnicianStatusStatus enum.
+func (e PreviewTechnicianStatusStatus) Valid() bool {
+	switch e {
+	case PreviewTechnicianStatusStatusAvailable:
+		return true
+	case PreviewTechnicianStatusStatusOnBreak:
+		return true
+	case PreviewTechnicianStatusStatusUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Priority.
 const (
 	High   Priority = "high"
@@ -808,6 +829,27 @@ type Availability struct {
 	Steps  []AvailabilityStep                `json:"steps"`
 }
 
+// AvailabilityDay defines model for AvailabilityDay.
+type AvailabilityDay struct {
+	// Date The local date.
+	Date openapi_types.Date `json:"date"`
+
+	// DropOff The drop-off the quote assumes: the day's opening (today: now, when later), with the location's offset.
+	DropOff time.Time `json:"dropOff"`
+
+	// EarliestCompletion When the job would be ready, margin included; null when a step cannot be placed.
+	EarliestCompletion nullable.Nullable[time.Time] `json:"earliestCompletion"`
+
+	// SameDay earliestCompletion falls on this local date.
+	SameDay bool `json:"sameDay"`
+}
+
+// AvailabilityDays defines model for AvailabilityDays.
+type AvailabilityDays struct {
+	Days       []AvailabilityDay `json:"days"`
+	LocationId string            `json:"locationId"`
+}
+
 // AvailabilityStep defines model for AvailabilityStep.
 type AvailabilityStep struct {
 	BayId        nullable.Nullable[string] `json:"bayId"`
@@ -957,6 +999,25 @@ type CancelTag struct {
 // CancelTagList defines model for CancelTagList.
 type CancelTagList struct {
 	Data []CancelTag `json:"data"`
+}
+
+// Capacity defines model for Capacity.
+type Capacity struct {
+	Days       []CapacityDay `json:"days"`
+	LocationId string        `json:"locationId"`
+}
+
+// CapacityDay defines model for CapacityDay.
+type CapacityDay struct {
+	// AvailableMinutes The technicians' working minutes that day, summed.
+	AvailableMinutes int `json:"availableMinutes"`
+
+	// Date The local date.
+	Date openapi_types.Date `json:"date"`
+
+	// PlannedMinutes The plan's working minutes on them that day, summed.
+	PlannedMinutes int                  `json:"plannedMinutes"`
+	Technicians    []TechnicianCapacity `json:"technicians"`
 }
 
 // CatalogItem defines model for CatalogItem.
@@ -1734,6 +1795,24 @@ type PlanApply struct {
 	StepIds *[]string `json:"stepIds,omitempty"`
 }
 
+// PlanEffectJob defines model for PlanEffectJob.
+type PlanEffectJob struct {
+	AtRisk         bool   `json:"atRisk"`
+	JobId          string `json:"jobId"`
+	LateMinutes    int    `json:"lateMinutes"`
+	WasAtRisk      bool   `json:"wasAtRisk"`
+	WasLateMinutes int    `json:"wasLateMinutes"`
+}
+
+// PlanEffects defines model for PlanEffects.
+type PlanEffects struct {
+	// Jobs The jobs whose atRisk or lateMinutes differ from the current plan's.
+	Jobs []PlanEffectJob `json:"jobs"`
+
+	// Moves Moves from the anchor among the steps not changed.
+	Moves int `json:"moves"`
+}
+
 // PlanJob defines model for PlanJob.
 type PlanJob struct {
 	// AtRisk lateMinutes > 0 or a step unplaced.
@@ -1746,6 +1825,21 @@ type PlanJob struct {
 	// ProjectedCompletion The planned end of its last step (completed steps counted); null when a step is unplaced.
 	ProjectedCompletion nullable.Nullable[time.Time] `json:"projectedCompletion"`
 	PromiseTime         nullable.Nullable[time.Time] `json:"promiseTime"`
+}
+
+// PlanPreview defines model for PlanPreview.
+type PlanPreview struct {
+	Effects PlanEffects `json:"effects"`
+	Plan    Plan        `json:"plan"`
+}
+
+// PlanPreviewRequest defines model for PlanPreviewRequest.
+type PlanPreviewRequest struct {
+	Changes []PreviewStepChange `json:"changes"`
+
+	// LocationId Required with an organisation key.
+	LocationId  *string                    `json:"locationId,omitempty"`
+	Technicians *[]PreviewTechnicianStatus `json:"technicians,omitempty"`
 }
 
 // PlanTier The organisation's plan.
@@ -1777,6 +1871,26 @@ type PlannedStep struct {
 	StepId       string    `json:"stepId"`
 	TechIds      []string  `json:"techIds"`
 }
+
+// PreviewStepChange defines model for PreviewStepChange.
+type PreviewStepChange struct {
+	// BayId null unassigns the bay.
+	BayId nullable.Nullable[string] `json:"bayId,omitempty"`
+
+	// NotBefore null returns the step's time to the planner.
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore,omitempty"`
+	StepId    string                       `json:"stepId"`
+	TechIds   *[]string                    `json:"techIds,omitempty"`
+}
+
+// PreviewTechnicianStatus defines model for PreviewTechnicianStatus.
+type PreviewTechnicianStatus struct {
+	Status PreviewTechnicianStatusStatus `json:"status"`
+	TechId string                        `json:"techId"`
+}
+
+// PreviewTechnicianStatusStatus defines model for PreviewTechnicianStatus.Status.
+type PreviewTechnicianStatusStatus string
 
 // Priority Default normal.
 type Priority string
@@ -2047,6 +2161,16 @@ type Technician struct {
 
 // TechnicianStatus Operational status.
 type TechnicianStatus string
+
+// TechnicianCapacity defines model for TechnicianCapacity.
+type TechnicianCapacity struct {
+	// AvailableMinutes Their working minutes that day: 0 when unavailable.
+	AvailableMinutes int `json:"availableMinutes"`
+
+	// PlannedMinutes The working minutes of the plan's steps on them that day.
+	PlannedMinutes int    `json:"plannedMinutes"`
+	TechId         string `json:"techId"`
+}
 
 // TechnicianList defines model for TechnicianList.
 type TechnicianList struct {
@@ -2473,6 +2597,21 @@ type GetAvailabilityParams struct {
 	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
 }
 
+// GetAvailabilityDaysParams defines parameters for GetAvailabilityDays.
+type GetAvailabilityDaysParams struct {
+	// LocationId The location (implied for a location key).
+	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// ServiceCodes The services of the new job, comma-separated, in order (at most 50).
+	ServiceCodes []string `form:"serviceCodes" json:"serviceCodes"`
+
+	// From The first local date to offer (YYYY-MM-DD); today by default.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// Days How many working days to offer, 1 to 14.
+	Days *int `form:"days,omitempty" json:"days,omitempty"`
+}
+
 // ListBaysParams defines parameters for ListBays.
 type ListBaysParams struct {
 	// LocationId Only this location's records (a location key may name only its own).
@@ -2530,6 +2669,18 @@ type GetBoardParams struct {
 type ListCancelReasonTagsParams struct {
 	// LocationId The location (implied for a location key).
 	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+}
+
+// GetCapacityParams defines parameters for GetCapacity.
+type GetCapacityParams struct {
+	// LocationId The location (implied for a location key).
+	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// From The first local date (YYYY-MM-DD); today by default.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// Days How many calendar days, 1 to 14.
+	Days *int `form:"days,omitempty" json:"days,omitempty"`
 }
 
 // ListCatalogParams defines parameters for ListCatalog.
@@ -2732,6 +2883,9 @@ type PatchStepJSONRequestBody = StepPatch
 
 // ApplyPlanJSONRequestBody defines body for ApplyPlan for application/json ContentType.
 type ApplyPlanJSONRequestBody = PlanApply
+
+// PreviewPlanJSONRequestBody defines body for PreviewPlan for application/json ContentType.
+type PreviewPlanJSONRequestBody = PlanPreviewRequest
 
 // PatchTechnicianJSONRequestBody defines body for PatchTechnician for application/json ContentType.
 type PatchTechnicianJSONRequestBody = TechnicianPatch
@@ -3105,6 +3259,19 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/scheduler/availability (the `GetAvailability` operationId).
 	GetAvailability(ctx context.Context, params *GetAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetAvailabilityDays The days to offer a booking
+	//
+	// For each of the next `days` working days (a day with opening hours) from `from` on: when a job with these
+	// services would be ready if it were dropped off at that day's opening (today: now, when later), quoted as
+	// `GET /v1/scheduler/availability` quotes one (margin included, without moving any planned work).
+	// `earliestCompletion` is null when a step cannot be placed (no qualified technician or suitable bay, or
+	// beyond the plan's 14 days); `sameDay` is true when it falls on that local date. `from` before today is 422
+	// on `from`; an unknown or inactive service code is 422 on `serviceCodes`. `locationId` is required with an
+	// organisation key. Needs `board:read`.
+	//
+	// Corresponds with GET /v1/scheduler/availability/days (the `GetAvailabilityDays` operationId).
+	GetAvailabilityDays(ctx context.Context, params *GetAvailabilityDaysParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListBays List bays
 	//
 	// Bays visible to the key, oldest first. They are created and deleted in the workshop application only. Needs `bays:read`.
@@ -3182,6 +3349,18 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/scheduler/cancel-reason-tags (the `ListCancelReasonTags` operationId).
 	ListCancelReasonTags(ctx context.Context, params *ListCancelReasonTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCapacity Working and planned time per day and technician
+	//
+	// For each local date from `from` on (`days` calendar days): each technician's working time that day (the
+	// location's working time within their `workingHours`, outside their absences; 0 on every day for a
+	// technician who is `unavailable`, as the plan gives them nothing) and the working time of the current plan's
+	// steps on them that day (a step of several technicians counts fully for each; a step in progress from now
+	// on), in minutes, and the day's sums. `from` before today or after today+13 is 422 on `from`. `locationId` is
+	// required with an organisation key. Needs `board:read`.
+	//
+	// Corresponds with GET /v1/scheduler/capacity (the `GetCapacity` operationId).
+	GetCapacity(ctx context.Context, params *GetCapacityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCatalog List catalog items
 	//
@@ -3437,6 +3616,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
 	ApplyPlan(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewPlanWithBody See what step changes would do to the plan, before making them
+	//
+	// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+	// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+	// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+	// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+	// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+	// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+	// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+	// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+	// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+	// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+	PreviewPlanWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewPlan See what step changes would do to the plan, before making them
+	//
+	// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+	// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+	// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+	// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+	// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+	// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+	// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+	// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+	// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+	// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+	PreviewPlan(ctx context.Context, body PreviewPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTechnicians List technicians
 	//
@@ -3981,6 +4198,29 @@ func (c *Client) GetAvailability(ctx context.Context, params *GetAvailabilityPar
 	return c.Client.Do(req)
 }
 
+// GetAvailabilityDays The days to offer a booking
+//
+// For each of the next `days` working days (a day with opening hours) from `from` on: when a job with these
+// services would be ready if it were dropped off at that day's opening (today: now, when later), quoted as
+// `GET /v1/scheduler/availability` quotes one (margin included, without moving any planned work).
+// `earliestCompletion` is null when a step cannot be placed (no qualified technician or suitable bay, or
+// beyond the plan's 14 days); `sameDay` is true when it falls on that local date. `from` before today is 422
+// on `from`; an unknown or inactive service code is 422 on `serviceCodes`. `locationId` is required with an
+// organisation key. Needs `board:read`.
+//
+// Corresponds with GET /v1/scheduler/availability/days (the `GetAvailabilityDays` operationId).
+func (c *Client) GetAvailabilityDays(ctx context.Context, params *GetAvailabilityDaysParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAvailabilityDaysRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListBays List bays
 //
 // Bays visible to the key, oldest first. They are created and deleted in the workshop application only. Needs `bays:read`.
@@ -4149,6 +4389,28 @@ func (c *Client) GetBoard(ctx context.Context, params *GetBoardParams, reqEditor
 // Corresponds with GET /v1/scheduler/cancel-reason-tags (the `ListCancelReasonTags` operationId).
 func (c *Client) ListCancelReasonTags(ctx context.Context, params *ListCancelReasonTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListCancelReasonTagsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCapacity Working and planned time per day and technician
+//
+// For each local date from `from` on (`days` calendar days): each technician's working time that day (the
+// location's working time within their `workingHours`, outside their absences; 0 on every day for a
+// technician who is `unavailable`, as the plan gives them nothing) and the working time of the current plan's
+// steps on them that day (a step of several technicians counts fully for each; a step in progress from now
+// on), in minutes, and the day's sums. `from` before today or after today+13 is 422 on `from`. `locationId` is
+// required with an organisation key. Needs `board:read`.
+//
+// Corresponds with GET /v1/scheduler/capacity (the `GetCapacity` operationId).
+func (c *Client) GetCapacity(ctx context.Context, params *GetCapacityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCapacityRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4614,6 +4876,64 @@ func (c *Client) ApplyPlanWithBody(ctx context.Context, params *ApplyPlanParams,
 // Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
 func (c *Client) ApplyPlan(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewApplyPlanRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewPlanWithBody See what step changes would do to the plan, before making them
+//
+// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+func (c *Client) PreviewPlanWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewPlanRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewPlan See what step changes would do to the plan, before making them
+//
+// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+func (c *Client) PreviewPlan(ctx context.Context, body PreviewPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewPlanRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5977,6 +6297,96 @@ func NewGetAvailabilityRequest(server string, params *GetAvailabilityParams) (*h
 	return req, nil
 }
 
+// NewGetAvailabilityDaysRequest constructs an http.Request for the GetAvailabilityDays method
+func NewGetAvailabilityDaysRequest(server string, params *GetAvailabilityDaysParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/availability/days")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LocationId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locationId", *params.LocationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceCodes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "serviceCodes", params.ServiceCodes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Days != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "days", *params.Days, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListBaysRequest constructs an http.Request for the ListBays method
 func NewListBaysRequest(server string, params *ListBaysParams) (*http.Request, error) {
 	var err error
@@ -6451,6 +6861,84 @@ func NewListCancelReasonTagsRequest(server string, params *ListCancelReasonTagsP
 		if params.LocationId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locationId", *params.LocationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCapacityRequest constructs an http.Request for the GetCapacity method
+func NewGetCapacityRequest(server string, params *GetCapacityParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/capacity")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LocationId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locationId", *params.LocationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Days != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "days", *params.Days, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7412,6 +7900,46 @@ func NewApplyPlanRequestWithBody(server string, params *ApplyPlanParams, content
 	return req, nil
 }
 
+// NewPreviewPlanRequest calls the generic PreviewPlan builder with application/json body
+func NewPreviewPlanRequest(server string, body PreviewPlanJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPreviewPlanRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPreviewPlanRequestWithBody constructs an http.Request for the PreviewPlan method, with any body, and a specified content type
+func NewPreviewPlanRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/plan/preview")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListTechniciansRequest constructs an http.Request for the ListTechnicians method
 func NewListTechniciansRequest(server string, params *ListTechniciansParams) (*http.Request, error) {
 	var err error
@@ -7935,6 +8463,21 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/scheduler/availability (the `GetAvailability` operationId).
 	GetAvailabilityWithResponse(ctx context.Context, params *GetAvailabilityParams, reqEditors ...RequestEditorFn) (*GetAvailabilityResponse, error)
 
+	// GetAvailabilityDaysWithResponse The days to offer a booking
+	//
+	// For each of the next `days` working days (a day with opening hours) from `from` on: when a job with these
+	// services would be ready if it were dropped off at that day's opening (today: now, when later), quoted as
+	// `GET /v1/scheduler/availability` quotes one (margin included, without moving any planned work).
+	// `earliestCompletion` is null when a step cannot be placed (no qualified technician or suitable bay, or
+	// beyond the plan's 14 days); `sameDay` is true when it falls on that local date. `from` before today is 422
+	// on `from`; an unknown or inactive service code is 422 on `serviceCodes`. `locationId` is required with an
+	// organisation key. Needs `board:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/scheduler/availability/days (the `GetAvailabilityDays` operationId).
+	GetAvailabilityDaysWithResponse(ctx context.Context, params *GetAvailabilityDaysParams, reqEditors ...RequestEditorFn) (*GetAvailabilityDaysResponse, error)
+
 	// ListBaysWithResponse List bays
 	//
 	// Bays visible to the key, oldest first. They are created and deleted in the workshop application only. Needs `bays:read`.
@@ -8024,6 +8567,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/scheduler/cancel-reason-tags (the `ListCancelReasonTags` operationId).
 	ListCancelReasonTagsWithResponse(ctx context.Context, params *ListCancelReasonTagsParams, reqEditors ...RequestEditorFn) (*ListCancelReasonTagsResponse, error)
+
+	// GetCapacityWithResponse Working and planned time per day and technician
+	//
+	// For each local date from `from` on (`days` calendar days): each technician's working time that day (the
+	// location's working time within their `workingHours`, outside their absences; 0 on every day for a
+	// technician who is `unavailable`, as the plan gives them nothing) and the working time of the current plan's
+	// steps on them that day (a step of several technicians counts fully for each; a step in progress from now
+	// on), in minutes, and the day's sums. `from` before today or after today+13 is 422 on `from`. `locationId` is
+	// required with an organisation key. Needs `board:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/scheduler/capacity (the `GetCapacity` operationId).
+	GetCapacityWithResponse(ctx context.Context, params *GetCapacityParams, reqEditors ...RequestEditorFn) (*GetCapacityResponse, error)
 
 	// ListCatalogWithResponse List catalog items
 	//
@@ -8293,6 +8850,44 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/scheduler/plan/apply (the `ApplyPlan` operationId).
 	ApplyPlanWithResponse(ctx context.Context, params *ApplyPlanParams, body ApplyPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplyPlanResponse, error)
+
+	// PreviewPlanWithBodyWithResponse See what step changes would do to the plan, before making them
+	//
+	// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+	// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+	// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+	// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+	// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+	// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+	// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+	// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+	// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+	// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+	PreviewPlanWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewPlanResponse, error)
+
+	// PreviewPlanWithResponse See what step changes would do to the plan, before making them
+	//
+	// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+	// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+	// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+	// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+	// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+	// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+	// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+	// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+	// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+	// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+	// Needs `board:read`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+	PreviewPlanWithResponse(ctx context.Context, body PreviewPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewPlanResponse, error)
 
 	// ListTechniciansWithResponse List technicians
 	//
@@ -11246,6 +11841,146 @@ func (r GetAvailabilityResponse) ContentType() string {
 	return ""
 }
 
+// GetAvailabilityDaysResponse400Headers the declared response headers of an HTTP 400 response for GetAvailabilityDays
+type GetAvailabilityDaysResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityDaysResponse401Headers the declared response headers of an HTTP 401 response for GetAvailabilityDays
+type GetAvailabilityDaysResponse401Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityDaysResponse403Headers the declared response headers of an HTTP 403 response for GetAvailabilityDays
+type GetAvailabilityDaysResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityDaysResponse404Headers the declared response headers of an HTTP 404 response for GetAvailabilityDays
+type GetAvailabilityDaysResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityDaysResponse422Headers the declared response headers of an HTTP 422 response for GetAvailabilityDays
+type GetAvailabilityDaysResponse422Headers struct {
+	XRequestId *string
+}
+
+// GetAvailabilityDaysResponse429Headers the declared response headers of an HTTP 429 response for GetAvailabilityDays
+type GetAvailabilityDaysResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetAvailabilityDaysResponse500Headers the declared response headers of an HTTP 500 response for GetAvailabilityDays
+type GetAvailabilityDaysResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetAvailabilityDaysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AvailabilityDays
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAvailabilityDaysResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAvailabilityDaysResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAvailabilityDaysResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAvailabilityDaysResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetAvailabilityDaysResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAvailabilityDaysResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAvailabilityDaysResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAvailabilityDaysResponse) GetJSON200() *AvailabilityDays {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetAvailabilityDaysResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetAvailabilityDaysResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetAvailabilityDaysResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetAvailabilityDaysResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetAvailabilityDaysResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetAvailabilityDaysResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetAvailabilityDaysResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAvailabilityDaysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAvailabilityDaysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAvailabilityDaysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAvailabilityDaysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListBaysResponse400Headers the declared response headers of an HTTP 400 response for ListBays
 type ListBaysResponse400Headers struct {
 	XRequestId *string
@@ -12389,6 +13124,146 @@ func (r ListCancelReasonTagsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListCancelReasonTagsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCapacityResponse400Headers the declared response headers of an HTTP 400 response for GetCapacity
+type GetCapacityResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetCapacityResponse401Headers the declared response headers of an HTTP 401 response for GetCapacity
+type GetCapacityResponse401Headers struct {
+	XRequestId *string
+}
+
+// GetCapacityResponse403Headers the declared response headers of an HTTP 403 response for GetCapacity
+type GetCapacityResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetCapacityResponse404Headers the declared response headers of an HTTP 404 response for GetCapacity
+type GetCapacityResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetCapacityResponse422Headers the declared response headers of an HTTP 422 response for GetCapacity
+type GetCapacityResponse422Headers struct {
+	XRequestId *string
+}
+
+// GetCapacityResponse429Headers the declared response headers of an HTTP 429 response for GetCapacity
+type GetCapacityResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetCapacityResponse500Headers the declared response headers of an HTTP 500 response for GetCapacity
+type GetCapacityResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetCapacityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Capacity
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCapacityResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCapacityResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetCapacityResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCapacityResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetCapacityResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCapacityResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCapacityResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCapacityResponse) GetJSON200() *Capacity {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetCapacityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetCapacityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetCapacityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetCapacityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetCapacityResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetCapacityResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetCapacityResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCapacityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCapacityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCapacityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCapacityResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14650,6 +15525,174 @@ func (r ApplyPlanResponse) ContentType() string {
 	return ""
 }
 
+// PreviewPlanResponse400Headers the declared response headers of an HTTP 400 response for PreviewPlan
+type PreviewPlanResponse400Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse401Headers the declared response headers of an HTTP 401 response for PreviewPlan
+type PreviewPlanResponse401Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse403Headers the declared response headers of an HTTP 403 response for PreviewPlan
+type PreviewPlanResponse403Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse404Headers the declared response headers of an HTTP 404 response for PreviewPlan
+type PreviewPlanResponse404Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse413Headers the declared response headers of an HTTP 413 response for PreviewPlan
+type PreviewPlanResponse413Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse415Headers the declared response headers of an HTTP 415 response for PreviewPlan
+type PreviewPlanResponse415Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse422Headers the declared response headers of an HTTP 422 response for PreviewPlan
+type PreviewPlanResponse422Headers struct {
+	XRequestId *string
+}
+
+// PreviewPlanResponse429Headers the declared response headers of an HTTP 429 response for PreviewPlan
+type PreviewPlanResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PreviewPlanResponse500Headers the declared response headers of an HTTP 500 response for PreviewPlan
+type PreviewPlanResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreviewPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlanPreview
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PreviewPlanResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PreviewPlanResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PreviewPlanResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PreviewPlanResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PreviewPlanResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PreviewPlanResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PreviewPlanResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PreviewPlanResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreviewPlanResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PreviewPlanResponse) GetJSON200() *PlanPreview {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreviewPlanResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreviewPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreviewPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreviewPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreviewPlanResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListTechniciansResponse400Headers the declared response headers of an HTTP 400 response for ListTechnicians
 type ListTechniciansResponse400Headers struct {
 	XRequestId *string
@@ -15657,6 +16700,27 @@ func (c *ClientWithResponses) GetAvailabilityWithResponse(ctx context.Context, p
 	return ParseGetAvailabilityResponse(rsp)
 }
 
+// GetAvailabilityDaysWithResponse The days to offer a booking
+//
+// For each of the next `days` working days (a day with opening hours) from `from` on: when a job with these
+// services would be ready if it were dropped off at that day's opening (today: now, when later), quoted as
+// `GET /v1/scheduler/availability` quotes one (margin included, without moving any planned work).
+// `earliestCompletion` is null when a step cannot be placed (no qualified technician or suitable bay, or
+// beyond the plan's 14 days); `sameDay` is true when it falls on that local date. `from` before today is 422
+// on `from`; an unknown or inactive service code is 422 on `serviceCodes`. `locationId` is required with an
+// organisation key. Needs `board:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/scheduler/availability/days (the `GetAvailabilityDays` operationId).
+func (c *ClientWithResponses) GetAvailabilityDaysWithResponse(ctx context.Context, params *GetAvailabilityDaysParams, reqEditors ...RequestEditorFn) (*GetAvailabilityDaysResponse, error) {
+	rsp, err := c.GetAvailabilityDays(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAvailabilityDaysResponse(rsp)
+}
+
 // ListBaysWithResponse List bays
 //
 // Bays visible to the key, oldest first. They are created and deleted in the workshop application only. Needs `bays:read`.
@@ -15805,6 +16869,26 @@ func (c *ClientWithResponses) ListCancelReasonTagsWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseListCancelReasonTagsResponse(rsp)
+}
+
+// GetCapacityWithResponse Working and planned time per day and technician
+//
+// For each local date from `from` on (`days` calendar days): each technician's working time that day (the
+// location's working time within their `workingHours`, outside their absences; 0 on every day for a
+// technician who is `unavailable`, as the plan gives them nothing) and the working time of the current plan's
+// steps on them that day (a step of several technicians counts fully for each; a step in progress from now
+// on), in minutes, and the day's sums. `from` before today or after today+13 is 422 on `from`. `locationId` is
+// required with an organisation key. Needs `board:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/scheduler/capacity (the `GetCapacity` operationId).
+func (c *ClientWithResponses) GetCapacityWithResponse(ctx context.Context, params *GetCapacityParams, reqEditors ...RequestEditorFn) (*GetCapacityResponse, error) {
+	rsp, err := c.GetCapacity(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCapacityResponse(rsp)
 }
 
 // ListCatalogWithResponse List catalog items
@@ -16200,6 +17284,56 @@ func (c *ClientWithResponses) ApplyPlanWithResponse(ctx context.Context, params 
 		return nil, err
 	}
 	return ParseApplyPlanResponse(rsp)
+}
+
+// PreviewPlanWithBodyWithResponse See what step changes would do to the plan, before making them
+//
+// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+func (c *ClientWithResponses) PreviewPlanWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewPlanResponse, error) {
+	rsp, err := c.PreviewPlanWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewPlanResponse(rsp)
+}
+
+// PreviewPlanWithResponse See what step changes would do to the plan, before making them
+//
+// Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+// bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+// answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+// the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+// anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+// after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+// unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+// location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+// technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+// `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+// Needs `board:read`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/plan/preview (the `PreviewPlan` operationId).
+func (c *ClientWithResponses) PreviewPlanWithResponse(ctx context.Context, body PreviewPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewPlanResponse, error) {
+	rsp, err := c.PreviewPlan(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewPlanResponse(rsp)
 }
 
 // ListTechniciansWithResponse List technicians
@@ -19513,6 +20647,161 @@ func ParseGetAvailabilityResponse(rsp *http.Response) (*GetAvailabilityResponse,
 	return response, nil
 }
 
+// ParseGetAvailabilityDaysResponse parses an HTTP response from a GetAvailabilityDaysWithResponse call
+func ParseGetAvailabilityDaysResponse(rsp *http.Response) (*GetAvailabilityDaysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAvailabilityDaysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AvailabilityDays
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetAvailabilityDaysResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAvailabilityDaysResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAvailabilityDaysResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAvailabilityDaysResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetAvailabilityDaysResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAvailabilityDaysResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAvailabilityDaysResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListBaysResponse parses an HTTP response from a ListBaysWithResponse call
 func ParseListBaysResponse(rsp *http.Response) (*ListBaysResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -20793,6 +22082,161 @@ func ParseListCancelReasonTagsResponse(rsp *http.Response) (*ListCancelReasonTag
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListCancelReasonTagsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCapacityResponse parses an HTTP response from a GetCapacityWithResponse call
+func ParseGetCapacityResponse(rsp *http.Response) (*GetCapacityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCapacityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Capacity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetCapacityResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCapacityResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetCapacityResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCapacityResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetCapacityResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCapacityResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCapacityResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23336,6 +24780,195 @@ func ParseApplyPlanResponse(rsp *http.Response) (*ApplyPlanResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ApplyPlanResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreviewPlanResponse parses an HTTP response from a PreviewPlanWithResponse call
+func ParsePreviewPlanResponse(rsp *http.Response) (*PreviewPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreviewPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlanPreview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers PreviewPlanResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PreviewPlanResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PreviewPlanResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PreviewPlanResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers PreviewPlanResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PreviewPlanResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PreviewPlanResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PreviewPlanResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreviewPlanResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

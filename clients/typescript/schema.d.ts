@@ -574,6 +574,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scheduler/plan/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * See what step changes would do to the plan, before making them
+         * @description Computes the location's plan as it would be after `changes` to pending steps (what a step PATCH of techIds,
+         *     bayId and notBefore would send) and `technicians` statuses, writing nothing and leaving the anchor alone. The
+         *     answer is that plan (as `GET /v1/scheduler/plan` answers without a date; its `date` is null) and its effects:
+         *     the jobs whose `atRisk` or `lateMinutes` differ from the current plan's, and the moves (a pending step the
+         *     anchor placed that the plan leaves unplaced, gives another technician or bay, or starts more than 15 minutes
+         *     after its announced start) among the steps not changed. A change is decided by the rules of the step PATCH: an
+         *     unknown step, one of another location or not pending is 422 on `changes[i].stepId`; a technician not of the
+         *     location on `changes[i].techIds`; a bay not of the location or in maintenance on `changes[i].bayId`; an unknown
+         *     technician on `technicians[i].techId`. It carries no concurrency check, is allowed during a day close, and an
+         *     `Idempotency-Key` on it is ignored (it writes nothing). `locationId` is required with an organisation key.
+         *     Needs `board:read`.
+         */
+        post: operations["previewPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scheduler/availability": {
         parameters: {
             query?: never;
@@ -594,6 +624,57 @@ export interface paths {
          *     Needs `board:read`.
          */
         get: operations["getAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/availability/days": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The days to offer a booking
+         * @description For each of the next `days` working days (a day with opening hours) from `from` on: when a job with these
+         *     services would be ready if it were dropped off at that day's opening (today: now, when later), quoted as
+         *     `GET /v1/scheduler/availability` quotes one (margin included, without moving any planned work).
+         *     `earliestCompletion` is null when a step cannot be placed (no qualified technician or suitable bay, or
+         *     beyond the plan's 14 days); `sameDay` is true when it falls on that local date. `from` before today is 422
+         *     on `from`; an unknown or inactive service code is 422 on `serviceCodes`. `locationId` is required with an
+         *     organisation key. Needs `board:read`.
+         */
+        get: operations["getAvailabilityDays"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/capacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Working and planned time per day and technician
+         * @description For each local date from `from` on (`days` calendar days): each technician's working time that day (the
+         *     location's working time within their `workingHours`, outside their absences; 0 on every day for a
+         *     technician who is `unavailable`, as the plan gives them nothing) and the working time of the current plan's
+         *     steps on them that day (a step of several technicians counts fully for each; a step in progress from now
+         *     on), in minutes, and the day's sums. `from` before today or after today+13 is 422 on `from`. `locationId` is
+         *     required with an organisation key. Needs `board:read`.
+         */
+        get: operations["getCapacity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1690,6 +1771,45 @@ export interface components {
             /** @description The steps to assign; every placed step of the plan when omitted. */
             stepIds?: string[];
         };
+        PlanPreviewRequest: {
+            /** @description Required with an organisation key. */
+            locationId?: string;
+            changes: components["schemas"]["PreviewStepChange"][];
+            technicians?: components["schemas"]["PreviewTechnicianStatus"][];
+        };
+        PreviewStepChange: {
+            stepId: string;
+            techIds?: string[];
+            /** @description null unassigns the bay. */
+            bayId?: string | null;
+            /**
+             * Format: date-time
+             * @description null returns the step's time to the planner.
+             */
+            notBefore?: string | null;
+        };
+        PreviewTechnicianStatus: {
+            techId: string;
+            /** @enum {string} */
+            status: "available" | "on_break" | "unavailable";
+        };
+        PlanPreview: {
+            plan: components["schemas"]["Plan"];
+            effects: components["schemas"]["PlanEffects"];
+        };
+        PlanEffects: {
+            /** @description The jobs whose atRisk or lateMinutes differ from the current plan's. */
+            jobs: components["schemas"]["PlanEffectJob"][];
+            /** @description Moves from the anchor among the steps not changed. */
+            moves: number;
+        };
+        PlanEffectJob: {
+            jobId: string;
+            atRisk: boolean;
+            lateMinutes: number;
+            wasAtRisk: boolean;
+            wasLateMinutes: number;
+        };
         Availability: {
             locationId: string;
             /**
@@ -1712,6 +1832,52 @@ export interface components {
             /** @description Why a step cannot be placed; null when every step is. */
             reason: (string & components["schemas"]["UnplacedReason"]) | null;
             steps: components["schemas"]["AvailabilityStep"][];
+        };
+        AvailabilityDays: {
+            locationId: string;
+            days: components["schemas"]["AvailabilityDay"][];
+        };
+        AvailabilityDay: {
+            /**
+             * Format: date
+             * @description The local date.
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @description The drop-off the quote assumes: the day's opening (today: now, when later), with the location's offset.
+             */
+            dropOff: string;
+            /**
+             * Format: date-time
+             * @description When the job would be ready, margin included; null when a step cannot be placed.
+             */
+            earliestCompletion: string | null;
+            /** @description earliestCompletion falls on this local date. */
+            sameDay: boolean;
+        };
+        Capacity: {
+            locationId: string;
+            days: components["schemas"]["CapacityDay"][];
+        };
+        CapacityDay: {
+            /**
+             * Format: date
+             * @description The local date.
+             */
+            date: string;
+            /** @description The technicians' working minutes that day, summed. */
+            availableMinutes: number;
+            /** @description The plan's working minutes on them that day, summed. */
+            plannedMinutes: number;
+            technicians: components["schemas"]["TechnicianCapacity"][];
+        };
+        TechnicianCapacity: {
+            techId: string;
+            /** @description Their working minutes that day: 0 when unavailable. */
+            availableMinutes: number;
+            /** @description The working minutes of the plan's steps on them that day. */
+            plannedMinutes: number;
         };
         AvailabilityStep: {
             serviceCode: string;
@@ -3539,6 +3705,54 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    previewPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locationId": "loc_01jd4f3k2q8v6w9x0y1z2a3b4c",
+                 *       "changes": [
+                 *         {
+                 *           "stepId": "stp_01jd4f3k2q8v6w9x0y1z2a3b4c",
+                 *           "techIds": [
+                 *             "tec_01jd4f3k2q8v6w9x0y1z2a3b4c"
+                 *           ],
+                 *           "bayId": "bay_01jd4f3k2q8v6w9x0y1z2a3b4c",
+                 *           "notBefore": "2026-11-23T10:30:00+01:00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan after the changes and what they would do. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getAvailability: {
         parameters: {
             query: {
@@ -3562,6 +3776,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Availability"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAvailabilityDays: {
+        parameters: {
+            query: {
+                /** @description The location (implied for a location key). */
+                locationId?: string;
+                /** @description The services of the new job, comma-separated, in order (at most 50). */
+                serviceCodes: string[];
+                /** @description The first local date to offer (YYYY-MM-DD); today by default. */
+                from?: string;
+                /** @description How many working days to offer, 1 to 14. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailabilityDays"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCapacity: {
+        parameters: {
+            query?: {
+                /** @description The location (implied for a location key). */
+                locationId?: string;
+                /** @description The first local date (YYYY-MM-DD); today by default. */
+                from?: string;
+                /** @description How many calendar days, 1 to 14. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capacity"];
                 };
             };
             400: components["responses"]["BadRequest"];

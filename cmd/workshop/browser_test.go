@@ -84,16 +84,51 @@ func browserTurn(t *testing.T) {
 	})
 }
 
-// newChrome starts Chromium for the test (a minute for all it does) and
-// collects the console errors of its pages.
+// sharedBrowser is the one Chromium of the package's browser tests,
+// started by the first of them and closed by TestMain (closeBrowser): each
+// test drives a tab in a browser context of its own, with its own cookies
+// and storage, instead of starting Chromium for itself (a second or more
+// of a core each time).
+var sharedBrowser struct {
+	once   sync.Once
+	ctx    context.Context // the browser's first tab, which keeps it running
+	cancel func()
+	err    error
+}
+
+// sharedChromium is the shared Chromium, started on first use.
+func sharedChromium(t *testing.T, path string) context.Context {
+	t.Helper()
+	sharedBrowser.once.Do(func() {
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Flag("disable-dev-shm-usage", true))...)
+		ctx, cancel := chromedp.NewContext(alloc)
+		sharedBrowser.ctx, sharedBrowser.cancel = ctx, func() { cancel(); cancelAlloc() }
+		// The first run starts the browser and ties it to the context it
+		// is given: this one, not a shorter one of its own.
+		sharedBrowser.err = chromedp.Do(ctx)
+	})
+	if sharedBrowser.err != nil {
+		t.Fatalf("starting Chromium: %v", sharedBrowser.err)
+	}
+	return sharedBrowser.ctx
+}
+
+// closeBrowser ends the shared Chromium, if a test started it.
+func closeBrowser() {
+	if sharedBrowser.cancel != nil {
+		sharedBrowser.cancel()
+	}
+}
+
+// newChrome opens a tab for the test in a browser context of its own in
+// the shared Chromium (a minute for all it does), closed when the test
+// ends, and collects the console errors of its pages.
 func newChrome(t *testing.T) *chrome {
 	t.Helper()
 	path := chromiumPath(t)
 	browserTurn(t)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Flag("disable-dev-shm-usage", true))...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(alloc)
+	ctx, cancel := chromedp.NewContext(sharedChromium(t, path), chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
 	t.Cleanup(cancelTimeout)

@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 	}
-	os.Exit(storetest.Main(m))
+	code := storetest.Main(m)
+	closeBrowser()
+	os.Exit(code)
 }
 
 // serveProcess is `workshop serve` running as a process of its own.

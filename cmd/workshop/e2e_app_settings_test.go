@@ -30,7 +30,7 @@ func init() {
 // settingsForm is a whole settings form: Monday to Friday 08:00-17:00
 // with a lunch break, the weekend closed, changed by edit.
 func settingsFormOf(version workshop.Micros, edit func(url.Values)) url.Values {
-	f := url.Values{"updatedAt": {ver(version)}, "bayBufferMinutes": {"15"}}
+	f := url.Values{"updatedAt": {ver(version)}, "bayBufferMinutes": {"15"}, "promiseConfidence": {"90"}}
 	for _, day := range []string{"mon", "tue", "wed", "thu", "fri"} {
 		f.Set("open-"+day, "08:00")
 		f.Set("close-"+day, "17:00")

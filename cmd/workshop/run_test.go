@@ -123,7 +123,7 @@ func TestRunVersion(t *testing.T) {
 
 func TestRunMigrate(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachEmpty(t, func(t *testing.T, db storetest.Database) {
 		first := runCmd(t, nil, "migrate", "--database", db.URL).object(t)
 		v, ok := first["schemaVersion"].(float64)
 		if !ok || v < 1 {

@@ -23,6 +23,7 @@ var requestBodies = map[string]func() any{
 	"patchTechnician":         func() any { return new(oapi.PatchTechnicianJSONRequestBody) },
 	"patchBay":                func() any { return new(oapi.PatchBayJSONRequestBody) },
 	"applyPlan":               func() any { return new(oapi.ApplyPlanJSONRequestBody) },
+	"previewPlan":             func() any { return new(oapi.PreviewPlanJSONRequestBody) },
 	"createWebhook":           func() any { return new(oapi.CreateWebhookJSONRequestBody) },
 	"patchWebhook":            func() any { return new(oapi.PatchWebhookJSONRequestBody) },
 	"clockIn":                 func() any { return new(oapi.ClockInJSONRequestBody) },
@@ -54,6 +55,7 @@ func TestBindingTheParseIsDecoding(t *testing.T) {
 			`{"updatedAt":"2026-11-21T10:15:30.123456Z","techIds":[],"bayId":"bay_1","notBefore":"2026-11-21T11:00:00+09:00","status":"in_progress"}`,
 		},
 		"createIntegration": {`{"name":"Autoline DMS","systemType":"dms"}`},
+		"previewPlan":       {`{"locationId":"loc_1","changes":[{"stepId":"stp_1","techIds":["tec_1"],"bayId":null,"notBefore":"2026-11-21T11:00:00+01:00"}],"technicians":[{"techId":"tec_2","status":"unavailable"}]}`},
 		"putCatalogItem":    {`{"name":"Oil change","estimatedDuration":30,"requiredSkills":["engine"],"isActive":false}`},
 	}
 	seen := 0

@@ -139,6 +139,10 @@ func refusal(c workshop.Code) bool {
 	return false
 }
 
+// writesNothing are the POSTs that change nothing (a preview): an
+// Idempotency-Key on them is ignored, and they answer afresh each time.
+var writesNothing = map[string]bool{"previewPlan": true}
+
 // keyStoredByWrite are the operations that pass their Idempotency-Key to
 // the store, which stores it with the response in the operation's own
 // transaction (storeResponseInTx): a success has stored it.

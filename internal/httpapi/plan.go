@@ -160,3 +160,34 @@ func inZone(t *time.Time, zone *time.Location) *time.Time {
 	z := t.In(zone)
 	return &z
 }
+
+func (h *handlers) PreviewPlan(ctx context.Context, req oapi.PreviewPlanRequestObject) (oapi.PreviewPlanResponseObject, error) {
+	p := principalOf(ctx)
+	b := req.Body
+	loc, err := h.bodyLocation(ctx, p, deref(b.LocationId))
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]planning.StepChange, len(b.Changes))
+	for i, c := range b.Changes {
+		changes[i] = planning.StepChange{StepID: c.StepId, TechIDs: c.TechIds, BayID: optionalNullable(c.BayId), NotBefore: optionalOffset(c.NotBefore)}
+	}
+	var statuses []planning.StatusChange
+	if b.Technicians != nil {
+		for _, t := range *b.Technicians {
+			statuses = append(statuses, planning.StatusChange{TechID: t.TechId, Status: string(t.Status)})
+		}
+	}
+	now := h.now()
+	pv, err := h.plans.Preview(ctx, loc, changes, statuses, now)
+	if err != nil {
+		return nil, err
+	}
+	out := oapi.PreviewPlan200JSONResponse{Plan: planOf(pv.Plan, pv.Plan.Dispatch.Steps, now),
+		Effects: oapi.PlanEffects{Moves: pv.Moves, Jobs: make([]oapi.PlanEffectJob, 0, len(pv.Jobs))}}
+	for _, j := range pv.Jobs {
+		out.Effects.Jobs = append(out.Effects.Jobs, oapi.PlanEffectJob{JobId: j.JobID, AtRisk: j.AtRisk, LateMinutes: j.LateMinutes,
+			WasAtRisk: j.WasAtRisk, WasLateMinutes: j.WasLateMinutes})
+	}
+	return out, nil
+}

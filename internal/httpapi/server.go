@@ -194,7 +194,7 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			return
 		}
 		key := r.Header.Get("Idempotency-Key")
-		underKey := key != "" && r.Method == http.MethodPost
+		underKey := key != "" && r.Method == http.MethodPost && !writesNothing[op.id]
 		members := membersOf(body)
 		if op.id == "createJob" && s.existingJob(w, r, members.externalKey) {
 			return

@@ -216,11 +216,18 @@ func (s *Service) CacheStats() CacheStats {
 
 // compute reads the location's data and plans it.
 func (s *Service) compute(ctx context.Context, key planKey, now time.Time) (*Plan, error) {
-	locationID := key.location
-	d, err := s.store.PlanData(ctx, locationID)
+	d, err := s.store.PlanData(ctx, key.location)
 	if err != nil {
 		return nil, err
 	}
+	return s.planOf(ctx, d, key, now, nil)
+}
+
+// planOf plans d as of now from the location's anchor. written, when not
+// nil, says d is changed from what is stored (a preview's): the anchor
+// does not hold the steps written to, and nothing is unchanged since it.
+func (s *Service) planOf(ctx context.Context, d store.PlanData, key planKey, now time.Time, written map[string]bool) (*Plan, error) {
+	locationID := key.location
 	zone, err := workshop.LoadZone(d.Timezone)
 	if err != nil {
 		return nil, err
@@ -230,9 +237,15 @@ func (s *Service) compute(ctx context.Context, key planKey, now time.Time) (*Pla
 	if p.Durations, err = s.store.DurationStats(ctx, locationID, d.DurationVersion, now); err != nil {
 		return nil, err
 	}
+	for id := range written {
+		delete(p.stepVersions, id) // any write to a step frees it
+	}
 	p.Input = inputOf(d, p, zone, now)
 	if p.Input.Anchor, err = s.anchorFor(ctx, p); err != nil {
 		return nil, err
+	}
+	if written != nil && p.Input.Anchor != nil {
+		p.Input.Anchor.Unchanged = false // what is planned is not what is stored
 	}
 	if p.Dispatch, err = workshop.PlanDispatchContext(ctx, p.Input); err != nil {
 		return nil, err

@@ -38,8 +38,7 @@ func (r *run) churn(plan workshop.Dispatch, anchor *workshop.DispatchAnchor) {
 	}
 	for _, s := range anchor.Steps {
 		r.compared++
-		ps, ok := placed[s.StepID]
-		if !ok || !slices.Equal(ps.TechIDs, s.TechIDs) || ps.BayID != s.BayID || ps.Start.Sub(s.Announced) > workshop.KeptTolerance {
+		if workshop.Moved(s, placed[s.StepID]) {
 			r.moved++
 		}
 	}
@@ -52,8 +51,10 @@ func (r *run) churn(plan workshop.Dispatch, anchor *workshop.DispatchAnchor) {
 // nothing to do takes their next planned step early when it is also its
 // bay's next and it can start (vehicle there, what it waits for done, the
 // bay free): nothing planned before it on either is delayed, and the
-// time the plan held them idle is not lost when work ran short.
+// time the plan held them idle is not lost when work ran short. A
+// technician still idle then fills the gap (fillGaps).
 func (r *run) applyPlan(now time.Time, plan workshop.Dispatch) {
+	defer r.fillGaps(now, plan)
 	steps := r.stepsByID()
 	seenTech, seenBay := map[string]bool{}, map[string]bool{}
 	for _, ps := range plan.Steps { // by planned start
@@ -79,6 +80,70 @@ func (r *run) applyPlan(now time.Time, plan workshop.Dispatch) {
 		}
 		r.start(now, s, r.tech(ps.TechIDs[0]), ps.BayID)
 	}
+}
+
+// fillGaps is the dispatcher's use of a plan's gaps: a technician with
+// nothing to do starts, of the ready steps the plan has not started (in
+// its order), the first they can do that ends, by its planned length,
+// before their own next planned start, in a free suitable bay (its
+// planned one first) that it leaves free, buffer kept, before that bay's
+// next planned start. No planned start is delayed by it; the next plan
+// takes the step as a fact.
+func (r *run) fillGaps(now time.Time, plan workshop.Dispatch) {
+	if !r.w.Calendar.Open(now) {
+		return
+	}
+	steps := r.stepsByID()
+	nextOn := func(id string, onBay bool, except string) time.Time { // the next planned start on a technician or bay
+		for _, ps := range plan.Steps {
+			if ps.StepID != except && !ps.Start.Before(now) && steps[ps.StepID] != nil && steps[ps.StepID].status == workshop.StepPending &&
+				(onBay && ps.BayID == id || !onBay && slices.Contains(ps.TechIDs, id)) {
+				return ps.Start
+			}
+		}
+		return time.Time{}
+	}
+	fits := func(end, next time.Time) bool { return next.IsZero() || !end.After(next) }
+	for i := range r.w.Techs {
+		t := &r.w.Techs[i]
+		if r.techOn[t.ID] != nil || r.absent(t.ID, now) {
+			continue
+		}
+		for _, ps := range plan.Steps {
+			s := steps[ps.StepID]
+			if s == nil || s.status != workshop.StepPending || !s.job.arrived || !r.predecessorsDone(s) || !hasAll(t.Skills, s.service.Skills) {
+				continue
+			}
+			end := r.w.Calendar.AddWork(now, r.w.Calendar.WorkBetween(ps.Start, ps.End))
+			if !fits(end, nextOn(t.ID, false, ps.StepID)) {
+				continue
+			}
+			bay, ok := r.gapBay(now, s, ps.BayID, func(b string) bool {
+				return fits(r.w.Calendar.AddWork(end, r.w.BayBuffer), nextOn(b, true, ps.StepID))
+			})
+			if ok {
+				r.start(now, s, t, bay)
+				break
+			}
+		}
+	}
+}
+
+// gapBay is a free suitable bay for s at now that leaves ok: its planned
+// one first; "" and true in a workshop without bays.
+func (r *run) gapBay(now time.Time, s *step, planned string, ok func(bay string) bool) (string, bool) {
+	if len(r.w.Bays) == 0 {
+		return "", true
+	}
+	if planned != "" && r.bayFree(now, planned, s.job) && ok(planned) {
+		return planned, true
+	}
+	for _, b := range r.w.Bays {
+		if (len(b.Services) == 0 || slices.Contains(b.Services, s.service.Code)) && r.bayFree(now, b.ID, s.job) && ok(b.ID) {
+			return b.ID, true
+		}
+	}
+	return "", false
 }
 
 // firstComeFirstServed starts, in working time, the ready steps of the

@@ -146,7 +146,7 @@ func latestMigration(t *testing.T, dialect string) int64 {
 
 func TestOpenMigratesOnceAndReopens(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachEmpty(t, func(t *testing.T, db storetest.Database) {
 		ctx := t.Context()
 		wantVersion := latestMigration(t, db.Name)
 

@@ -24,7 +24,7 @@ const (
 )
 
 // boardCount is one count of the board, labelled, with the job list it
-// counts ("": none, the total).
+// counts (every count has one; a status filter's choice none).
 type boardCount struct {
 	Status, Label, Href string
 	N                   int
@@ -172,9 +172,9 @@ func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.L
 		d.StatusChoices = append(d.StatusChoices, boardCount{Status: status, Label: statusLabel(status)})
 	}
 	for _, status := range boardCounts {
-		c := boardCount{Status: status, Label: statusLabel(status), N: b.Jobs[status]}
-		if status != "total" {
-			c.Href = jobsPath(loc.ID) + "?status=" + status
+		c := boardCount{Status: status, Label: statusLabel(status), N: b.Jobs[status], Href: jobsPath(loc.ID) + "?status=" + status}
+		if status == "total" {
+			c.Href = jobsPath(loc.ID) + "?status=" + jobsAll
 		}
 		d.Counts = append(d.Counts, c)
 	}

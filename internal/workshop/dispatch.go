@@ -49,6 +49,9 @@ type DispatchTech struct {
 	ID          string
 	Skills      []string
 	Unavailable bool // status unavailable: the planner gives them nothing new
+	// Work is their own working time: weekly hours and absences
+	// (worktime.go).
+	Work WorkTime
 }
 
 // DispatchBay is a bay as the planner sees it.
@@ -56,6 +59,8 @@ type DispatchBay struct {
 	ID          string
 	Services    []string // service codes it takes; empty: any
 	Maintenance bool
+	// Work is its own working time: its maintenance windows (worktime.go).
+	Work WorkTime
 }
 
 // DispatchJob is an open job with every step.

@@ -113,6 +113,18 @@ type anchored struct {
 	start, announced int64
 }
 
+// Moved reports whether a plan that places a step the anchor placed as a
+// at ps (the zero PlannedStep: unplaced) has moved it: left it unplaced,
+// given it other technicians or another bay, or started it more than
+// KeptTolerance after its announced start (contract section 8).
+func Moved(a AnchorStep, ps PlannedStep) bool {
+	pl := placement{techs: ps.TechIDs, bay: ps.BayID, start: micros(ps.Start)}
+	if ps.StepID == "" {
+		pl.reason = "unplaced"
+	}
+	return (&anchored{techs: a.TechIDs, bay: a.BayID, announced: micros(a.announced())}).moved(pl)
+}
+
 // moved: placed as pl, the step has moved from the anchor.
 func (a *anchored) moved(pl placement) bool {
 	return pl.reason != "" || pl.bay != a.bay || !slices.Equal(pl.techs, a.techs) ||
@@ -228,7 +240,7 @@ func (p *problem) placeKept() {
 		if start > hi {
 			start = p.fit(lo, s.dur, techs, bay, s.job, &p.fixed)
 		}
-		end := p.clock.addWork(start, s.dur)
+		end := p.clockOf(techs, bay).addWork(start, s.dur)
 		if start > hi || end > p.horizon {
 			continue
 		}
@@ -271,8 +283,9 @@ func (p *problem) onAnchor(s *pstep, release int64, r *resources) (placement, bo
 	if s.anchor == nil || !p.usable(s) {
 		return placement{}, false
 	}
-	start := p.fit(release, s.dur, p.techIndexes(s.anchor.techs), p.bayChoice(s.anchor.bay), s.job, r)
-	end := p.clock.addWork(start, s.dur)
+	techs, bay := p.techIndexes(s.anchor.techs), p.bayChoice(s.anchor.bay)
+	start := p.fit(release, s.dur, techs, bay, s.job, r)
+	end := p.clockOf(techs, bay).addWork(start, s.dur)
 	pl := placement{techs: s.anchor.techs, bay: s.anchor.bay, start: start, end: end}
 	return pl, end <= p.horizon && !s.anchor.moved(pl)
 }

@@ -11,12 +11,53 @@ import (
 // instead of a walk through local dates. It is the calendar's own periods
 // (the job detail's working time), laid out once; a question outside the
 // span is the calendar's.
+//
+// An own clock (ownClock) is one technician's or bay's working time, or
+// several's together (worktime.go): its periods are all there is in its
+// span, and past its span nothing works until the span's end, which lies
+// past any plan's horizon.
 type workClock struct {
 	cal        Calendar
 	from, to   int64   // the span tabulated
 	start, end []int64 // the periods in it, in order
 	before     []int64 // the work in the span before each period
 	always     bool    // the calendar has no working time: all time works
+	own        bool    // the periods are a resource's: nothing past them
+}
+
+// ownClock tabulates a resource's working periods (Calendar.WorkPeriods)
+// over [from, to).
+func ownClock(cal Calendar, periods []Interval, from, to time.Time) *workClock {
+	w := &workClock{cal: cal, from: from.UnixMicro(), to: to.UnixMicro(), own: true}
+	for _, p := range periods {
+		w.add(p.Start.UnixMicro(), p.End.UnixMicro())
+	}
+	return w
+}
+
+// add appends a period after the last one.
+func (w *workClock) add(s, e int64) {
+	var work int64
+	if n := len(w.end); n > 0 {
+		work = w.before[n-1] + w.end[n-1] - w.start[n-1]
+	}
+	w.start, w.end, w.before = append(w.start, s), append(w.end, e), append(w.before, work)
+}
+
+// both is the own clock of when a and b (own clocks of one span) both work.
+func both(a, b *workClock) *workClock {
+	w := &workClock{cal: a.cal, from: a.from, to: a.to, own: true}
+	for i, k := 0, 0; i < len(a.start) && k < len(b.start); {
+		if s, e := max(a.start[i], b.start[k]), min(a.end[i], b.end[k]); s < e {
+			w.add(s, e)
+		}
+		if a.end[i] < b.end[k] {
+			i++
+		} else {
+			k++
+		}
+	}
+	return w
 }
 
 func newWorkClock(cal Calendar, from, to time.Time) *workClock {
@@ -50,15 +91,25 @@ func (w *workClock) nextOpen(t int64) int64 {
 	if w.always {
 		return t
 	}
-	if !w.covers(t) {
+	if w.own && t >= w.to {
+		return t
+	}
+	if !w.covers(t) && !w.own {
 		return w.cal.NextOpen(time.UnixMicro(t)).UnixMicro()
 	}
 	i := w.period(t)
 	if i < len(w.start) && t < w.start[i] {
 		return w.start[i]
 	}
+	if i >= len(w.start) && w.own {
+		return w.to // no working time left in the span
+	}
 	return t
 }
+
+// beyond is addWork past an own clock's span: nothing works before its
+// end.
+func (w *workClock) beyond(t, d int64) int64 { return max(t, w.to) + d }
 
 // period is the index of the period t is in or, between periods, the next.
 func (w *workClock) period(t int64) int {
@@ -75,7 +126,10 @@ func (w *workClock) addWork(t, d int64) int64 {
 	if w.always {
 		return t + d
 	}
-	if !w.covers(t) {
+	if w.own && (t >= w.to || w.period(t) >= len(w.start)) {
+		return w.beyond(t, d)
+	}
+	if !w.own && !w.covers(t) {
 		return w.cal.AddWork(time.UnixMicro(t), time.Duration(d)*time.Microsecond).UnixMicro()
 	}
 	i := w.period(t)
@@ -93,7 +147,24 @@ func (w *workClock) addWork(t, d int64) int64 {
 		k++
 	}
 	if k >= len(w.start) {
+		if w.own {
+			n := len(w.start) - 1
+			return w.beyond(w.to, target-(w.before[n]+w.end[n]-w.start[n]))
+		}
 		return w.cal.AddWork(time.UnixMicro(t), time.Duration(d)*time.Microsecond).UnixMicro()
 	}
 	return w.start[k] + (target - w.before[k])
+}
+
+// workTo is the work in the span from its start until t; for an own clock
+// or inside the span only.
+func (w *workClock) workTo(t int64) int64 {
+	i := w.period(t)
+	if i >= len(w.start) {
+		if i == 0 {
+			return 0
+		}
+		return w.before[i-1] + w.end[i-1] - w.start[i-1]
+	}
+	return w.before[i] + max(0, t-w.start[i])
 }

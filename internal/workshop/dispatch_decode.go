@@ -34,6 +34,11 @@ type problem struct {
 	// away are the technicians who are unavailable and closedBay the bays
 	// in maintenance, by id: a step assigned to one is not planned there.
 	away, closedBay map[string]bool
+	// techClock and bayClock are the own working time of the technicians
+	// and bays that have one, by index (nil: the location's); clocks are
+	// those of several together, made once asked (clockOf).
+	techClock, bayClock []*workClock
+	clocks              map[clockKey]*workClock
 	// placements counts the steps decodes have placed: the search's budget.
 	placements int
 	// done closes when nobody waits for the plan any more (nil: never).
@@ -213,8 +218,10 @@ func newProblem(in DispatchInput) *problem {
 			}
 		}
 	}
-	p.clock = newWorkClock(in.Calendar, from, start.Add(DispatchHorizon+3*24*time.Hour))
+	spanEnd := start.Add(DispatchHorizon + 3*24*time.Hour)
+	p.clock = newWorkClock(in.Calendar, from, spanEnd)
 	p.start, p.horizon = micros(start), micros(start.Add(DispatchHorizon))
+	p.ownClocks(from, spanEnd)
 	for _, j := range in.Jobs {
 		p.jobs = append(p.jobs, p.prepare(j))
 	}
@@ -633,5 +640,89 @@ func (p *problem) dispatch(d decoded) Dispatch {
 	}
 	slices.SortStableFunc(out.Steps, func(a, b PlannedStep) int { return a.Start.Compare(b.Start) })
 	out.Totals.PlacedSteps, out.Totals.UnplacedSteps = len(out.Steps), len(out.Unplaced)
+	return out
+}
+
+// ownClocks lays out the working time of every technician and bay that
+// has one of their own (worktime.go) over the plan's span.
+func (p *problem) ownClocks(from, to time.Time) {
+	p.clocks = map[clockKey]*workClock{}
+	for _, t := range p.techs {
+		if i := p.techIndex(t.ID); t.Work.Own() {
+			*clockAt(&p.techClock, i) = ownClock(p.cal, p.cal.WorkPeriods(t.Work, from, to), from, to)
+		}
+	}
+	for _, b := range p.bays {
+		if i := p.bayIndex(b.ID); b.Work.Own() {
+			*clockAt(&p.bayClock, i) = ownClock(p.cal, p.cal.WorkPeriods(b.Work, from, to), from, to)
+		}
+	}
+}
+
+func clockAt(list *[]*workClock, i int) **workClock {
+	if i >= len(*list) {
+		*list = append(*list, make([]*workClock, i+1-len(*list))...)
+	}
+	return &(*list)[i]
+}
+
+// clockKey names the own clocks of up to two technicians and a bay, by
+// index (-1: none); more technicians with clocks of their own are rare
+// and laid out on every question.
+type clockKey struct{ t0, t1, bay int32 }
+
+// clockOf is when the technicians and bay (by index, -1: none) given all
+// work: the location's working time unless one of them has their own.
+func (p *problem) clockOf(techs []int, bay int) *workClock {
+	key, n := clockKey{-1, -1, -1}, 0
+	var last *workClock
+	for _, i := range techs {
+		if i < len(p.techClock) && p.techClock[i] != nil {
+			switch n {
+			case 0:
+				key.t0 = int32(i)
+			case 1:
+				key.t1 = int32(i)
+			}
+			n, last = n+1, p.techClock[i]
+		}
+	}
+	if bay >= 0 && bay < len(p.bayClock) && p.bayClock[bay] != nil {
+		key.bay, n, last = int32(bay), n+1, p.bayClock[bay]
+	}
+	switch {
+	case n == 0:
+		return p.clock
+	case n == 1:
+		return last
+	case n > 3 || n == 3 && key.bay < 0:
+		return p.combine(techs, bay)
+	}
+	if c, ok := p.clocks[key]; ok {
+		return c
+	}
+	c := p.combine(techs, bay)
+	p.clocks[key] = c
+	return c
+}
+
+// combine lays out when all of them work.
+func (p *problem) combine(techs []int, bay int) *workClock {
+	var out *workClock
+	join := func(c *workClock) {
+		if out == nil {
+			out = c
+		} else {
+			out = both(out, c)
+		}
+	}
+	for _, i := range techs {
+		if i < len(p.techClock) && p.techClock[i] != nil {
+			join(p.techClock[i])
+		}
+	}
+	if bay >= 0 && bay < len(p.bayClock) && p.bayClock[bay] != nil {
+		join(p.bayClock[bay])
+	}
 	return out
 }

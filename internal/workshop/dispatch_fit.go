@@ -119,7 +119,7 @@ func (p *problem) place(s *pstep, release int64, r *resources, rule int) placeme
 		if start > p.horizon {
 			return placement{}, false
 		}
-		end := p.clock.addWork(start, s.dur)
+		end := p.clockOf(c.techSets[tf.i], c.bayChoices[bf.i]).addWork(start, s.dur)
 		if end > p.horizon {
 			return placement{}, false
 		}
@@ -202,14 +202,15 @@ func (p *problem) spare(c *choiceSet, best placement, techAt, bayAt []int64, pai
 
 // fit is the earliest start from t at which a step of job and duration d
 // is free on the technicians and bay (-1: none) given, by index, in
-// working time; past the horizon when there is none before it.
+// their working time; past the horizon when there is none before it.
 func (p *problem) fit(t, d int64, techs []int, bay int, job int32, r *resources) int64 {
+	clock := p.clockOf(techs, bay)
 	for {
-		t = p.clock.nextOpen(t)
+		t = clock.nextOpen(t)
 		if t > p.horizon {
 			return t
 		}
-		end := p.clock.addWork(t, d)
+		end := clock.addWork(t, d)
 		moved := false
 		for _, i := range techs {
 			if i < len(r.tech) {

@@ -17,10 +17,9 @@ import (
 // of the plan stays as readers saw it unless that is worse than need be.
 // With nothing changed and less than KeptTolerance passed it stops there.
 // It then decodes several starting orders under every tie rule and keeps
-// the best of all; a decoded best is improved by moving late jobs forward
-// in its order for up to half of what is left, and the best by ruin and
-// recreate for the rest (seeded where the change was when the best is
-// still the anchor's); last, the gaps left are closed (compact).
+// the best of all, and improves it by ruin and recreate with the rest of
+// the budget: seeded where the change was when the best is still the
+// anchor's, anywhere otherwise. Last, the gaps left are closed (compact).
 func (p *problem) search(budget int) decoded {
 	if budget < 0 {
 		return p.decode(p.firstComeFirstServed(), tieListed)

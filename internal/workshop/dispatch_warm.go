@@ -50,8 +50,9 @@ func (p *problem) warmStart() decoded {
 			continue
 		}
 		want := max(s.anchor.start, p.start)
-		start := p.fit(max(release, want), s.dur, p.techIndexes(s.anchor.techs), p.bayChoice(s.anchor.bay), s.job, &r)
-		end := p.clock.addWork(start, s.dur)
+		techs, bay := p.techIndexes(s.anchor.techs), p.bayChoice(s.anchor.bay)
+		start := p.fit(max(release, want), s.dur, techs, bay, s.job, &r)
+		end := p.clockOf(techs, bay).addWork(start, s.dur)
 		if end > p.horizon {
 			continue // pushed out of the plan: placed with the rest
 		}
@@ -98,8 +99,9 @@ func (p *problem) compact(d decoded) decoded {
 		for _, k := range s.after {
 			release = max(release, out.places[ref.job][k].end)
 		}
-		if start := p.fit(release, s.dur, p.techIndexes(pl.techs), p.bayChoice(pl.bay), s.job, &r); start < pl.start {
-			pl.start, pl.end = start, p.clock.addWork(start, s.dur)
+		techs, bay := p.techIndexes(pl.techs), p.bayChoice(pl.bay)
+		if start := p.fit(release, s.dur, techs, bay, s.job, &r); start < pl.start {
+			pl.start, pl.end = start, p.clockOf(techs, bay).addWork(start, s.dur)
 		}
 		p.take(&r, pl.techs, pl.bay, pl.start, pl.end, pj.job.ID)
 	}

@@ -132,3 +132,23 @@ func Invalid(field, format string, args ...any) *Error {
 	v.Add(field, format, args...)
 	return v.Err().(*Error)
 }
+
+// UnderField is err with the fields it names put under prefix, the item
+// of a list the request sent them in ("changes[0]." makes bayId
+// changes[0].bayId); any other error is returned as it is.
+func UnderField(err error, prefix string) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Field == "" && len(e.Fields) == 0 {
+		return err
+	}
+	out := *e
+	if out.Field != "" {
+		out.Field = prefix + out.Field
+	}
+	out.Fields = make([]FieldError, len(e.Fields))
+	for i, f := range e.Fields {
+		f.Field = prefix + f.Field
+		out.Fields[i] = f
+	}
+	return &out
+}

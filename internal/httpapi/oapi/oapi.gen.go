@@ -299,6 +299,27 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PreviewTechnicianStatusStatus.
+const (
+	PreviewTechnicianStatusStatusAvailable   PreviewTechnicianStatusStatus = "available"
+	PreviewTechnicianStatusStatusOnBreak     PreviewTechnicianStatusStatus = "on_break"
+	PreviewTechnicianStatusStatusUnavailable PreviewTechnicianStatusStatus = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PreviewTechnicianStatusStatus enum.
+func (e PreviewTechnicianStatusStatus) Valid() bool {
+	switch e {
+	case PreviewTechnicianStatusStatusAvailable:
+		return true
+	case PreviewTechnicianStatusStatusOnBreak:
+		return true
+	case PreviewTechnicianStatusStatusUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Priority.
 const (
 	High   Priority = "high"
@@ -809,6 +830,27 @@ type Availability struct {
 	Steps  []AvailabilityStep                `json:"steps"`
 }
 
+// AvailabilityDay defines model for AvailabilityDay.
+type AvailabilityDay struct {
+	// Date The local date.
+	Date openapi_types.Date `json:"date"`
+
+	// DropOff The drop-off the quote assumes: the day's opening (today: now, when later), with the location's offset.
+	DropOff time.Time `json:"dropOff"`
+
+	// EarliestCompletion When the job would be ready, margin included; null when a step cannot be placed.
+	EarliestCompletion nullable.Nullable[time.Time] `json:"earliestCompletion"`
+
+	// SameDay earliestCompletion falls on this local date.
+	SameDay bool `json:"sameDay"`
+}
+
+// AvailabilityDays defines model for AvailabilityDays.
+type AvailabilityDays struct {
+	Days       []AvailabilityDay `json:"days"`
+	LocationId string            `json:"locationId"`
+}
+
 // AvailabilityStep defines model for AvailabilityStep.
 type AvailabilityStep struct {
 	BayId        nullable.Nullable[string] `json:"bayId"`
@@ -958,6 +1000,25 @@ type CancelTag struct {
 // CancelTagList defines model for CancelTagList.
 type CancelTagList struct {
 	Data []CancelTag `json:"data"`
+}
+
+// Capacity defines model for Capacity.
+type Capacity struct {
+	Days       []CapacityDay `json:"days"`
+	LocationId string        `json:"locationId"`
+}
+
+// CapacityDay defines model for CapacityDay.
+type CapacityDay struct {
+	// AvailableMinutes The technicians' working minutes that day, summed.
+	AvailableMinutes int `json:"availableMinutes"`
+
+	// Date The local date.
+	Date openapi_types.Date `json:"date"`
+
+	// PlannedMinutes The plan's working minutes on them that day, summed.
+	PlannedMinutes int                  `json:"plannedMinutes"`
+	Technicians    []TechnicianCapacity `json:"technicians"`
 }
 
 // CatalogItem defines model for CatalogItem.
@@ -1735,6 +1796,24 @@ type PlanApply struct {
 	StepIds *[]string `json:"stepIds,omitempty"`
 }
 
+// PlanEffectJob defines model for PlanEffectJob.
+type PlanEffectJob struct {
+	AtRisk         bool   `json:"atRisk"`
+	JobId          string `json:"jobId"`
+	LateMinutes    int    `json:"lateMinutes"`
+	WasAtRisk      bool   `json:"wasAtRisk"`
+	WasLateMinutes int    `json:"wasLateMinutes"`
+}
+
+// PlanEffects defines model for PlanEffects.
+type PlanEffects struct {
+	// Jobs The jobs whose atRisk or lateMinutes differ from the current plan's.
+	Jobs []PlanEffectJob `json:"jobs"`
+
+	// Moves Moves from the anchor among the steps not changed.
+	Moves int `json:"moves"`
+}
+
 // PlanJob defines model for PlanJob.
 type PlanJob struct {
 	// AtRisk lateMinutes > 0 or a step unplaced.
@@ -1747,6 +1826,21 @@ type PlanJob struct {
 	// ProjectedCompletion The planned end of its last step (completed steps counted); null when a step is unplaced.
 	ProjectedCompletion nullable.Nullable[time.Time] `json:"projectedCompletion"`
 	PromiseTime         nullable.Nullable[time.Time] `json:"promiseTime"`
+}
+
+// PlanPreview defines model for PlanPreview.
+type PlanPreview struct {
+	Effects PlanEffects `json:"effects"`
+	Plan    Plan        `json:"plan"`
+}
+
+// PlanPreviewRequest defines model for PlanPreviewRequest.
+type PlanPreviewRequest struct {
+	Changes []PreviewStepChange `json:"changes"`
+
+	// LocationId Required with an organisation key.
+	LocationId  *string                    `json:"locationId,omitempty"`
+	Technicians *[]PreviewTechnicianStatus `json:"technicians,omitempty"`
 }
 
 // PlanTier The organisation's plan.
@@ -1778,6 +1872,26 @@ type PlannedStep struct {
 	StepId       string    `json:"stepId"`
 	TechIds      []string  `json:"techIds"`
 }
+
+// PreviewStepChange defines model for PreviewStepChange.
+type PreviewStepChange struct {
+	// BayId null unassigns the bay.
+	BayId nullable.Nullable[string] `json:"bayId,omitempty"`
+
+	// NotBefore null returns the step's time to the planner.
+	NotBefore nullable.Nullable[time.Time] `json:"notBefore,omitempty"`
+	StepId    string                       `json:"stepId"`
+	TechIds   *[]string                    `json:"techIds,omitempty"`
+}
+
+// PreviewTechnicianStatus defines model for PreviewTechnicianStatus.
+type PreviewTechnicianStatus struct {
+	Status PreviewTechnicianStatusStatus `json:"status"`
+	TechId string                        `json:"techId"`
+}
+
+// PreviewTechnicianStatusStatus defines model for PreviewTechnicianStatus.Status.
+type PreviewTechnicianStatusStatus string
 
 // Priority Default normal.
 type Priority string
@@ -2048,6 +2162,16 @@ type Technician struct {
 
 // TechnicianStatus Operational status.
 type TechnicianStatus string
+
+// TechnicianCapacity defines model for TechnicianCapacity.
+type TechnicianCapacity struct {
+	// AvailableMinutes Their working minutes that day: 0 when unavailable.
+	AvailableMinutes int `json:"availableMinutes"`
+
+	// PlannedMinutes The working minutes of the plan's steps on them that day.
+	PlannedMinutes int    `json:"plannedMinutes"`
+	TechId         string `json:"techId"`
+}
 
 // TechnicianList defines model for TechnicianList.
 type TechnicianList struct {
@@ -2474,6 +2598,21 @@ type GetAvailabilityParams struct {
 	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
 }
 
+// GetAvailabilityDaysParams defines parameters for GetAvailabilityDays.
+type GetAvailabilityDaysParams struct {
+	// LocationId The location (implied for a location key).
+	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// ServiceCodes The services of the new job, comma-separated, in order (at most 50).
+	ServiceCodes []string `form:"serviceCodes" json:"serviceCodes"`
+
+	// From The first local date to offer (YYYY-MM-DD); today by default.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// Days How many working days to offer, 1 to 14.
+	Days *int `form:"days,omitempty" json:"days,omitempty"`
+}
+
 // ListBaysParams defines parameters for ListBays.
 type ListBaysParams struct {
 	// LocationId Only this location's records (a location key may name only its own).
@@ -2531,6 +2670,18 @@ type GetBoardParams struct {
 type ListCancelReasonTagsParams struct {
 	// LocationId The location (implied for a location key).
 	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+}
+
+// GetCapacityParams defines parameters for GetCapacity.
+type GetCapacityParams struct {
+	// LocationId The location (implied for a location key).
+	LocationId *string `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// From The first local date (YYYY-MM-DD); today by default.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// Days How many calendar days, 1 to 14.
+	Days *int `form:"days,omitempty" json:"days,omitempty"`
 }
 
 // ListCatalogParams defines parameters for ListCatalog.
@@ -2734,6 +2885,9 @@ type PatchStepJSONRequestBody = StepPatch
 // ApplyPlanJSONRequestBody defines body for ApplyPlan for application/json ContentType.
 type ApplyPlanJSONRequestBody = PlanApply
 
+// PreviewPlanJSONRequestBody defines body for PreviewPlan for application/json ContentType.
+type PreviewPlanJSONRequestBody = PlanPreviewRequest
+
 // PatchTechnicianJSONRequestBody defines body for PatchTechnician for application/json ContentType.
 type PatchTechnicianJSONRequestBody = TechnicianPatch
 
@@ -2864,6 +3018,9 @@ type ServerInterface interface {
 	// GetAvailability Quote when a new job could be done
 	// (GET /v1/scheduler/availability)
 	GetAvailability(w http.ResponseWriter, r *http.Request, params GetAvailabilityParams)
+	// GetAvailabilityDays The days to offer a booking
+	// (GET /v1/scheduler/availability/days)
+	GetAvailabilityDays(w http.ResponseWriter, r *http.Request, params GetAvailabilityDaysParams)
 	// ListBays List bays
 	// (GET /v1/scheduler/bays)
 	ListBays(w http.ResponseWriter, r *http.Request, params ListBaysParams)
@@ -2888,6 +3045,9 @@ type ServerInterface interface {
 	// ListCancelReasonTags List a location's cancel reason tags
 	// (GET /v1/scheduler/cancel-reason-tags)
 	ListCancelReasonTags(w http.ResponseWriter, r *http.Request, params ListCancelReasonTagsParams)
+	// GetCapacity Working and planned time per day and technician
+	// (GET /v1/scheduler/capacity)
+	GetCapacity(w http.ResponseWriter, r *http.Request, params GetCapacityParams)
 	// ListCatalog List catalog items
 	// (GET /v1/scheduler/catalog)
 	ListCatalog(w http.ResponseWriter, r *http.Request, params ListCatalogParams)
@@ -2930,6 +3090,9 @@ type ServerInterface interface {
 	// ApplyPlan Write the plan's assignments into pending steps
 	// (POST /v1/scheduler/plan/apply)
 	ApplyPlan(w http.ResponseWriter, r *http.Request, params ApplyPlanParams)
+	// PreviewPlan See what step changes would do to the plan, before making them
+	// (POST /v1/scheduler/plan/preview)
+	PreviewPlan(w http.ResponseWriter, r *http.Request)
 	// ListTechnicians List technicians
 	// (GET /v1/scheduler/technicians)
 	ListTechnicians(w http.ResponseWriter, r *http.Request, params ListTechniciansParams)
@@ -3958,6 +4121,78 @@ func (siw *ServerInterfaceWrapper) GetAvailability(w http.ResponseWriter, r *htt
 	handler.ServeHTTP(w, r)
 }
 
+// GetAvailabilityDays operation middleware
+func (siw *ServerInterfaceWrapper) GetAvailabilityDays(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAvailabilityDaysParams
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", r.URL.Query(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "locationId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "locationId", Err: err})
+		}
+		return
+	}
+
+	// ------------- Required query parameter "serviceCodes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, true, "serviceCodes", r.URL.Query(), &params.ServiceCodes, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "serviceCodes"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "serviceCodes", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", r.URL.Query(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "from"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "from", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "days" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "days", r.URL.Query(), &params.Days, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "days"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "days", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetAvailabilityDays(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // ListBays operation middleware
 func (siw *ServerInterfaceWrapper) ListBays(w http.ResponseWriter, r *http.Request) {
 
@@ -4340,6 +4575,65 @@ func (siw *ServerInterfaceWrapper) ListCancelReasonTags(w http.ResponseWriter, r
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.ListCancelReasonTags(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetCapacity operation middleware
+func (siw *ServerInterfaceWrapper) GetCapacity(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetCapacityParams
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", r.URL.Query(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "locationId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "locationId", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", r.URL.Query(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "from"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "from", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "days" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "days", r.URL.Query(), &params.Days, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "days"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "days", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetCapacity(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -5131,6 +5425,20 @@ func (siw *ServerInterfaceWrapper) ApplyPlan(w http.ResponseWriter, r *http.Requ
 	handler.ServeHTTP(w, r)
 }
 
+// PreviewPlan operation middleware
+func (siw *ServerInterfaceWrapper) PreviewPlan(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.PreviewPlan(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // ListTechnicians operation middleware
 func (siw *ServerInterfaceWrapper) ListTechnicians(w http.ResponseWriter, r *http.Request) {
 
@@ -5445,6 +5753,7 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/attendance/clock-in", wrapper.ClockIn)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/attendance/clock-out", wrapper.ClockOut)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/availability", wrapper.GetAvailability)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/availability/days", wrapper.GetAvailabilityDays)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays", wrapper.ListBays)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.GetBay)
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.PatchBay)
@@ -5453,6 +5762,7 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodDelete+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}/maintenance-windows/{windowId}", wrapper.DeleteMaintenanceWindow)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/board", wrapper.GetBoard)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/cancel-reason-tags", wrapper.ListCancelReasonTags)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/capacity", wrapper.GetCapacity)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/catalog", wrapper.ListCatalog)
 	m.HandleFunc(http.MethodPut+" "+options.BaseURL+"/v1/scheduler/catalog/{serviceCode}", wrapper.PutCatalogItem)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs", wrapper.ListJobs)
@@ -5467,6 +5777,7 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/maintenance-windows", wrapper.ListMaintenanceWindows)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/plan", wrapper.GetPlan)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/apply", wrapper.ApplyPlan)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/preview", wrapper.PreviewPlan)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/technicians", wrapper.ListTechnicians)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/technicians/{technicianId}", wrapper.GetTechnician)
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/technicians/{technicianId}", wrapper.PatchTechnician)
@@ -8875,6 +9186,164 @@ func (response GetAvailability500ApplicationProblemPlusJSONResponse) VisitGetAva
 	return err
 }
 
+type GetAvailabilityDaysRequestObject struct {
+	Params GetAvailabilityDaysParams
+}
+
+type GetAvailabilityDaysResponseObject interface {
+	VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error
+}
+
+type GetAvailabilityDays200JSONResponse AvailabilityDays
+
+func (response GetAvailabilityDays200JSONResponse) VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailabilityDays400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailabilityDays400ApplicationProblemPlusJSONResponse) VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailabilityDays401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailabilityDays401ApplicationProblemPlusJSONResponse) VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailabilityDays403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailabilityDays403ApplicationProblemPlusJSONResponse) VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailabilityDays404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailabilityDays404ApplicationProblemPlusJSONResponse) VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailabilityDays422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailabilityDays422ApplicationProblemPlusJSONResponse) VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailabilityDays429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailabilityDays429ApplicationProblemPlusJSONResponse) VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvailabilityDays500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetAvailabilityDays500ApplicationProblemPlusJSONResponse) VisitGetAvailabilityDaysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListBaysRequestObject struct {
 	Params ListBaysParams
 }
@@ -10178,6 +10647,164 @@ type ListCancelReasonTags500ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ListCancelReasonTags500ApplicationProblemPlusJSONResponse) VisitListCancelReasonTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCapacityRequestObject struct {
+	Params GetCapacityParams
+}
+
+type GetCapacityResponseObject interface {
+	VisitGetCapacityResponse(w http.ResponseWriter) error
+}
+
+type GetCapacity200JSONResponse Capacity
+
+func (response GetCapacity200JSONResponse) VisitGetCapacityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCapacity400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetCapacity400ApplicationProblemPlusJSONResponse) VisitGetCapacityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCapacity401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCapacity401ApplicationProblemPlusJSONResponse) VisitGetCapacityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCapacity403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetCapacity403ApplicationProblemPlusJSONResponse) VisitGetCapacityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCapacity404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetCapacity404ApplicationProblemPlusJSONResponse) VisitGetCapacityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCapacity422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response GetCapacity422ApplicationProblemPlusJSONResponse) VisitGetCapacityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCapacity429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetCapacity429ApplicationProblemPlusJSONResponse) VisitGetCapacityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCapacity500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetCapacity500ApplicationProblemPlusJSONResponse) VisitGetCapacityResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -12832,6 +13459,202 @@ func (response ApplyPlan500ApplicationProblemPlusJSONResponse) VisitApplyPlanRes
 	return err
 }
 
+type PreviewPlanRequestObject struct {
+	Body *PreviewPlanJSONRequestBody
+}
+
+type PreviewPlanResponseObject interface {
+	VisitPreviewPlanResponse(w http.ResponseWriter) error
+}
+
+type PreviewPlan200JSONResponse PlanPreview
+
+func (response PreviewPlan200JSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan400ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan401ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan403ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan404ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan413ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan415ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan422ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan429ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewPlan500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewPlan500ApplicationProblemPlusJSONResponse) VisitPreviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTechniciansRequestObject struct {
 	Params ListTechniciansParams
 }
@@ -13564,6 +14387,9 @@ type StrictServerInterface interface {
 	// GetAvailability Quote when a new job could be done
 	// (GET /v1/scheduler/availability)
 	GetAvailability(ctx context.Context, request GetAvailabilityRequestObject) (GetAvailabilityResponseObject, error)
+	// GetAvailabilityDays The days to offer a booking
+	// (GET /v1/scheduler/availability/days)
+	GetAvailabilityDays(ctx context.Context, request GetAvailabilityDaysRequestObject) (GetAvailabilityDaysResponseObject, error)
 	// ListBays List bays
 	// (GET /v1/scheduler/bays)
 	ListBays(ctx context.Context, request ListBaysRequestObject) (ListBaysResponseObject, error)
@@ -13588,6 +14414,9 @@ type StrictServerInterface interface {
 	// ListCancelReasonTags List a location's cancel reason tags
 	// (GET /v1/scheduler/cancel-reason-tags)
 	ListCancelReasonTags(ctx context.Context, request ListCancelReasonTagsRequestObject) (ListCancelReasonTagsResponseObject, error)
+	// GetCapacity Working and planned time per day and technician
+	// (GET /v1/scheduler/capacity)
+	GetCapacity(ctx context.Context, request GetCapacityRequestObject) (GetCapacityResponseObject, error)
 	// ListCatalog List catalog items
 	// (GET /v1/scheduler/catalog)
 	ListCatalog(ctx context.Context, request ListCatalogRequestObject) (ListCatalogResponseObject, error)
@@ -13630,6 +14459,9 @@ type StrictServerInterface interface {
 	// ApplyPlan Write the plan's assignments into pending steps
 	// (POST /v1/scheduler/plan/apply)
 	ApplyPlan(ctx context.Context, request ApplyPlanRequestObject) (ApplyPlanResponseObject, error)
+	// PreviewPlan See what step changes would do to the plan, before making them
+	// (POST /v1/scheduler/plan/preview)
+	PreviewPlan(ctx context.Context, request PreviewPlanRequestObject) (PreviewPlanResponseObject, error)
 	// ListTechnicians List technicians
 	// (GET /v1/scheduler/technicians)
 	ListTechnicians(ctx context.Context, request ListTechniciansRequestObject) (ListTechniciansResponseObject, error)
@@ -14273,6 +15105,32 @@ func (sh *strictHandler) GetAvailability(w http.ResponseWriter, r *http.Request,
 	}
 }
 
+// GetAvailabilityDays operation middleware
+func (sh *strictHandler) GetAvailabilityDays(w http.ResponseWriter, r *http.Request, params GetAvailabilityDaysParams) {
+	var request GetAvailabilityDaysRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAvailabilityDays(ctx, request.(GetAvailabilityDaysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAvailabilityDays")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetAvailabilityDaysResponseObject); ok {
+		if err := validResponse.VisitGetAvailabilityDaysResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // ListBays operation middleware
 func (sh *strictHandler) ListBays(w http.ResponseWriter, r *http.Request, params ListBaysParams) {
 	var request ListBaysRequestObject
@@ -14493,6 +15351,32 @@ func (sh *strictHandler) ListCancelReasonTags(w http.ResponseWriter, r *http.Req
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(ListCancelReasonTagsResponseObject); ok {
 		if err := validResponse.VisitListCancelReasonTagsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetCapacity operation middleware
+func (sh *strictHandler) GetCapacity(w http.ResponseWriter, r *http.Request, params GetCapacityParams) {
+	var request GetCapacityRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCapacity(ctx, request.(GetCapacityRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCapacity")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetCapacityResponseObject); ok {
+		if err := validResponse.VisitGetCapacityResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
@@ -14913,6 +15797,37 @@ func (sh *strictHandler) ApplyPlan(w http.ResponseWriter, r *http.Request, param
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(ApplyPlanResponseObject); ok {
 		if err := validResponse.VisitApplyPlanResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// PreviewPlan operation middleware
+func (sh *strictHandler) PreviewPlan(w http.ResponseWriter, r *http.Request) {
+	var request PreviewPlanRequestObject
+
+	var body PreviewPlanJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.PreviewPlan(ctx, request.(PreviewPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PreviewPlan")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(PreviewPlanResponseObject); ok {
+		if err := validResponse.VisitPreviewPlanResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

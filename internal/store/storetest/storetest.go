@@ -9,12 +9,14 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"flag"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/workshop-platform/workshop/internal/store"
@@ -38,10 +40,30 @@ func SQLiteURL(t testing.TB) string {
 }
 
 // PostgresURL creates a fresh database on the server of
-// WORKSHOP_TEST_POSTGRES_URL, dropped when the test ends; the test is
-// skipped, saying so, when the variable is unset or under -short (the
-// quick run tests SQLite; the full run, and CI, both).
+// WORKSHOP_TEST_POSTGRES_URL, migrated, dropped when the test ends; the
+// test is skipped, saying so, when the variable is unset or under -short
+// (the quick run tests SQLite; the full run, and CI, both). The database is
+// a copy of a template migrated once (postgresTemplate): a copy takes a
+// third of what migrating a new database does.
 func PostgresURL(t testing.TB) string {
+	t.Helper()
+	base := postgresBase(t)
+	tpl, err := postgresTemplate(base)
+	if err != nil {
+		t.Fatalf("the migrated template database: %v", err)
+	}
+	return newPostgres(t, base, tpl)
+}
+
+// EmptyPostgresURL is PostgresURL's database without its schema: for the
+// tests of migrating a new database.
+func EmptyPostgresURL(t testing.TB) string {
+	t.Helper()
+	return newPostgres(t, postgresBase(t), "")
+}
+
+// postgresBase is the server's URL, or skips the test.
+func postgresBase(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
@@ -50,6 +72,13 @@ func PostgresURL(t testing.TB) string {
 	if testing.Short() {
 		t.Skip("PostgreSQL not tested under -short: the full run tests it")
 	}
+	return base
+}
+
+// newPostgres creates a database for the test, a copy of template unless
+// it is "", dropped when the test ends.
+func newPostgres(t testing.TB, base, template string) string {
+	t.Helper()
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
 		t.Fatalf("open %s: %v", PostgresEnv, err)
@@ -58,7 +87,11 @@ func PostgresURL(t testing.TB) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "wstest_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if _, err := admin.Exec(create); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -71,6 +104,11 @@ func PostgresURL(t testing.TB) string {
 			t.Logf("drop test database %s: %v", name, err)
 		}
 	})
+	return databaseURL(t, base, name)
+}
+
+// databaseURL is base naming the database name instead.
+func databaseURL(t testing.TB, base, name string) string {
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatalf("parse %s: %v", PostgresEnv, err)
@@ -85,10 +123,96 @@ func PostgresURL(t testing.TB) string {
 	return u.String()
 }
 
+// templates is the migrated template of the server, once per process.
+var templates struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+// postgresTemplate is a database on the server migrated to the embedded
+// schema, named by its digest, marked a template that takes no
+// connections. It stays on the server for the next runs; the first
+// process to need it builds it under an advisory lock, into a database of
+// another name renamed once migrated, so no process ever copies a half-made
+// one (a build that died is dropped by the next).
+func postgresTemplate(base string) (string, error) {
+	templates.once.Do(func() { templates.name, templates.err = buildPostgresTemplate(base) })
+	return templates.name, templates.err
+}
+
+func buildPostgresTemplate(base string) (string, error) {
+	digest, err := store.SchemaDigest("postgres")
+	if err != nil {
+		return "", err
+	}
+	name := "wstpl_" + digest
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close()
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	const lockKey = 0x77737470 // "wstp"
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", lockKey); err != nil {
+		return "", err
+	}
+	defer conn.ExecContext(ctx, "SELECT pg_advisory_unlock($1)", lockKey) //nolint:errcheck // the connection closes anyway
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
+		return "", err
+	}
+	if n == 1 {
+		return name, nil
+	}
+	building := name + "_building"
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + building + " WITH (FORCE)", "CREATE DATABASE " + building} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return "", err
+		}
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + building
+	st, err := store.Open(ctx, u.String())
+	if err != nil {
+		return "", fmt.Errorf("migrate %s: %w", building, err)
+	}
+	st.Close()
+	for _, q := range []string{
+		"ALTER DATABASE " + building + " RENAME TO " + name,
+		"ALTER DATABASE " + name + " WITH IS_TEMPLATE true ALLOW_CONNECTIONS false",
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return "", err
+		}
+	}
+	return name, nil
+}
+
 // Each runs fn as a subtest on a fresh database of every kind: "sqlite"
 // always, "postgres" when WORKSHOP_TEST_POSTGRES_URL is set (skipped with a
 // message otherwise).
 func Each(t *testing.T, fn func(t *testing.T, db Database)) {
+	t.Helper()
+	each(t, PostgresURL, fn)
+}
+
+// EachEmpty is Each on databases without the schema (the SQLite file does
+// not exist yet): for the tests of migrating a new database.
+func EachEmpty(t *testing.T, fn func(t *testing.T, db Database)) {
+	t.Helper()
+	each(t, EmptyPostgresURL, fn)
+}
+
+func each(t *testing.T, postgresURL func(testing.TB) string, fn func(t *testing.T, db Database)) {
 	t.Helper()
 	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
@@ -97,7 +221,7 @@ func Each(t *testing.T, fn func(t *testing.T, db Database)) {
 			if name == "sqlite" {
 				u = SQLiteURL(t)
 			} else {
-				u = PostgresURL(t)
+				u = postgresURL(t)
 			}
 			fn(t, Database{Name: name, URL: u})
 		})

@@ -1,7 +1,7 @@
-// Package receiversample is the Go receiver the README shows (section
+// Package receiversample is the Go receiver docs/api.md shows (section
 // "Verifying deliveries"), kept here so that it is compiled and tested
-// against the server's own signing: TestREADMEShowsThisReceiver holds the
-// README's copy to this file.
+// against the server's own signing: TestAPIGuideShowsThisReceiver holds the
+// guide's copy to this file.
 package receiversample
 
 import (
@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// README:begin
+// docs/api.md:begin
 
 // hook verifies deliveries with the secrets you hold: the current one and,
 // for the 24 hours after a rotation, the previous one too.
@@ -63,4 +63,4 @@ func verified(h http.Header, body []byte, secrets []string, now time.Time) bool 
 	return false
 }
 
-// README:end
+// docs/api.md:end

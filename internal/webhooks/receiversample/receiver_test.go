@@ -54,20 +54,20 @@ func TestReceiverVerifiesDuringRotation(t *testing.T) {
 	}
 }
 
-// The README shows this package's receiver as it is.
-func TestREADMEShowsThisReceiver(t *testing.T) {
+// docs/api.md shows this package's receiver as it is.
+func TestAPIGuideShowsThisReceiver(t *testing.T) {
 	t.Parallel()
 	src, err := os.ReadFile("receiver.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, code, _ := strings.Cut(string(src), "// README:begin\n\n")
-	code, _, _ = strings.Cut(code, "\n// README:end")
-	readme, err := os.ReadFile("../../../README.md")
+	_, code, _ := strings.Cut(string(src), "// docs/api.md:begin\n\n")
+	code, _, _ = strings.Cut(code, "\n// docs/api.md:end")
+	readme, err := os.ReadFile("../../../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), "```go\n"+code+"```") {
-		t.Errorf("README.md does not show the receiver of receiver.go as it is; want this block:\n```go\n%s```", code)
+		t.Errorf("docs/api.md does not show the receiver of receiver.go as it is; want this block:\n```go\n%s```", code)
 	}
 }

@@ -222,16 +222,30 @@ func (c *checker) assignment(s workshop.DispatchStep, ps workshop.PlannedStep) {
 	}
 }
 
-// timing: in working time, its length its duration of working time, not
-// before the plan's start, its notBefore or the job's arrival (or, booked
-// and without notBefore, the opening of its promise's date or of the
-// date), within the horizon.
+// shift is when the technicians and the bay given all work: the domain's
+// one rule of a resource's working time (workshop.WorkPeriods).
+func (c *checker) shift(techIDs []string, bayID string) workshop.Shift {
+	var works []workshop.WorkTime
+	for _, id := range techIDs {
+		works = append(works, c.techs[id].Work)
+	}
+	if bayID != "" {
+		works = append(works, c.bays[bayID].Work)
+	}
+	return c.in.Calendar.Shift(c.planFrom.Add(-24*time.Hour), c.planFrom.Add(17*24*time.Hour), works...)
+}
+
+// timing: in its technicians' and bay's working time, its length its
+// duration of their working time, not before the plan's start, its
+// notBefore or the job's arrival (or, booked and without notBefore, the
+// opening of its promise's date or of the date), within the horizon.
 func (c *checker) timing(ref stepRef, ps workshop.PlannedStep) {
 	s, cal := ref.step(), c.in.Calendar
-	if !cal.Open(ps.Start) {
-		c.fail("step %s starts %v, out of working time", s.ID, ps.Start)
+	work := c.shift(ps.TechIDs, ps.BayID)
+	if !work.Open(ps.Start) {
+		c.fail("step %s starts %v, out of its technicians' or bay's working time", s.ID, ps.Start)
 	}
-	if got := cal.WorkBetween(ps.Start, ps.End); got != s.Duration {
+	if got := work.WorkBetween(ps.Start, ps.End); got != s.Duration {
 		c.fail("step %s: %v of working time between %v and %v, want %v", s.ID, got, ps.Start, ps.End, s.Duration)
 	}
 	if ps.Start.Before(c.planFrom) {
@@ -450,14 +464,15 @@ func (c *checker) scheduledStarts() {
 			continue
 		}
 		at := *s.NotBefore
-		if !c.in.Calendar.Open(at) || at.Before(c.planFrom) || ref.job.ArrivalTime != nil && at.Before(*ref.job.ArrivalTime) {
+		work := c.shift(s.TechIDs, s.BayID)
+		if !work.Open(at) || at.Before(c.planFrom) || ref.job.ArrivalTime != nil && at.Before(*ref.job.ArrivalTime) {
 			continue
 		}
 		waits := false
 		for _, q := range c.predecessors(ref) {
 			waits = waits || q.Status != workshop.StepCompleted || q.CompletedAt != nil && q.CompletedAt.After(at)
 		}
-		if waits || c.blocked(s, ref.job.ID, at, c.in.Calendar.AddWork(at, s.Duration)) {
+		if waits || c.blocked(s, ref.job.ID, at, work.AddWork(at, s.Duration)) {
 			continue
 		}
 		c.fail("scheduled step %s starts %v, want exactly its notBefore %v: its technicians and bay are free then", id, ps.Start, at)

@@ -184,9 +184,9 @@ func TestReplansMoveOnlyWhatMustMove(t *testing.T) {
 		{"the busiest technician goes home, a minute later: the steps not theirs", homeLater},
 		{"the busiest technician goes home: the jobs they had no part in", homeJobs},
 		{"the busiest technician goes home, a minute later: the jobs they had no part in", homeJobsLater}} {
-		t.Log(fmt.Sprintf("%s, %d seeds: moved %d of %d other steps (%.1f %%; pushed on their own technicians and bay %d), first hour %d of %d; weighted late %d (anchor %d), unplaced %d (anchor %d); kept steps earlier %d, later within 15 min %d",
+		t.Logf("%s, %d seeds: moved %d of %d other steps (%.1f %%; pushed on their own technicians and bay %d), first hour %d of %d; weighted late %d (anchor %d), unplaced %d (anchor %d); kept steps earlier %d, later within 15 min %d",
 			r.name, seeds, r.m.Moved, r.m.Steps, 100*r.m.Share(), r.m.Pushed, r.m.MovedFirst, r.m.FirstHour, r.m.WeightedLate, r.m.AnchorLate,
-			r.m.Unplaced, r.m.AnchorUnpl, r.m.StartedEarlier, r.m.Shifted))
+			r.m.Unplaced, r.m.AnchorUnpl, r.m.StartedEarlier, r.m.Shifted)
 	}
 }
 

@@ -25,6 +25,10 @@ type Class struct {
 	// notBefore from an hour before now to ten hours after, technicians
 	// and a bay (0 in the benchmark classes, whose days stay as they were).
 	Scheduled float64
+	// Calendars gives every technician weekly hours (full days, mornings
+	// or afternoons) and two absences in the next 14 days, and every bay a
+	// maintenance window (issue "Real shop calendars").
+	Calendars bool
 }
 
 // Classes are the benchmark's instance classes (issue: 20-80 jobs of 1-6
@@ -40,6 +44,14 @@ var Classes = []Class{
 // name: 80 open jobs of 4 steps, 20 technicians, 12 bays.
 var Contract80x4 = Class{Name: "80x4", Jobs: [2]int{80, 80}, Steps: [2]int{4, 4}, Techs: [2]int{20, 20}, Bays: [2]int{12, 12},
 	Tight: true, InProgress: 0.15, Booked: 0.2, Assign: 0.05}
+
+// Contract80x4Calendars is that size with working hours, absences and
+// maintenance windows: the calendars issue's timing target.
+var Contract80x4Calendars = func() Class {
+	c := Contract80x4
+	c.Name, c.Calendars = "80x4-calendars", true
+	return c
+}()
 
 var (
 	skills = []string{"engine", "brakes", "tyres", "ev", "electrics", "body", "diagnostics", "ac"}
@@ -116,7 +128,52 @@ func (g *gen) day() workshop.DispatchInput {
 	for i := range g.between(g.c.Jobs) {
 		in.Jobs = append(in.Jobs, g.job(i, in, catalog))
 	}
+	if g.c.Calendars { // drawn last, so that the other classes' days stay as they were
+		g.calendars(&in)
+	}
 	return in
+}
+
+// weekHours are the technicians' weeks the generator gives: full days,
+// mornings, afternoons, four days.
+var weekHours = [][]workshop.WeeklyHours{
+	nil,
+	weekOf([]string{"mon", "tue", "wed", "thu", "fri", "sat"}, "07:00", "13:00"),
+	weekOf([]string{"mon", "tue", "wed", "thu", "fri"}, "12:00", "19:00"),
+	weekOf([]string{"mon", "tue", "wed", "thu"}, "06:00", "18:00"),
+}
+
+func weekOf(days []string, start, end string) []workshop.WeeklyHours {
+	var out []workshop.WeeklyHours
+	for _, d := range days {
+		out = append(out, workshop.WeeklyHours{Day: d, Start: start, End: end})
+	}
+	return out
+}
+
+// AddCalendars gives a generated workshop's technicians hours and
+// absences and its bays maintenance windows, from seed.
+func AddCalendars(seed uint64, in *workshop.DispatchInput) {
+	g := gen{rng: rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))}
+	g.calendars(in)
+}
+
+// calendars gives every technician hours and two absences (a few hours to
+// four days, starting in the next 14 days), and every bay one maintenance
+// window (one to eight hours).
+func (g *gen) calendars(in *workshop.DispatchInput) {
+	away := func(maxHours int) workshop.Interval {
+		start := in.Now.Truncate(time.Hour).Add(time.Duration(g.rng.IntN(14*24)) * time.Hour)
+		return workshop.Interval{Start: start, End: start.Add(time.Duration(1+g.rng.IntN(maxHours)) * time.Hour)}
+	}
+	for i := range in.Techs {
+		t := &in.Techs[i]
+		t.Work.Hours = weekHours[g.rng.IntN(len(weekHours))]
+		t.Work.Away = []workshop.Interval{away(96), away(96)}
+	}
+	for i := range in.Bays {
+		in.Bays[i].Work.Away = []workshop.Interval{away(8)}
+	}
 }
 
 var priorities = []string{"low", "normal", "normal", "normal", "high", "urgent"}

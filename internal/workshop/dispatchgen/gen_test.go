@@ -32,7 +32,7 @@ func TestGeneratedDays(t *testing.T) {
 	if testing.Short() {
 		seeds = 15
 	}
-	for _, c := range dispatchgen.Classes {
+	for _, c := range append(slices.Clone(dispatchgen.Classes), calendarsClass) {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			for seed := range uint64(seeds) {
@@ -58,6 +58,11 @@ func TestGeneratedDays(t *testing.T) {
 	}
 }
 
+// calendarsClass is a small tight workshop whose technicians have hours
+// and absences and whose bays have maintenance windows.
+var calendarsClass = dispatchgen.Class{Name: "small-calendars", Jobs: [2]int{20, 40}, Steps: [2]int{1, 4}, Techs: [2]int{5, 10},
+	Bays: [2]int{4, 8}, Tight: true, InProgress: 0.15, Booked: 0.2, Assign: 0.05, Scheduled: 0.1, Calendars: true}
+
 func worse(a, b workshop.Dispatch) bool {
 	if a.Totals.UnplacedSteps != b.Totals.UnplacedSteps {
 		return a.Totals.UnplacedSteps > b.Totals.UnplacedSteps
@@ -74,7 +79,7 @@ func FuzzPlanDispatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, jobs, techs uint8, tight bool) {
 		c := dispatchgen.Class{Name: "fuzz", Jobs: [2]int{1, 1 + int(jobs%40)}, Steps: [2]int{1, 6}, Techs: [2]int{1, 1 + int(techs%12)},
 			Bays: [2]int{1 + int(seed%3), 1 + int(seed%9)}, Tight: tight, InProgress: 0.3, Booked: 0.3, Assign: 0.15,
-			Scheduled: 0.25}
+			Scheduled: 0.25, Calendars: seed%2 == 0}
 		in := dispatchgen.Generate(seed, c)
 		in.Budget = 40
 		d := planAndCheck(t, fmt.Sprintf("seed %d", seed), in)
@@ -93,7 +98,7 @@ func TestPlanQualityReport(t *testing.T) {
 		t.Skip("a report, not a test: set WORKSHOP_PLAN_REPORT=1 to print it")
 	}
 	const instances = 40
-	classes := append(slices.Clone(dispatchgen.Classes), dispatchgen.Contract80x4)
+	classes := append(slices.Clone(dispatchgen.Classes), dispatchgen.Contract80x4, dispatchgen.Contract80x4Calendars)
 	fmt.Printf("%-12s %10s %10s %10s %10s %12s %10s %10s %10s %s\n", "class", "plan", "fcfs", "bound", "load bound", "below fcfs", "p50 ms", "p99 ms", "max ms", "worse than fcfs")
 	for _, c := range classes {
 		var plan, fcfs, bound, load, worseN int
@@ -125,9 +130,20 @@ func TestPlanQualityReport(t *testing.T) {
 // open jobs of 4 steps, 20 technicians, 12 bays (target p99 < 200 ms; see
 // TestPlanQualityReport for the distribution over instances).
 func BenchmarkPlanDispatch80x4(b *testing.B) {
+	benchmarkPlan(b, dispatchgen.Contract80x4)
+}
+
+// BenchmarkPlanDispatch80x4Calendars is that size with every technician's
+// hours and two absences and a maintenance window in every bay (target
+// p99 < 200 ms, the same bound).
+func BenchmarkPlanDispatch80x4Calendars(b *testing.B) {
+	benchmarkPlan(b, dispatchgen.Contract80x4Calendars)
+}
+
+func benchmarkPlan(b *testing.B, c dispatchgen.Class) {
 	ins := make([]workshop.DispatchInput, 16)
 	for i := range ins {
-		ins[i] = dispatchgen.Generate(uint64(i), dispatchgen.Contract80x4)
+		ins[i] = dispatchgen.Generate(uint64(i), c)
 	}
 	i := 0
 	for b.Loop() {

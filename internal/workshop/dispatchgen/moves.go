@@ -62,13 +62,8 @@ func CountMoves(cal workshop.Calendar, first workshop.Dispatch, a workshop.Dispa
 		if !counted(s.StepID, jobOf[s.StepID]) {
 			continue
 		}
-		announced := s.Announced
-		if announced.IsZero() {
-			announced = s.Start
-		}
 		now, ok := placed[s.StepID]
-		moved := !ok || now.BayID != s.BayID || !slices.Equal(now.TechIDs, s.TechIDs) ||
-			now.Start.Sub(announced) > workshop.KeptTolerance
+		moved := workshop.Moved(s, now)
 		m.Steps++
 		if moved {
 			m.Moved++

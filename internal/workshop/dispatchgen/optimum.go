@@ -113,11 +113,12 @@ type exactSearch struct {
 	bestSlots      []slot
 	nodes          int
 	maxNodes       int
+	shifts         map[string]workshop.Shift // by technicians and bay: when they all work
 }
 
 func newExactSearch(in workshop.DispatchInput) *exactSearch {
 	s := &exactSearch{in: in, cal: in.Calendar, start: workshop.DispatchStart(in), tech: map[string][]xuse{}, bay: map[string][]xuse{},
-		assigned: map[string]bool{}}
+		assigned: map[string]bool{}, shifts: map[string]workshop.Shift{}}
 	s.horizon = s.start.Add(workshop.DispatchHorizon)
 	for _, j := range in.Jobs {
 		for _, st := range j.Steps {
@@ -262,9 +263,10 @@ func (s *exactSearch) candidates(st workshop.DispatchStep) (techSets [][]string,
 // bay, and its end; ok false past the horizon.
 func (s *exactSearch) fit(i int, techs []string, bay string, t time.Time) (start, end time.Time, ok bool) {
 	x := &s.steps[i]
+	work := s.shift(techs, bay)
 	for {
-		t = s.cal.NextOpen(t)
-		end = s.cal.AddWork(t, x.step.Duration)
+		t = work.NextOpen(t)
+		end = work.AddWork(t, x.step.Duration)
 		if end.After(s.horizon) {
 			return t, end, false
 		}
@@ -292,6 +294,29 @@ func (s *exactSearch) fit(i int, techs []string, bay string, t time.Time) (start
 			return t, end, true
 		}
 	}
+}
+
+// shift is when techs and bay all work (the domain's rule, as the
+// planner's).
+func (s *exactSearch) shift(techs []string, bay string) workshop.Shift {
+	key := strings.Join(techs, ",") + "|" + bay
+	if w, ok := s.shifts[key]; ok {
+		return w
+	}
+	var works []workshop.WorkTime
+	for _, t := range s.in.Techs {
+		if slices.Contains(techs, t.ID) {
+			works = append(works, t.Work)
+		}
+	}
+	for _, b := range s.in.Bays {
+		if b.ID == bay {
+			works = append(works, b.Work)
+		}
+	}
+	w := s.cal.Shift(s.start.Add(-24*time.Hour), s.horizon.Add(3*24*time.Hour), works...)
+	s.shifts[key] = w
+	return w
 }
 
 type child struct {

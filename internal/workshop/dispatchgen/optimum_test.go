@@ -70,6 +70,35 @@ func TestOptimumOfSmallDays(t *testing.T) {
 	}
 }
 
+// TestOptimumWithCalendars: with technicians' hours and absences and
+// bays' maintenance windows, the exact search keeps the same working-time
+// rule as the planner: its plan is feasible and never worse.
+func TestOptimumWithCalendars(t *testing.T) {
+	t.Parallel()
+	n := 12
+	if testing.Short() {
+		n = 4
+	}
+	for seed, found := uint64(1), 0; found < n; seed++ {
+		in, ok := dispatchgen.GenerateSmall(seed)
+		if !ok {
+			continue
+		}
+		found++
+		dispatchgen.AddCalendars(seed, &in)
+		what := fmt.Sprintf("seed %d with calendars", seed)
+		plan := planAndCheck(t, what, in)
+		x := dispatchgen.Optimum(in, plan, gapNodes)
+		for _, err := range dispatchcheck.Check(in, x.Plan) {
+			t.Errorf("%s, optimum: %v", what, err)
+		}
+		if x.Plan.Totals.UnplacedSteps > plan.Totals.UnplacedSteps || x.Plan.Totals.UnplacedSteps == plan.Totals.UnplacedSteps &&
+			x.Plan.Totals.WeightedLateMinutes > plan.Totals.WeightedLateMinutes {
+			t.Errorf("%s: optimum %+v worse than the planner's %+v", what, x.Plan.Totals, plan.Totals)
+		}
+	}
+}
+
 // TestPlanGapReport prints the planner's gap to the optimum over 200 small
 // instances (WORKSHOP_PLAN_REPORT=1 go test -run TestPlanGapReport -v
 // ./internal/workshop/dispatchgen); targets: mean <= 5 %, optimal on >=
