@@ -45,7 +45,7 @@ var demoJobs = []demoJob{
 		steps: []demoStep{{label: "Annual service", minutes: 90}, {label: "Brake check", phase: 1, minutes: 30}}},
 	{loc: demoBerlinID, plate: "B-DM 1002", make_: "Opel", model: "Corsa", source: "walk_in", arrivedAgo: 25 * time.Minute, promiseIn: 4 * time.Hour,
 		customer: [3]string{"Murat Yilmaz", "+49 170 555 1002", ""},
-		steps: []demoStep{{label: "Diagnosis: engine warning light", minutes: 45}}},
+		steps:    []demoStep{{label: "Diagnosis: engine warning light", minutes: 45}}},
 	{loc: demoBerlinID, plate: "B-DM 1003", make_: "BMW", model: "320d", source: "dms", priority: "high", arrivedAgo: 3 * time.Hour, promiseIn: time.Hour,
 		steps: []demoStep{
 			{label: "Oil and filter change", minutes: 45, state: workshop.StepCompleted, tech: "Aylin Demir", bay: "Bay 2"},
