@@ -32,6 +32,8 @@ type Store interface {
 	DeleteTechnician(ctx context.Context, id string) error
 	RecordVisibility(ctx context.Context, table, id string) (store.Visibility, error)
 	SetTechnicianHours(ctx context.Context, v store.Visibility, id string, hours []workshop.WeeklyHours, now workshop.Micros) (workshop.Technician, error)
+	CreateAbsence(ctx context.Context, v store.Visibility, a workshop.Absence, opts ...store.WriteOption) (workshop.Absence, error)
+	CreateMaintenanceWindow(ctx context.Context, v store.Visibility, w workshop.MaintenanceWindow, opts ...store.WriteOption) (workshop.MaintenanceWindow, error)
 	CreateBay(ctx context.Context, b workshop.Bay) (workshop.Bay, error)
 	DeleteBay(ctx context.Context, id string) error
 	SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error)
