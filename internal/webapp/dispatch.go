@@ -126,7 +126,7 @@ func (a *App) dispatchBodyOf(r *http.Request, d *desk, q dispatchQuery) (dispatc
 	t := d.dayTimeline(plan, date, td, q.byBay, q.zoom, now)
 	if !q.byBay {
 		day, _ := time.ParseInLocation(time.DateOnly, date, d.zone)
-		caps, err := a.capacity(ctx, plan, td, day, 1, now)
+		caps, err := a.capacity(ctx, plan, day, 1, now)
 		if err != nil {
 			return dispatchBody{}, timelineData{}, err
 		}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/workshop-platform/workshop/internal/planning"
-	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 // What the dispatch rows and the week say of the technicians' time: per
@@ -21,42 +20,23 @@ type capacityDay struct {
 // techDay is a technician's working and planned minutes on a date.
 type techDay struct{ Available, Planned int }
 
-// capacity is the capacity of days dates from the local midnight from.
-func (a *App) capacity(_ context.Context, p *planning.Plan, td timelineData, from time.Time, days int, now time.Time) ([]capacityDay, error) {
-	return planCapacity(p, td, from, days, now), nil
-}
-
-// planCapacity counts capacity on the plan itself: the location's working
-// time for each technician who is not unavailable, and the working time of
-// the plan's steps on them that day (a step in progress from now on).
-func planCapacity(p *planning.Plan, td timelineData, from time.Time, days int, now time.Time) []capacityDay {
-	cal := workshop.NewCalendar(p.Zone, p.Settings)
-	out := make([]capacityDay, 0, days)
-	for i := range days {
-		day := from.AddDate(0, 0, i)
-		end := day.AddDate(0, 0, 1)
-		cd := capacityDay{Date: day.Format(time.DateOnly), Techs: map[string]techDay{}}
-		open := int(cal.WorkBetween(day, end).Minutes())
-		for _, t := range td.data.Techs {
-			if t.Status != "unavailable" {
-				cd.Techs[t.ID] = techDay{Available: open}
-			}
-		}
-		for _, ps := range p.Dispatch.Steps {
-			a, b := workshop.Later(workshop.Later(ps.Start, day), now), workshop.Earlier(ps.End, end)
-			if !a.Before(b) {
-				continue
-			}
-			m := int(cal.WorkBetween(a, b).Minutes())
-			for _, id := range ps.TechIDs {
-				c := cd.Techs[id]
-				c.Planned += m
-				cd.Techs[id] = c
-			}
+// capacity is the capacity of days dates from the local midnight from:
+// the planning service's (GET /v1/scheduler/capacity), of the plan p of
+// the same minute.
+func (a *App) capacity(ctx context.Context, p *planning.Plan, from time.Time, days int, now time.Time) ([]capacityDay, error) {
+	cs, err := a.plans.Capacity(ctx, p.LocationID, now, from.Format(time.DateOnly), days)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]capacityDay, 0, len(cs))
+	for _, c := range cs {
+		cd := capacityDay{Date: c.Date.Format(time.DateOnly), Techs: map[string]techDay{}}
+		for _, t := range c.Technicians {
+			cd.Techs[t.TechID] = techDay{Available: t.Available, Planned: t.Planned}
 		}
 		out = append(out, cd)
 	}
-	return out
+	return out, nil
 }
 
 // rowHours writes each technician's planned hours against their working

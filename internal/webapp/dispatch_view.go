@@ -54,6 +54,7 @@ type tick struct {
 type span struct {
 	Left, Width float64
 	Label       string
+	Short       string // what the shade shows: why ("training", "maintenance: lift inspection")
 }
 
 // timelineRow is one technician's or bay's row. Off says why nothing can
@@ -283,6 +284,7 @@ func (d *desk) dayTimeline(p *planning.Plan, date string, td timelineData, byBay
 	for i := range rows {
 		rows[i].Lanes = laneBars(rows[i].Bars)
 	}
+	d.shadeAway(rows, td, byBay, day, from, to, at)
 	v.Rows = rows
 	v.Proposals = d.proposalDays(p, date)
 	for _, pd := range v.Proposals {
@@ -435,4 +437,47 @@ func (td timelineData) zone() *time.Location {
 		return time.UTC
 	}
 	return z
+}
+
+// shadeAway shades on each row the technician's absences (or the bay's
+// maintenance windows) in [from, to), saying who or what and why, and
+// says on a technician's row that they are away that day.
+func (d *desk) shadeAway(rows []timelineRow, td timelineData, byBay bool, day, from, to time.Time, at func(time.Time) float64) {
+	spans := td.absences()
+	if byBay {
+		spans = td.windows()
+	}
+	index := map[string]int{}
+	for i, r := range rows {
+		index[r.ID] = i
+	}
+	byOwner := map[string][]awaySpan{}
+	for _, s := range spans {
+		i, ok := index[s.Owner]
+		if !ok {
+			continue
+		}
+		byOwner[s.Owner] = append(byOwner[s.Owner], s)
+		if !s.Start.Before(to) || !s.End.After(from) {
+			continue
+		}
+		a, b := workshop.Later(s.Start, from), workshop.Earlier(s.End, to)
+		short := "away: " + reasonWords(s.Reason)
+		if byBay {
+			short = "in maintenance"
+			if s.Reason != "" {
+				short += ": " + s.Reason
+			}
+		} else if s.Note != "" {
+			short += " (" + s.Note + ")"
+		}
+		label := rows[i].Name + " " + short + ", " + d.when(s.Start) + " until " + d.when(s.End)
+		rows[i].Shades = append(rows[i].Shades, span{Left: at(a), Width: at(b) - at(a), Label: label, Short: short})
+	}
+	if byBay {
+		return
+	}
+	for id, ss := range byOwner {
+		rows[index[id]].Away = awayWords(ss, day, day.AddDate(0, 0, 1), d.zone)
+	}
 }

@@ -88,7 +88,7 @@ func (a *App) weekOf(r *http.Request, d *desk, from time.Time, days int, today, 
 	if err != nil {
 		return weekView{}, err
 	}
-	caps, err := a.capacity(ctx, plan, td, from, days, now)
+	caps, err := a.capacity(ctx, plan, from, days, now)
 	if err != nil {
 		return weekView{}, err
 	}
@@ -164,6 +164,7 @@ type awaySpan struct {
 	Owner      string // technician or bay id
 	Start, End time.Time
 	Reason     string // vacation, sickness, training, other; a window's reason in words
+	Note       string
 }
 
 // awayByTech is the technicians' absences by technician, by start.
@@ -181,15 +182,35 @@ func awayWords(spans []awaySpan, from, to time.Time, zone *time.Location) string
 	var words []string
 	for _, s := range spans {
 		if s.Start.Before(to) && s.End.After(from) {
-			words = append(words, "away: "+strings.ReplaceAll(s.Reason, "_", " ")+" until "+dateTimeText(s.End, zone))
+			words = append(words, "away: "+reasonWords(s.Reason)+" until "+dateTimeText(s.End, zone))
 		}
 	}
 	return strings.Join(words, "; ")
 }
 
-// absences are the location's technicians' absences (none until the
-// store reads them with the plan's data).
-func (td timelineData) absences() []awaySpan { return nil }
+// reasonWords is an absence's reason as a sentence says it ("vacation").
+func reasonWords(reason string) string {
+	if l, ok := absenceReasonLabels[reason]; ok {
+		return strings.ToLower(l)
+	}
+	return reason
+}
+
+// absences are the location's technicians' absences, as the plan read
+// them.
+func (td timelineData) absences() []awaySpan {
+	out := make([]awaySpan, 0, len(td.data.Absences))
+	for _, a := range td.data.Absences {
+		out = append(out, awaySpan{Owner: a.TechID, Start: a.Start, End: a.End, Reason: a.Reason, Note: a.Note})
+	}
+	return out
+}
 
 // windows are the location's bays' maintenance windows.
-func (td timelineData) windows() []awaySpan { return nil }
+func (td timelineData) windows() []awaySpan {
+	out := make([]awaySpan, 0, len(td.data.MaintenanceWindows))
+	for _, w := range td.data.MaintenanceWindows {
+		out = append(out, awaySpan{Owner: w.BayID, Start: w.Start, End: w.End, Reason: w.Reason})
+	}
+	return out
+}
