@@ -178,7 +178,7 @@ func TestCalendarsAPI(t *testing.T) {
 		}
 		call(key, http.MethodGet, "/v1/scheduler/technicians/"+tech.ID, nil).Decode(t, &got)
 		_ = json.Unmarshal(got.WorkingHours, &hours)
-		if want := "mon 08:00-14:00, tue 08:00-14:00"; workshop.FormatWorkingHours(hours) != want {
+		if want := "mon-tue 08:00-14:00"; workshop.FormatWorkingHours(hours) != want {
 			t.Errorf("workingHours: got %s, want %s", got.WorkingHours, want)
 		}
 		data, err := w.st.PlanData(ctx, loc.ID)

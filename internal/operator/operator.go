@@ -32,6 +32,8 @@ type Store interface {
 	DeleteTechnician(ctx context.Context, id string) error
 	RecordVisibility(ctx context.Context, table, id string) (store.Visibility, error)
 	SetTechnicianHours(ctx context.Context, v store.Visibility, id string, hours []workshop.WeeklyHours, now workshop.Micros) (workshop.Technician, error)
+	CreateAbsence(ctx context.Context, v store.Visibility, a workshop.Absence, opts ...store.WriteOption) (workshop.Absence, error)
+	CreateMaintenanceWindow(ctx context.Context, v store.Visibility, w workshop.MaintenanceWindow, opts ...store.WriteOption) (workshop.MaintenanceWindow, error)
 	CreateBay(ctx context.Context, b workshop.Bay) (workshop.Bay, error)
 	DeleteBay(ctx context.Context, id string) error
 	SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error)
@@ -57,6 +59,11 @@ type Store interface {
 	CreateInvite(ctx context.Context, userID, tokenHash string, expiresAt workshop.Micros) error
 	CreateSetupToken(ctx context.Context, tokenHash string, expiresAt workshop.Micros) (bool, error)
 	CompleteSetup(ctx context.Context, tokenHash string, su store.Setup) error
+
+	// The import and export of a group's setup (groupimport.go).
+	ImportLocation(ctx context.Context, in store.LocationImport) (store.LocationImported, error)
+	CancelTags(ctx context.Context, locationID string) ([]workshop.CancelTag, error)
+	CatalogItems(ctx context.Context, v store.Visibility, p workshop.PageRequest) (workshop.Page[workshop.CatalogItem], error)
 
 	// The demo's working day is made with the API's writes.
 	PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (store.CatalogPut, error)

@@ -86,12 +86,23 @@ func NormalWorkingHours(hours []WeeklyHours) []WeeklyHours {
 	return out
 }
 
-// FormatWorkingHours is the weekly list as people write it:
-// "mon 08:00-14:00, tue 08:00-14:00"; "" for nil.
+// FormatWorkingHours is the weekly list as people write it (and
+// ParseWorkingHoursText reads it), days in a row with the same hours as a
+// range: "mon-fri 08:00-13:00, sat 09:00-12:00"; "" for nil.
 func FormatWorkingHours(hours []WeeklyHours) string {
-	parts := make([]string, len(hours))
-	for i, h := range hours {
-		parts[i] = h.Day + " " + h.Start + "-" + h.End
+	var parts []string
+	for i := 0; i < len(hours); {
+		h, j := hours[i], i+1
+		for j < len(hours) && hours[j].Start == h.Start && hours[j].End == h.End &&
+			slices.Index(Weekdays, hours[j].Day) == slices.Index(Weekdays, hours[j-1].Day)+1 {
+			j++
+		}
+		days := h.Day
+		if j-i > 1 {
+			days += "-" + hours[j-1].Day
+		}
+		parts = append(parts, days+" "+h.Start+"-"+h.End)
+		i = j
 	}
 	return strings.Join(parts, ", ")
 }

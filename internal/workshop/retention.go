@@ -35,3 +35,9 @@ func EraseCustomer(j Job, now Micros) (Job, bool) {
 // CustomerColumns are the customer fields as the stored row (and every
 // job event's data) names them.
 var CustomerColumns = []string{"customer_email", "customer_name", "customer_phone"}
+
+// ArrivalOverdue tells whether a booking's car is late: the job is still
+// booked (not arrived) and its drop-off time has passed.
+func ArrivalOverdue(status string, expected *time.Time, now time.Time) bool {
+	return status == JobBooked && expected != nil && expected.Before(now)
+}
