@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -137,6 +138,12 @@ var adminCommands = map[string]adminCommand{
 			return op.DeleteTechnician(ctx, a[0])
 		}
 	}},
+	"technician set-hours": {required: "working-hours", args: "TECH_ID", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		hours := fs.String("working-hours", "", `weekly hours as JSON, e.g. [{"day":"mon","start":"08:00","end":"14:00"}]; null: the location's time`)
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.SetTechnicianHours(ctx, a[0], *hours)
+		}
+	}},
 	"bay create": {required: "location name", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
 		equipment, services := fs.String("equipment", "", "comma-separated equipment"), fs.String("services", "", "comma-separated service codes")
@@ -174,12 +181,17 @@ var adminCommands = map[string]adminCommand{
 		buffer := fs.Int("bay-buffer", -1, "minutes kept free in a bay between two jobs")
 		planning := fs.String("planning-durations", "", "the durations the plan uses: estimate, p50 or p80 (learned from history)")
 		confidence := fs.Float64("promise-confidence", 0, "the share of quoted promises to keep, 0.5 to 0.99 (quotes with learned durations add its margin)")
+		retention := fs.String("customer-data-retention-days", "", "days a closed job keeps its customer's name, phone and email, 30 to 3650 (none: kept)")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			var b *int
 			if *buffer >= 0 {
 				b = buffer
 			}
-			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning), operator.PromiseConfidence(*confidence))
+			keep, err := operator.CustomerDataRetention(*retention)
+			if err != nil {
+				return nil, err
+			}
+			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning), operator.PromiseConfidence(*confidence), keep)
 		}
 	}},
 	"org list": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
@@ -210,6 +222,22 @@ var adminCommands = map[string]adminCommand{
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			return op.ListBays(ctx, *loc)
 		}
+	}},
+	"import": {required: "org file", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org, file := fs.String("org", "", "organisation id"), fs.String("file", "", "the group's JSON document (- : stdin)")
+		dry := fs.Bool("dry-run", false, "write nothing; print what would change")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			f, err := os.Open(*file)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return op.Import(ctx, *org, f, *dry)
+		}
+	}},
+	"export": {required: "org", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org := fs.String("org", "", "organisation id")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Export(ctx, *org) }
 	}},
 	"demo": {makesDatabase: true, define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Demo(ctx) }
@@ -266,10 +294,32 @@ func admin(ctx context.Context, args []string, getenv env, stdin io.Reader, stdo
 	}
 	defer st.Close()
 	out, err := runOp(ctx, operator.New(st), positional)
+	var failed *operator.ImportFailed
+	if errors.As(err, &failed) {
+		// The answer of what was written, and every error on stderr.
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+			return err
+		}
+		return importErrors(failed.Errors)
+	}
 	if err != nil {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(out)
+}
+
+// importErrors are an import's errors, each printed as one JSON object
+// {"path","message"} on a line of stderr; the command exits 1.
+type importErrors []operator.ImportError
+
+func (e importErrors) Error() string {
+	var b strings.Builder
+	for _, ie := range e {
+		line, _ := json.Marshal(ie)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // requireFlags is a usage mistake naming the required flags that were not

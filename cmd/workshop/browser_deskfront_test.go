@@ -133,16 +133,18 @@ func TestBrowserWallFits(t *testing.T) {
 }
 
 // TestBrowserBoardLinks (issue 27, item 1): on the demo's board, as an
-// advisor would, at a desk, on a TV and on a phone: a job card opens its
-// job, the "At risk" count the jobs at risk, the filters narrow the board
-// and the search box finds a job by part of its model; axe finds nothing
-// serious on any of them.
+// advisor would, at a desk, on a laptop (its first job card on the
+// screen), on a TV and on a phone: a job card opens its job, the "At
+// risk" count the jobs at risk, "All jobs" every job, the filters narrow
+// the board and the search box finds a job by part of its model, and by
+// two characters the start of a word; axe finds nothing serious on any
+// of them.
 func TestBrowserBoardLinks(t *testing.T) {
 	t.Parallel()
 	b := newChrome(t)
 	base, loc := demoSignIn(t, b, storetest.SQLiteURL(t), workshop.RoleAdvisor)
 	board := base + "/locations/" + loc + "/board"
-	for _, screen := range []struct{ width, height int64 }{{1280, 800}, {1920, 1080}, {390, 844}} {
+	for _, screen := range []struct{ width, height int64 }{{1280, 800}, {1366, 768}, {1920, 1080}, {390, 844}} {
 		size := strconv.Itoa(int(screen.width)) + "x" + strconv.Itoa(int(screen.height))
 		b.do(t, "the board at "+size, chromedp.EmulateViewport(screen.width, screen.height), navigate(board),
 			waitVisible(`a.job-card`))
@@ -150,6 +152,15 @@ func TestBrowserBoardLinks(t *testing.T) {
 		sideways, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
 		if err != nil || sideways > 0 {
 			t.Errorf("board at %s: %d px wider than the screen (%v)", size, sideways, err)
+		}
+		if screen.width == 1366 {
+			// A laptop shows job cards without scrolling past the
+			// filters, a note of a day left open and the counts (issue
+			// 43): the first card whole.
+			bottom, err := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`document.querySelector("a.job-card").getBoundingClientRect().bottom`))
+			if err != nil || bottom > float64(screen.height) {
+				t.Errorf("the board at %s: the first job card ends at %.0f px (%v), want on the screen", size, bottom, err)
+			}
 		}
 		if screen.width >= 1280 {
 			// Two rows: the locations and who is signed in, then the
@@ -176,6 +187,13 @@ func TestBrowserBoardLinks(t *testing.T) {
 		t.Errorf("the jobs at risk list %d jobs (%v), want the demo's", rows, err)
 	}
 	b.checkAccessible(t, "jobs at risk")
+	b.do(t, "open every job from the All jobs count", navigate(board), waitVisible(`.count.status-total a`),
+		jsClick(`.count.status-total a`))
+	b.waitFor(t, "all jobs", `location.search === "?status=all" && !!document.querySelector("h2#list-heading")`)
+	if h, rows := b.text(t, "#list-heading"), b.text(t, "table.jobs tbody"); h != "All jobs" || !strings.Contains(rows, "Delivered") ||
+		!strings.Contains(rows, "Cancelled") {
+		t.Errorf("the All jobs count opened %q listing %q, want every job, delivered and cancelled ones too", h, rows)
+	}
 
 	b.do(t, "filter the board to jobs in progress", navigate(board), waitVisible(`#filter-status`),
 		chromedp.SetValue(`#filter-status`, "in_progress"), jsClick(`.board-filters button[type=submit]`))
@@ -204,4 +222,21 @@ func TestBrowserBoardLinks(t *testing.T) {
 	}
 	b.screenshot(t, "search-1280x800")
 	b.checkAccessible(t, "search")
+
+	// Two characters find the start of any word (issue 43): every demo
+	// plate of Berlin is "B-DM ...".
+	b.do(t, "find jobs by two characters", navigate(board), waitVisible(`#board-q`),
+		chromedp.SendKeys(`#board-q`, "dm"), jsClick(`.board-search button`))
+	b.waitFor(t, "the search", `location.pathname.endsWith("/jobs") && location.search === "?q=dm"`)
+	plates, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.jobs tbody tr td:nth-child(2)")].map(td => td.textContent)`))
+	if err != nil || len(plates) < 5 {
+		t.Errorf("searching dm found the plates %v (%v), want the demo's B-DM plates", plates, err)
+	}
+	for _, p := range plates {
+		if !strings.HasPrefix(p, "B-DM ") {
+			t.Errorf("searching dm found the plate %q, want B-DM plates only", p)
+		}
+	}
+	b.screenshots(t, "search-dm")
+	b.checkAccessible(t, "search by two characters")
 }

@@ -313,8 +313,8 @@ func TestAppTimesheets(t *testing.T) {
 		})
 		t.Run("a week, Monday to Sunday", func(t *testing.T) {
 			p := b.get(sheets + "?period=week&date=2026-10-22")
-			p.want(t, "the week", http.StatusOK, "", "Timesheet of week 43, Mon 19 Oct – Sun 25 Oct 2026", "<td class=\"total\">13:15</td>",
-				"<td class=\"total\">1:30</td>", `id="location-total">14:45<`, "date=2026-10-12&amp;period=week", "date=2026-10-26&amp;period=week",
+			p.want(t, "the week", http.StatusOK, "", "Timesheet of week 43, Mon 19 Oct – Sun 25 Oct 2026", `<td class="num total">13:15</td>`,
+				`<td class="num total">1:30</td>`, `id="location-total">14:45<`, "date=2026-10-12&amp;period=week", "date=2026-10-26&amp;period=week",
 				`href="/locations/`+aw.loc.ID+`/timesheets.csv?date=2026-10-19&amp;period=week" download hx-boost="false"`)
 		})
 		t.Run("one technician's week", func(t *testing.T) {

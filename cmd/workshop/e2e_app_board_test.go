@@ -29,8 +29,8 @@ func (w *testWorld) promisedJob(orgID, locationID, plate, make_, model string, p
 }
 
 // TestAppBoardLinks (issue 27, item 1): every card opens its job; every
-// count but the total opens the job list of that status, late and at risk
-// included, and the list shows those jobs; the board filters by status,
+// count opens the job list of that status, late, at risk and all jobs
+// included (issue 43), and the list shows those jobs; the board filters by status,
 // and its search box finds a job by part of its plate or its model.
 func TestAppBoardLinks(t *testing.T) {
 	t.Parallel()
@@ -66,7 +66,7 @@ func TestAppBoardLinks(t *testing.T) {
 		p.want(t, "the board", http.StatusOK, "",
 			`href="/jobs/`+late.ID+`"`, `href="/jobs/`+risky.ID+`"`, `href="/jobs/`+m.job.ID+`"`,
 			`action="`+jobs+`"`, "At risk: planned ", "Late: promise passed")
-		for _, status := range []string{"booked", "arrived", "in_progress", "waiting", "ready", "delivered", "cancelled", "late", "at_risk"} {
+		for _, status := range []string{"booked", "arrived", "in_progress", "waiting", "ready", "delivered", "cancelled", "late", "at_risk", "all"} {
 			if !strings.Contains(p.body, `href="`+jobs+`?status=`+status+`"`) {
 				t.Errorf("the board has no count linking to the %s jobs", status)
 			}
@@ -85,6 +85,7 @@ func TestAppBoardLinks(t *testing.T) {
 			{"jobs at risk", "?status=at_risk", []string{"Jobs at risk", risky.JobNumber}, []string{late.JobNumber}},
 			{"arrived jobs", "?status=arrived", []string{"Arrived jobs", late.JobNumber, risky.JobNumber}, nil},
 			{"delivered jobs", "?status=delivered", []string{"Delivered jobs", "No job is delivered."}, []string{late.JobNumber}},
+			{"all jobs", "?status=all", []string{"All jobs", late.JobNumber, risky.JobNumber, m.job.JobNumber}, nil},
 			{"part of a plate", "?q=" + url.QueryEscape("wk22"), []string{late.JobNumber}, []string{risky.JobNumber}},
 			{"a model", "?q=astra", []string{risky.JobNumber}, []string{late.JobNumber}},
 		} {

@@ -355,7 +355,7 @@ func TestAppDeveloperWebhooks(t *testing.T) {
 		if !waitUntil(ctx, func() bool { return strings.Count(b.get(logPage).body, "Succeeded") == 2 }) {
 			t.Errorf("the log never showed both deliveries succeeded; body %.2000s", b.get(logPage).body)
 		}
-		b.get(logPage).want(t, "the log", http.StatusOK, "", "<td>ping</td>", "<td>job.created</td>", "<td>200</td>")
+		b.get(logPage).want(t, "the log", http.StatusOK, "", "<td>ping</td>", "<td>job.created</td>", `<td class="num">200</td>`)
 
 		// Rotate: the new secret signs from now on, the old one no more.
 		p = b.post("/developer/webhooks/"+hook.ID+"/rotate", url.Values{})

@@ -61,7 +61,7 @@ func TestAppRecordsLate(t *testing.T) {
 		}
 
 		// The catalog shows what history says beside the estimate.
-		b.get("/locations/"+loc.ID+"/catalog").want(t, "the catalog", http.StatusOK, "", "<td>0:45</td>", "not enough history yet (0 done in 90 days, 5 needed)")
+		b.get("/locations/"+loc.ID+"/catalog").want(t, "the catalog", http.StatusOK, "", `<td class="num">0:45</td>`, "not enough history yet (0 done in 90 days, 5 needed)")
 		b.get("/locations/"+loc.ID+"/catalog/OIL").want(t, "a catalog item", http.StatusOK, "", "<dt>Actually</dt>")
 	})
 }

@@ -352,7 +352,7 @@ func TestAppCatalog(t *testing.T) {
 			"isActive": {"on"}}).want(t, "create an item", http.StatusSeeOther, page)
 		rw.advisor.post(list, url.Values{"serviceCode": {"BRK-1"}, "name": {"Again"}, "estimatedDuration": {"90"}}).
 			want(t, "a code taken", http.StatusUnprocessableEntity, "", `id="serviceCode-error"`)
-		rw.advisor.get(list).want(t, "the catalog", http.StatusOK, "", `href="`+page+`"`, "Brakes", "<td>1:30</td>", "Active")
+		rw.advisor.get(list).want(t, "the catalog", http.StatusOK, "", `href="`+page+`"`, "Brakes", `<td class="num">1:30</td>`, "Active")
 
 		it, err := rw.w.st.CatalogItem(ctx, v, rw.loc.ID, "BRK-1")
 		if err != nil || it.Name != "Brakes" || !it.IsActive {

@@ -54,7 +54,8 @@ var tools = []toolSpec{
 	{
 		name: "list_technicians", operationID: "listTechnicians", title: "List technicians",
 		description: "List technicians, oldest first: location, name, skills, work-in-progress limit, operational status " +
-			"(available, on_break, unavailable) and whether they are clocked in. Filter by locationId." + pagination +
+			"(available, on_break, unavailable), whether they are clocked in, and workingHours (null: all of the location's " +
+			"opening hours; else the weekly periods they work, local HH:MM). Filter by locationId." + pagination +
 			" The JSON of GET /v1/scheduler/technicians.",
 	},
 	{

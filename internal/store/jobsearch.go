@@ -14,12 +14,14 @@ import (
 )
 
 // SearchJobs finds the jobs of a location by any part of three or more
-// characters (a prefix when q is shorter) of the job number, the plate
-// (in any case, spaces and dashes ignored), the make, the model or the
-// external key (of any integration): open jobs first, then newest first,
-// at most limit. Both databases find them through trigram indexes
-// (migration 00026; on SQLite one of the open jobs and one of the closed
-// ones since 00027), never a scan of every job: the open jobs through an
+// characters of the job number, the plate (in any case, spaces and dashes
+// ignored), the make, the model or the external key (of any integration);
+// a shorter q by the start of one of these values or of any word of the
+// number, plate, make or model ("dm" finds "B-DM 1001"; migration 00040
+// says what a word is, one rule in each database): open jobs first, then
+// newest first, at most limit. Both databases find them through trigram
+// indexes (migration 00026; on SQLite one of the open jobs and one of the
+// closed ones since 00027), never a scan of every job: the open jobs through an
 // index of the open ones only, the others newest first until limit are
 // found, so a common term costs no more than a rare one. The closed jobs
 // are read only when the open ones leave room: a term that many open jobs
@@ -73,9 +75,14 @@ func (s *Store) searchPart(ctx context.Context, query string, args []any, limit 
 func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed string, args []any) {
 	plate := plateKey(q)
 	if s.dialect == postgresDialect {
-		var platePattern any // NULL matches nothing: the query was only spaces and dashes
+		// NULL matches nothing: the plate of a q of spaces and dashes,
+		// the words of a long q.
+		var platePattern, wordPattern any
 		if plate != "" {
 			platePattern = likePattern(plate)
+		}
+		if short(q) {
+			wordPattern = "%" + searchMark + likeEscaper.Replace(q) + "%"
 		}
 		// The open query names the partial indexes' predicate as it is,
 		// so that the planner sees the indexes apply. It weighs a term's
@@ -85,15 +92,18 @@ func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed 
 		// limit.
 		found := `SELECT ` + jobColumns + ` FROM jobs WHERE location_id = ? AND org_id = ? AND (job_number ILIKE ?
 			OR replace(replace(vehicle_plate, ' ', ''), '-', '') ILIKE ? OR vehicle_make ILIKE ?
-			OR vehicle_model ILIKE ? OR external_key ILIKE ?) AND status `
+			OR vehicle_model ILIKE ? OR external_key ILIKE ? OR ` + searchWords + ` ILIKE ?) AND status `
 		open = found + `NOT IN ('delivered', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT ?`
 		closed = found + `IN ('delivered', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT ?`
 		p := likePattern(q)
-		return open, closed, []any{locationID, v.OrgID, p, platePattern, p, p, p}
+		return open, closed, []any{locationID, v.OrgID, p, platePattern, p, p, p, wordPattern}
 	}
 	match := `{number make model ext} : ` + ftsPhrase(q)
 	if plate != "" {
 		match += ` OR plate : ` + ftsPhrase(plate)
+	}
+	if short(q) {
+		match += ` OR words : ` + ftsPhrase(q)
 	}
 	// job_search holds the closed jobs, job_search_open the others
 	// (migration 00027); the closed query still names the status, as
@@ -109,6 +119,14 @@ func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed 
 	return open, closed, []any{match, locationID, v.OrgID}
 }
 
+// searchWords is PostgreSQL's text of the words of a job (migration
+// 00040), as its trigram indexes hold it: every word after a searchMark.
+const searchWords = `job_search_words(job_number, vehicle_plate, vehicle_make, vehicle_model)`
+
+// short is whether q is searched by the start of a value or a word (it is
+// shorter than a trigram) rather than anywhere in a value.
+func short(q string) bool { return utf8.RuneCountInString(q) < 3 }
+
 // plateKey is a plate as searched: upper case, without spaces or dashes,
 // as migration 00026 indexes it.
 func plateKey(s string) string {
@@ -122,8 +140,8 @@ const searchMark = "\x02"
 // ftsPhrase is q as an FTS5 phrase: a substring of any value when q has
 // three characters or more, else a prefix, marked to the trigram's length.
 func ftsPhrase(q string) string {
-	if n := utf8.RuneCountInString(q); n < 3 {
-		q = strings.Repeat(searchMark, 3-n) + q
+	if short(q) {
+		q = strings.Repeat(searchMark, 3-utf8.RuneCountInString(q)) + q
 	}
 	return `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
 }
@@ -134,12 +152,10 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // likePattern is q as an ILIKE pattern: a substring when q has three
 // characters or more, else a prefix (as ftsPhrase).
 func likePattern(q string) string {
-	short := utf8.RuneCountInString(q) < 3
-	q = likeEscaper.Replace(q)
-	if short {
-		return q + "%"
+	if short(q) {
+		return likeEscaper.Replace(q) + "%"
 	}
-	return "%" + q + "%"
+	return "%" + likeEscaper.Replace(q) + "%"
 }
 
 // DayState is a location's day: open, or closing (job and step writes are

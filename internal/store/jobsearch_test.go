@@ -18,8 +18,9 @@ func withVehicle(make_, model string) func(*workshop.Job) {
 
 // TestStoreSearchJobs: a search finds a location's jobs by any part of
 // three or more characters of the job number, the plate (any case, spaces
-// and dashes ignored), the make, the model or the external key, by a
-// prefix when shorter; open jobs first, then newest first; never a job of
+// and dashes ignored), the make, the model or the external key, when
+// shorter by the start of a value or of any word of the number, plate,
+// make or model; open jobs first, then newest first; never a job of
 // another location or organisation.
 func TestStoreSearchJobs(t *testing.T) {
 	t.Parallel()
@@ -33,6 +34,8 @@ func TestStoreSearchJobs(t *testing.T) {
 		e.createJob(t, other.ID, withPlate("BMW 123"), withNumber("A-1"), withVehicle("Volkswagen", "Passat"))
 		e.tick()
 		dashed := e.createJob(t, e.loc.ID, withNumber("RO-2026-0004"), withPlate("B-WK 2211"), withVehicle("Skoda", "Superb"))
+		e.tick()
+		demo := e.createJob(t, e.loc.ID, withPlate("B-DM 1001"), withVehicle("Mercedes-Benz", "E 220"))
 		e.tick()
 		plain := e.createJob(t, e.loc.ID)
 
@@ -54,8 +57,16 @@ func TestStoreSearchJobs(t *testing.T) {
 			{"external key", "dms-77", []string{newer.ID}},
 			{"part of an external key", "s-7", []string{newer.ID}},
 			{"short: a prefix of the make", "sk", []string{dashed.ID}},
-			{"short: a prefix of the plate", "b", []string{dashed.ID, newer.ID, older.ID}},
+			{"short: a prefix of the plate", "b", []string{demo.ID, dashed.ID, newer.ID, older.ID}},
 			{"short: not inside a value", "ss", []string{}},
+			{"short: the start of a word of the plate, or of the external key", "dm", []string{demo.ID, newer.ID}},
+			{"short: a word of the plate in capitals", "DM", []string{demo.ID, newer.ID}},
+			{"short: the start of a word of a dashed plate", "wk", []string{dashed.ID}},
+			{"short: the start of a word of the make", "be", []string{demo.ID}},
+			{"short: the start of a word of the model", "22", []string{demo.ID, dashed.ID}},
+			{"short: a word's start, not inside it", "mw", []string{older.ID}},
+			{"short: not across words", "sb", []string{}},
+			{"short: a wildcard is text", "d%", []string{}},
 			{"a quote is text", `"a`, []string{}},
 			{"nothing matches", "ZZZ", []string{}},
 			{"empty", "  ", []string{}},
@@ -258,7 +269,8 @@ func TestStoreSearchJobsUsesIndexes(t *testing.T) {
 			// half the jobs match ("XY1" is in 11,111 plates) walks the
 			// jobs newest first and stops at the limit.
 			rare := []string{"Bitmap Index Scan on jobs_search_open_trgm", "Bitmap Index Scan on jobs_search_trgm"}
-			want = map[string][]string{"abc": rare, "N-12345": rare,
+			// A short one too, by the start of a word (migration 00040).
+			want = map[string][]string{"abc": rare, "N-12345": rare, "ab": {"Bitmap Index Scan on jobs_search_words_open_trgm"},
 				"XY 1": {"Index Scan Backward using jobs_location_open_created", "Index Scan Backward using jobs_"}}
 		}
 		for q, want := range want {

@@ -23,6 +23,8 @@ type TechnicianEdit struct {
 	Skills    []string
 	WIPLimit  int
 	UserID    string // the application user who works as the technician ("": none)
+	// WorkingHours: nil, the location's working time (workshop.WeeklyHours).
+	WorkingHours []workshop.WeeklyHours
 }
 
 // EditTechnician changes a technician the caller sees.
@@ -37,6 +39,7 @@ func (s *Store) EditTechnician(ctx context.Context, v Visibility, id string, e T
 		}
 		next := t
 		next.Name, next.Skills, next.WIPLimit, next.UserID = e.Name, workshop.Dedupe(e.Skills), e.WIPLimit, e.UserID
+		next.WorkingHours = workshop.NormalWorkingHours(e.WorkingHours)
 		if err := workshop.CheckTechnician(next); err != nil {
 			return t, err
 		}
@@ -45,18 +48,24 @@ func (s *Store) EditTechnician(ctx context.Context, v Visibility, id string, e T
 				return t, err
 			}
 		}
-		if next.Name == t.Name && slices.Equal(next.Skills, t.Skills) && next.WIPLimit == t.WIPLimit && next.UserID == t.UserID {
+		if next.Name == t.Name && slices.Equal(next.Skills, t.Skills) && next.WIPLimit == t.WIPLimit && next.UserID == t.UserID &&
+			sameHours(next.WorkingHours, t.WorkingHours) {
 			return t, nil
 		}
 		next.UpdatedAt = workshop.NextMicros(now.Time(), t.UpdatedAt)
-		_, err = c.exec(ctx, `UPDATE technicians SET name = ?, skills = ?, wip_limit = ?, user_id = ?, updated_at = ? WHERE id = ?`,
-			next.Name, jsonText(next.Skills), next.WIPLimit, nullString(next.UserID), next.UpdatedAt, t.ID)
-		return next, err
+		return next, updateTechnician(ctx, c, next)
 	})
 	if isUniqueViolation(err, "user") {
 		return t, s.userWorksAlready(ctx, e.UserID)
 	}
 	return t, err
+}
+
+// updateTechnician writes a technician's editable fields.
+func updateTechnician(ctx context.Context, c conn, t workshop.Technician) error {
+	_, err := c.exec(ctx, `UPDATE technicians SET name = ?, skills = ?, wip_limit = ?, user_id = ?, working_hours = ?, updated_at = ? WHERE id = ?`,
+		t.Name, jsonText(t.Skills), t.WIPLimit, nullString(t.UserID), hoursText(t.WorkingHours), t.UpdatedAt, t.ID)
+	return err
 }
 
 // checkTechnicianUser refuses a user a technician of the organisation
@@ -125,10 +134,15 @@ func (s *Store) EditBay(ctx context.Context, v Visibility, id string, e BayEdit,
 			return b, nil
 		}
 		next.UpdatedAt = workshop.NextMicros(now.Time(), b.UpdatedAt)
-		_, err = c.exec(ctx, `UPDATE bays SET name = ?, equipment = ?, services = ?, updated_at = ? WHERE id = ?`,
-			next.Name, jsonText(next.Equipment), jsonText(next.Services), next.UpdatedAt, b.ID)
-		return next, err
+		return next, updateBay(ctx, c, next)
 	})
+}
+
+// updateBay writes a bay's editable fields.
+func updateBay(ctx context.Context, c conn, b workshop.Bay) error {
+	_, err := c.exec(ctx, `UPDATE bays SET name = ?, equipment = ?, services = ?, updated_at = ? WHERE id = ?`,
+		b.Name, jsonText(b.Equipment), jsonText(b.Services), b.UpdatedAt, b.ID)
+	return err
 }
 
 // DeleteUnusedBay deletes (softly) a bay the caller sees unless an open

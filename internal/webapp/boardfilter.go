@@ -8,8 +8,9 @@ import (
 )
 
 // boardQuery is what a board shows: the wall display or the page, and its
-// filters (issue 27): one status's column, the jobs a technician works on
-// now, the jobs with a step in progress in a bay. The page, its live
+// filters (issue 27): one status's column, the jobs with work (a step not
+// completed, started or not) assigned to a technician, or in a bay
+// (store.BoardFilter); the page's words say so. The page, its live
 // stream and the wall display read it from the same query parameters.
 type boardQuery struct {
 	Wall              bool

@@ -43,8 +43,8 @@ func (a *App) catalogOf(r *http.Request, d *desk, checked []string) ([]option, e
 	return out, nil
 }
 
-var newJobFields = []string{"kind", "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority",
-	"serviceCodes", "stepLabel", "stepDuration"}
+var newJobFields = append([]string{"kind", "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority",
+	"serviceCodes", "stepLabel", "stepDuration"}, customerFieldNames...)
 
 // newJobPage is the form of a new job.
 func (a *App) newJobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
@@ -102,13 +102,15 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 		v.Add("kind", "Choose walk-in or booking.")
 	}
 	number, promise := d.jobFields(&v, f)
+	name, phone, email, expected := d.customerFields(&v, f)
 	now := workshop.MicrosOf(a.now())
 	j := workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: si.Member.Org.ID, LocationID: d.loc.ID, JobNumber: number,
 		VehiclePlate: optionalText(f.Values["vehiclePlate"]), VehicleMake: optionalText(f.Values["vehicleMake"]),
 		VehicleModel: optionalText(f.Values["vehicleModel"]), PromiseTime: promise, Priority: f.Values["priority"],
-		Source: "other", CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}}
+		Source: "other", CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{},
+		CustomerName: name, CustomerPhone: phone, CustomerEmail: email, ExpectedArrival: expected}
 	if f.Values["kind"] == "walk_in" {
-		j.Source = "walk_in"
+		j.Source, j.ExpectedArrival = "walk_in", nil // a walk-in is here: no drop-off to expect
 	}
 	newStep := func() workshop.Step {
 		at := now + workshop.Micros(len(j.Steps)) // steps keep the order they were chosen in

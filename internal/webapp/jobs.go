@@ -212,8 +212,8 @@ func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedI
 }
 
 // jobList is what the job list shows: the jobs found by q, else those of
-// a status (as the board's count tiles link to them: a job status, late
-// or at risk), else the open jobs.
+// a status (as the board's count tiles link to them: a job status, late,
+// at risk or all), else the open jobs.
 type jobList struct {
 	jobs           []workshop.Job
 	more           bool // more than shown
@@ -222,10 +222,12 @@ type jobList struct {
 }
 
 // The job list's statuses beyond the jobs' own: the board's late and at
-// risk (store.LateJobs, store.AtRiskJobs).
+// risk (store.LateJobs, store.AtRiskJobs), and all, every job whatever
+// its status (the board's "All jobs").
 const (
 	jobsLate   = "late"
 	jobsAtRisk = "at_risk"
+	jobsAll    = "all"
 )
 
 func jobsPath(locationID string) string { return "/locations/" + locationID + "/jobs" }
@@ -249,9 +251,13 @@ func (a *App) jobList(ctx context.Context, d *desk, q, status string) (jobList, 
 	}
 	l := jobList{heading: "Open jobs", empty: "No open jobs."}
 	statuses := openStatuses
-	if slices.Contains(workshop.JobStatuses, status) {
+	switch {
+	case slices.Contains(workshop.JobStatuses, status):
 		l.status, l.heading, l.empty = status, statusLabel(status)+" jobs", "No job is "+strings.ToLower(statusLabel(status))+"."
 		statuses = []string{status}
+	case status == jobsAll:
+		l.status, l.heading, l.empty = status, "All jobs", "No jobs yet."
+		statuses = workshop.JobStatuses
 	}
 	page, err := a.store.Jobs(ctx, store.JobFilter{Visibility: d.visibility(), Statuses: statuses},
 		workshop.PageRequest{Limit: openJobsShown})
@@ -277,6 +283,33 @@ func (d *desk) jobFields(v *workshop.Validation, f form) (number string, promise
 	}
 	return strings.TrimSpace(f.Values["jobNumber"]), promise
 }
+
+// customerFields reads a job form's customer and drop-off fields: blanks
+// are nil; the domain checks the phone and email (CheckJob, ChangeJob).
+func (d *desk) customerFields(v *workshop.Validation, f form) (name, phone, email *string, expected *time.Time) {
+	at, ok := d.parseLocalTime(f.Values["expectedArrival"])
+	if !ok {
+		v.Add("expectedArrival", "Enter the drop-off as a date and time.")
+	}
+	if at != nil {
+		expected = &at.Time
+	}
+	return optionalText(f.Values["customerName"]), optionalText(f.Values["customerPhone"]), optionalText(f.Values["customerEmail"]), expected
+}
+
+// customerValues are a job's customer and drop-off fields as its forms
+// show them.
+func (d *desk) customerValues(j workshop.Job, into map[string]string) map[string]string {
+	into["customerName"], into["customerPhone"], into["customerEmail"] = deref(j.CustomerName), deref(j.CustomerPhone), deref(j.CustomerEmail)
+	into["expectedArrival"] = ""
+	if j.ExpectedArrival != nil {
+		into["expectedArrival"] = d.localInput(&workshop.OffsetTime{Time: *j.ExpectedArrival})
+	}
+	return into
+}
+
+// customerFieldNames are the inputs customerFields reads.
+var customerFieldNames = []string{"customerName", "customerPhone", "customerEmail", "expectedArrival"}
 
 func (d *desk) parseLocalTime(s string) (*workshop.OffsetTime, bool) {
 	if s == "" {

@@ -38,6 +38,20 @@ type Quote struct {
 // working time for the spreads of the new steps and of the steps planned
 // before them on the technicians and bays they get (contract section 9).
 func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []QuoteStep, confidence float64) Quote {
+	return NewQuoter(in, plan).Quote(from, steps, confidence)
+}
+
+// Quoter quotes new jobs around one plan, prepared once for many quotes
+// (the days to offer a booking ask one per day). It is for one goroutine.
+type Quoter struct {
+	in   DispatchInput
+	plan Dispatch
+	p    *problem
+	r    resources // the plan's work on its technicians and bays
+}
+
+// NewQuoter prepares quotes around plan, made from in.
+func NewQuoter(in DispatchInput, plan Dispatch) *Quoter {
 	p := newProblem(in)
 	r := p.fixed.clone()
 	fixed := p.fixedSteps() // in the timelines already
@@ -46,6 +60,12 @@ func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []
 			p.take(&r, s.TechIDs, s.BayID, micros(s.Start), micros(s.End), s.JobID)
 		}
 	}
+	return &Quoter{in: in, plan: plan, p: p, r: r}
+}
+
+// Quote is QuoteAvailability around the quoter's plan.
+func (qt *Quoter) Quote(from time.Time, steps []QuoteStep, confidence float64) Quote {
+	p, r := qt.p, qt.r.clone()
 	q := Quote{Steps: []QuotedStep{}}
 	release := max(p.start, micros(from))
 	const job = "quote" // a job of its own: the bay buffer applies to the others
@@ -66,7 +86,7 @@ func QuoteAvailability(in DispatchInput, plan Dispatch, from time.Time, steps []
 	}
 	if n := len(q.Steps); n > 0 {
 		if confidence > 0 {
-			q.Margin = ConfidenceMargin(confidence, quoteSpreads(in, plan, q.Steps, steps))
+			q.Margin = ConfidenceMargin(confidence, quoteSpreads(qt.in, qt.plan, q.Steps, steps))
 		}
 		end := p.timeOf(p.clock.addWork(micros(q.Steps[n-1].End), int64(q.Margin/time.Microsecond)))
 		q.EarliestCompletion = &end

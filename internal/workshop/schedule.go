@@ -386,3 +386,18 @@ func timeIn(t *time.Time, z *time.Location) *time.Time {
 	c := t.In(z)
 	return &c
 }
+
+// OpeningTime is when the location starts working on the local date
+// y-m-d: the start of that date's first working period (midnight for a
+// calendar without hours). It is false for a date without working time.
+func (c Calendar) OpeningTime(y int, m time.Month, d int) (time.Time, bool) {
+	w := c.compile()
+	if w.always {
+		return time.Date(y, m, d, 0, 0, 0, 0, c.zone()), true
+	}
+	periods := w.day(y, m, d)
+	if len(periods) == 0 {
+		return time.Time{}, false
+	}
+	return periods[0].Start.In(c.zone()), true
+}

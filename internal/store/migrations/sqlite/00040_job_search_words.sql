@@ -1,0 +1,105 @@
+-- +goose Up
+-- A term of one or two characters finds a job by the start of any word of
+-- its number, plate, make or model (issue 43: "dm" finds "B-DM 1001"), as
+-- well as by the start of a whole value (00026). Both trigram tables gain
+-- a column, words (FTS5 tables take no new column, so they are made
+-- again): the values joined, each space, dash, dot, slash or comma two
+-- \x02 marks, the whole after two marks, so that every word follows two
+-- marks and a short term marked to three characters (store.ftsPhrase)
+-- matches the start of a word. job_search_values.words is the one rule of
+-- what a word is, the same as PostgreSQL's job_search_words: a value
+-- searched by its words later (a customer's name) is one more part of
+-- "worded" here, and one more argument there.
+DROP TRIGGER jobs_update_search;
+DROP TRIGGER jobs_insert_search;
+DROP VIEW job_search_values;
+DROP TABLE job_search_open;
+DROP TABLE job_search;
+CREATE VIRTUAL TABLE job_search USING fts5(number, plate, make, model, ext, words, tokenize = 'trigram');
+CREATE VIRTUAL TABLE job_search_open USING fts5(number, plate, make, model, ext, words, tokenize = 'trigram');
+INSERT INTO job_search (job_search, rank) VALUES ('automerge', 8);
+INSERT INTO job_search_open (job_search_open, rank) VALUES ('automerge', 8);
+CREATE VIEW job_search_values AS
+    SELECT job_rowid, closed, number, plate, make, model, ext,
+        char(2, 2) || replace(replace(replace(replace(replace(worded,
+            ' ', char(2, 2)), '-', char(2, 2)), '.', char(2, 2)), '/', char(2, 2)), ',', char(2, 2)) AS words
+    FROM (SELECT rowid AS job_rowid, status IN ('delivered', 'cancelled') AS closed, char(2, 2) || job_number AS number,
+        char(2, 2) || upper(replace(replace(coalesce(vehicle_plate, ''), ' ', ''), '-', '')) AS plate,
+        char(2, 2) || coalesce(vehicle_make, '') AS make, char(2, 2) || coalesce(vehicle_model, '') AS model,
+        char(2, 2) || coalesce(external_key, '') AS ext,
+        job_number || ' ' || coalesce(vehicle_plate, '') || ' ' || coalesce(vehicle_make, '') || ' ' || coalesce(vehicle_model, '') AS worded
+    FROM jobs);
+INSERT INTO job_search_open (rowid, number, plate, make, model, ext, words)
+    SELECT job_rowid, number, plate, make, model, ext, words FROM job_search_values WHERE NOT closed;
+INSERT INTO job_search (rowid, number, plate, make, model, ext, words)
+    SELECT job_rowid, number, plate, make, model, ext, words FROM job_search_values WHERE closed;
+-- +goose StatementBegin
+CREATE TRIGGER jobs_insert_search AFTER INSERT ON jobs
+BEGIN
+    INSERT INTO job_search_open (rowid, number, plate, make, model, ext, words)
+        SELECT job_rowid, number, plate, make, model, ext, words FROM job_search_values WHERE job_rowid = NEW.rowid AND NOT closed;
+    INSERT INTO job_search (rowid, number, plate, make, model, ext, words)
+        SELECT job_rowid, number, plate, make, model, ext, words FROM job_search_values WHERE job_rowid = NEW.rowid AND closed;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER jobs_update_search AFTER UPDATE OF job_number, vehicle_plate, vehicle_make, vehicle_model, external_key, status ON jobs
+WHEN OLD.job_number IS NOT NEW.job_number OR OLD.vehicle_plate IS NOT NEW.vehicle_plate
+    OR OLD.vehicle_make IS NOT NEW.vehicle_make OR OLD.vehicle_model IS NOT NEW.vehicle_model
+    OR OLD.external_key IS NOT NEW.external_key
+    OR (OLD.status IN ('delivered', 'cancelled')) IS NOT (NEW.status IN ('delivered', 'cancelled'))
+BEGIN
+    DELETE FROM job_search_open WHERE rowid = OLD.rowid;
+    DELETE FROM job_search WHERE rowid = OLD.rowid;
+    INSERT INTO job_search_open (rowid, number, plate, make, model, ext, words)
+        SELECT job_rowid, number, plate, make, model, ext, words FROM job_search_values WHERE job_rowid = NEW.rowid AND NOT closed;
+    INSERT INTO job_search (rowid, number, plate, make, model, ext, words)
+        SELECT job_rowid, number, plate, make, model, ext, words FROM job_search_values WHERE job_rowid = NEW.rowid AND closed;
+END;
+-- +goose StatementEnd
+
+-- +goose Down
+-- 00027's tables, view and triggers as they were.
+DROP TRIGGER jobs_update_search;
+DROP TRIGGER jobs_insert_search;
+DROP VIEW job_search_values;
+DROP TABLE job_search_open;
+DROP TABLE job_search;
+CREATE VIRTUAL TABLE job_search USING fts5(number, plate, make, model, ext, tokenize = 'trigram');
+CREATE VIRTUAL TABLE job_search_open USING fts5(number, plate, make, model, ext, tokenize = 'trigram');
+INSERT INTO job_search (job_search, rank) VALUES ('automerge', 8);
+INSERT INTO job_search_open (job_search_open, rank) VALUES ('automerge', 8);
+CREATE VIEW job_search_values AS
+    SELECT rowid AS job_rowid, status IN ('delivered', 'cancelled') AS closed, char(2, 2) || job_number AS number,
+        char(2, 2) || upper(replace(replace(coalesce(vehicle_plate, ''), ' ', ''), '-', '')) AS plate,
+        char(2, 2) || coalesce(vehicle_make, '') AS make, char(2, 2) || coalesce(vehicle_model, '') AS model,
+        char(2, 2) || coalesce(external_key, '') AS ext
+    FROM jobs;
+INSERT INTO job_search_open (rowid, number, plate, make, model, ext)
+    SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE NOT closed;
+INSERT INTO job_search (rowid, number, plate, make, model, ext)
+    SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE closed;
+-- +goose StatementBegin
+CREATE TRIGGER jobs_insert_search AFTER INSERT ON jobs
+BEGIN
+    INSERT INTO job_search_open (rowid, number, plate, make, model, ext)
+        SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE job_rowid = NEW.rowid AND NOT closed;
+    INSERT INTO job_search (rowid, number, plate, make, model, ext)
+        SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE job_rowid = NEW.rowid AND closed;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER jobs_update_search AFTER UPDATE OF job_number, vehicle_plate, vehicle_make, vehicle_model, external_key, status ON jobs
+WHEN OLD.job_number IS NOT NEW.job_number OR OLD.vehicle_plate IS NOT NEW.vehicle_plate
+    OR OLD.vehicle_make IS NOT NEW.vehicle_make OR OLD.vehicle_model IS NOT NEW.vehicle_model
+    OR OLD.external_key IS NOT NEW.external_key
+    OR (OLD.status IN ('delivered', 'cancelled')) IS NOT (NEW.status IN ('delivered', 'cancelled'))
+BEGIN
+    DELETE FROM job_search_open WHERE rowid = OLD.rowid;
+    DELETE FROM job_search WHERE rowid = OLD.rowid;
+    INSERT INTO job_search_open (rowid, number, plate, make, model, ext)
+        SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE job_rowid = NEW.rowid AND NOT closed;
+    INSERT INTO job_search (rowid, number, plate, make, model, ext)
+        SELECT job_rowid, number, plate, make, model, ext FROM job_search_values WHERE job_rowid = NEW.rowid AND closed;
+END;
+-- +goose StatementEnd
