@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -222,6 +223,22 @@ var adminCommands = map[string]adminCommand{
 			return op.ListBays(ctx, *loc)
 		}
 	}},
+	"import": {required: "org file", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org, file := fs.String("org", "", "organisation id"), fs.String("file", "", "the group's JSON document (- : stdin)")
+		dry := fs.Bool("dry-run", false, "write nothing; print what would change")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			f, err := os.Open(*file)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return op.Import(ctx, *org, f, *dry)
+		}
+	}},
+	"export": {required: "org", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		org := fs.String("org", "", "organisation id")
+		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Export(ctx, *org) }
+	}},
 	"demo": {makesDatabase: true, define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) { return op.Demo(ctx) }
 	}},
@@ -277,10 +294,32 @@ func admin(ctx context.Context, args []string, getenv env, stdin io.Reader, stdo
 	}
 	defer st.Close()
 	out, err := runOp(ctx, operator.New(st), positional)
+	var failed *operator.ImportFailed
+	if errors.As(err, &failed) {
+		// The answer of what was written, and every error on stderr.
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+			return err
+		}
+		return importErrors(failed.Errors)
+	}
 	if err != nil {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(out)
+}
+
+// importErrors are an import's errors, each printed as one JSON object
+// {"path","message"} on a line of stderr; the command exits 1.
+type importErrors []operator.ImportError
+
+func (e importErrors) Error() string {
+	var b strings.Builder
+	for _, ie := range e {
+		line, _ := json.Marshal(ie)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // requireFlags is a usage mistake naming the required flags that were not

@@ -38,6 +38,7 @@ func TestOperatorSignals(t *testing.T) {
 			"workshop_db_pool_wait_duration_seconds_total{" + pool + "}",
 			"workshop_plan_cache_hits_total ", "workshop_plan_cache_misses_total ", "workshop_plan_cache_bytes ",
 			"workshop_promise_watch_queue_length ", "workshop_promise_watch_oldest_due_seconds ",
+			"workshop_promise_watch_look_seconds_bucket{", "workshop_promise_watch_change_to_look_seconds_bucket{",
 		} {
 			if !strings.Contains(metrics, want) {
 				t.Errorf("/metrics: no %s in\n%.3000s", want, grepLines(metrics, "workshop_"))

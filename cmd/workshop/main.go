@@ -96,6 +96,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprint(stdout, help.usage)
 		return 0
 	}
+	if lines, ok := err.(importErrors); ok {
+		fmt.Fprint(stderr, lines.Error())
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "workshop %s: %s\n", args[0], strings.TrimSuffix(message(err), "\n"))
 		// A mistake in the command line exits 2, as with flag and getopt

@@ -51,6 +51,12 @@ type Config struct {
 	// processes (another build's, to compare).
 	Locations    int
 	ServeCommand []string
+	// Ports is where its servers listen (zero: any free port), Processes
+	// the runs' numbers of serve processes (default 1 then 2), Opening how
+	// many minutes it measures from every location's opening (0: none).
+	Ports     PortRange
+	Processes []int
+	Opening   time.Duration
 	// Profile, when set, is called as each measured run of a scenario's
 	// target starts (run names it, e.g. "create_job.2") and returns what
 	// ends the profile: seeding and the control stay out of it.

@@ -79,10 +79,24 @@ func promiseWatchScale(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	}
 	f.Lines = append(f.Lines, fmt.Sprintf("seeded %d locations x (%d techs, %d bays, %d open jobs of %d steps) on %s in %s",
 		n, watchTechs, watchBays, watchJobs, watchSteps, st.Dialect(), time.Since(began).Round(time.Second)))
-	idle := cfg.Duration
+	p := &ports{r: cfg.Ports}
+	rcv, err := startRiskReceiver(p)
+	if err != nil {
+		return f, err
+	}
+	defer rcv.stop()
+	if err := registerRiskHook(ctx, st, locs[0].loc.OrgID, rcv.url); err != nil {
+		return f, err
+	}
 	tr := &riskTracker{atRisk: map[string]bool{}, changed: map[string]bool{}}
-	for _, procs := range []int{1, 2} {
-		lines, err := watchRun(ctx, st, dbURL, cfg.ServeCommand, locs, procs, idle, tr)
+	procs := cfg.Processes
+	if len(procs) == 0 {
+		procs = []int{1, 2}
+	}
+	for _, n := range procs {
+		run := watchRunner{st: st, dbURL: dbURL, serve: cfg.ServeCommand, locs: locs, procs: n, idle: cfg.Duration, opening: cfg.Opening,
+			tr: tr, rcv: rcv, ports: p}
+		lines, err := run.run(ctx)
 		f.Lines = append(f.Lines, lines...)
 		if err != nil {
 			return f, err
@@ -91,63 +105,183 @@ func promiseWatchScale(ctx context.Context, e *env, cfg Config) (Figure, error) 
 	return f, nil
 }
 
-// watchRun starts procs serve processes, lets them settle, measures their
-// CPU at rest and sends the waves; it stops them before it returns.
-func watchRun(ctx context.Context, st *store.Store, dbURL string, serve []string, locs []watchLocation, procs int,
-	idle time.Duration, tr *riskTracker) ([]string, error) {
-	ps, err := startServers(ctx, serve, dbURL, procs)
-	defer stopServers(ps)
+// watchRunner is one run of the scenario with procs serve processes.
+type watchRunner struct {
+	st            *store.Store
+	dbURL         string
+	serve         []string
+	locs          []watchLocation
+	procs         int
+	idle, opening time.Duration
+	tr            *riskTracker
+	rcv           *riskReceiver
+	ports         *ports
+	lines         []string
+	pending       map[string]time.Time // changes whose delivery had not arrived at the end of their wave
+}
+
+func (w *watchRunner) say(format string, args ...any) {
+	w.lines = append(w.lines, fmt.Sprintf("%d process(es): ", w.procs)+fmt.Sprintf(format, args...))
+}
+
+// run starts the serve processes, lets them settle, sends single changes
+// and waves (a change in 100 sites, then in every site, mid-minute and at
+// the minute's turn), with two processes a wave during which one is killed
+// (and then replaced), measures the CPU of every minute at rest after the
+// waves (when a herd of looks by time alone would come back), then the
+// minutes of every location opening and, 3 minutes later, ending its
+// working period; it stops the processes before it returns.
+func (w *watchRunner) run(ctx context.Context) ([]string, error) {
+	w.pending = map[string]time.Time{}
+	ps, err := startServers(ctx, w.serve, w.dbURL, w.procs, w.ports)
+	defer func() { stopServers(ps) }()
 	if err != nil {
-		return nil, err
+		return w.lines, err
 	}
 	settled := time.Now()
-	if err := waitSettled(ctx, st); err != nil {
-		return nil, err
+	if err := waitSettled(ctx, w.st); err != nil {
+		return w.lines, err
 	}
-	lines := []string{fmt.Sprintf("%d process(es): first look at every location took %s", procs, time.Since(settled).Round(100*time.Millisecond))}
+	w.say("first look at every location took %s", time.Since(settled).Round(100*time.Millisecond))
 	if err := sleepCtx(ctx, watchStartup); err != nil { // the processes' start is not rest
-		return lines, err
+		return w.lines, err
 	}
-	cpu, err := idleCPU(ctx, ps, idle)
+	if err := w.tr.catchUp(ctx, w.st); err != nil {
+		return w.lines, err
+	}
+	r, err := singleChanges(ctx, w.st, w.tr, w.rcv, w.locs, watchSingles)
 	if err != nil {
-		return lines, err
+		return w.lines, err
 	}
-	lines = append(lines, fmt.Sprintf("%d process(es): serve CPU at rest over %s: %s s per minute per process", procs, idle, cpu))
-	if err := tr.catchUp(ctx, st); err != nil {
-		return lines, err
-	}
-	r, err := singleChanges(ctx, st, tr, locs, watchSingles)
-	if err != nil {
-		return lines, err
-	}
-	lines = append(lines, fmt.Sprintf("%d process(es), one location changed at a time, %d times: %s", procs, watchSingles, r))
+	w.keep(r)
+	w.say("one location changed at a time, %d times: %s", watchSingles, r)
 	type wave struct {
 		at   string
 		locs []watchLocation
 	}
-	waves := []wave{{"mid-minute", locs}, {"minute turn", locs}}
-	if some := spread(locs, watchWaveSome); len(some) < len(locs) {
+	waves := []wave{{"mid-minute", w.locs}, {"minute turn", w.locs}}
+	if some := spread(w.locs, watchWaveSome); len(some) < len(w.locs) {
 		waves = append([]wave{{"mid-minute", some}, {"minute turn", some}}, waves...)
 	}
-	for _, w := range waves {
-		if err := waitMinuteSecond(ctx, map[string]float64{"mid-minute": 30, "minute turn": 59.7}[w.at]); err != nil {
-			return lines, err
+	for _, wv := range waves {
+		if err := waitMinuteSecond(ctx, map[string]float64{"mid-minute": 30, "minute turn": 59.7}[wv.at]); err != nil {
+			return w.lines, err
 		}
-		r, err := sendWave(ctx, st, tr, w.locs, nil)
+		r, err := sendWave(ctx, w.st, w.tr, w.rcv, wv.locs, nil)
 		if err != nil {
-			return lines, err
+			return w.lines, err
 		}
-		lines = append(lines, fmt.Sprintf("%d process(es), %d locations changed at the %s: %s", procs, len(w.locs), w.at, r))
+		w.keep(r)
+		w.say("%d locations changed at the %s: %s", len(wv.locs), wv.at, r)
 	}
-	if procs == 2 {
+	if w.procs == 2 {
 		kill := func() { _ = ps[1].Process.Kill() }
-		r, err := sendWave(ctx, st, tr, locs, kill)
+		r, err := sendWave(ctx, w.st, w.tr, w.rcv, w.locs, kill)
 		if err != nil {
-			return lines, err
+			return w.lines, err
 		}
-		lines = append(lines, fmt.Sprintf("2 processes, %d locations changed, one process killed (SIGKILL) 1 s into the wave: %s", len(locs), r))
+		w.keep(r)
+		w.say("%d locations changed, one process killed (SIGKILL) 1 s into the wave: %s", len(w.locs), r)
+		_ = ps[1].Wait()
+		again, err := startServers(ctx, w.serve, w.dbURL, 1, w.ports)
+		if err != nil {
+			return w.lines, err
+		}
+		ps[1] = again[0]
+		if err := sleepCtx(ctx, watchStartup); err != nil {
+			return w.lines, err
+		}
 	}
-	return lines, nil
+	late, lost, err := lostAfter(ctx, w.rcv, w.pending, 2*time.Minute)
+	if err != nil {
+		return w.lines, err
+	}
+	w.say("changes whose delivery had not arrived at the end of their wave: %d; arrived later %d (latencies %v); lost (not arrived 2 min after) %d",
+		len(w.pending), len(late), roundAll(late), lost)
+	if w.idle > 0 {
+		cpu, err := minuteCPU(ctx, ps, w.idle)
+		if err != nil {
+			return w.lines, err
+		}
+		w.say("serve CPU at rest after the waves, every minute of %s: %s", w.idle, cpu)
+	}
+	if w.opening > 0 {
+		if err := w.openingMinutes(ctx, ps); err != nil {
+			return w.lines, err
+		}
+	}
+	return w.lines, nil
+}
+
+// keep notes a wave's changes not arrived yet.
+func (w *watchRunner) keep(r waveResult) {
+	for j, at := range r.pending {
+		w.pending[j] = at
+	}
+}
+
+func roundAll(ds []time.Duration) []time.Duration {
+	out := make([]time.Duration, len(ds))
+	for i, d := range ds {
+		out[i] = d.Round(100 * time.Millisecond)
+	}
+	return out
+}
+
+// openingMinutes sets every location to open at the start of a minute 3
+// minutes from now (local time) and to close 3 minutes later, and
+// measures the serve processes' CPU in every minute from the opening over
+// the opening window: the looks at the opening, then at the period's end,
+// each spread by its location's offset.
+func (w *watchRunner) openingMinutes(ctx context.Context, ps []*exec.Cmd) error {
+	zone, err := time.LoadLocation(w.locs[0].loc.Timezone)
+	if err != nil {
+		return err
+	}
+	opening := time.Now().Truncate(time.Minute).Add(3 * time.Minute)
+	local := opening.In(zone)
+	if local.Hour() >= 23 || local.Hour() == 0 {
+		w.say("opening minute not measured: the locations' day ends before it")
+		return nil
+	}
+	hhmm := func(t time.Time) string { return t.In(zone).Format("15:04") }
+	settings := workshop.DefaultSettings()
+	settings.OperatingHours, settings.Breaks = nil, []workshop.Break{}
+	for _, d := range workshop.Weekdays {
+		settings.OperatingHours = append(settings.OperatingHours, workshop.OpeningHours{Day: d, Open: hhmm(opening), Close: hhmm(opening.Add(3 * time.Minute))})
+	}
+	next := make(chan watchLocation)
+	errs := make(chan error, watchSeeders)
+	var wg sync.WaitGroup
+	for range watchSeeders {
+		wg.Go(func() {
+			for wl := range next {
+				if err := w.st.SetSettings(ctx, wl.loc.ID, settings); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for _, wl := range w.locs {
+		next <- wl
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	if err := sleepCtx(ctx, time.Until(opening)); err != nil {
+		return err
+	}
+	cpu, err := minuteCPU(ctx, ps, w.opening)
+	if err != nil {
+		return err
+	}
+	w.say("every location opening at %s local and ending its period at %s: serve CPU in every minute from the opening: %s",
+		hhmm(opening), hhmm(opening.Add(3*time.Minute)), cpu)
+	return nil
 }
 
 // spread is n of locs, evenly spread (all of them when there are fewer).
@@ -164,18 +298,17 @@ func spread(locs []watchLocation, n int) []watchLocation {
 
 // singleChanges changes one location at a time, n times, each once the
 // one before was told (issue 30: a single change shows within 2 s).
-func singleChanges(ctx context.Context, st *store.Store, tr *riskTracker, locs []watchLocation, n int) (waveResult, error) {
+func singleChanges(ctx context.Context, st *store.Store, tr *riskTracker, rcv *riskReceiver, locs []watchLocation, n int) (waveResult, error) {
 	var all waveResult
 	for _, wl := range spread(locs, n) {
 		if err := sleepCtx(ctx, 1300*time.Millisecond); err != nil { // at another phase of the watch's tick each time
 			return all, err
 		}
-		r, err := sendWave(ctx, st, tr, []watchLocation{wl}, nil)
+		r, err := sendWave(ctx, st, tr, rcv, []watchLocation{wl}, nil)
 		if err != nil {
 			return all, err
 		}
-		all.changes, all.told, all.duplicates, all.earlier = all.changes+r.changes, all.told+r.told, all.duplicates+r.duplicates, all.earlier+r.earlier
-		all.latencies = append(all.latencies, r.latencies...)
+		all.add(r)
 	}
 	return all, nil
 }
@@ -305,32 +438,55 @@ func seedWatchLocation(ctx context.Context, st *store.Store, orgID string, i int
 	return wl, nil
 }
 
-// waveResult is what a wave's events showed.
+// waveResult is what a wave's deliveries showed at the receiver.
 type waveResult struct {
-	changes, told, duplicates int
+	changes int
+	// latencies: from the answer to each change's write to its job's
+	// job.at_risk delivery at the receiver, for those that arrived.
+	latencies []time.Duration
+	// pending are the changes whose delivery had not arrived when the wave
+	// stopped waiting (watchWaveTimeout): late, or lost if it never comes.
+	pending map[string]time.Time
+	// duplicates: events delivered as more than one delivery; twice: turns
+	// told by more than one event; again: attempts made again (the same
+	// delivery arriving more than once, as after a kill).
+	duplicates, twice, again int
 	// earlier are the locations whose far jobs had all turned at risk
 	// before their change (an earlier wave's late jobs, planned first,
 	// pushed them past their promise): none was changed.
-	earlier   int
-	latencies []time.Duration
+	earlier int
+}
+
+func (r *waveResult) add(o waveResult) {
+	r.changes += o.changes
+	r.latencies = append(r.latencies, o.latencies...)
+	if r.pending == nil {
+		r.pending = map[string]time.Time{}
+	}
+	for j, at := range o.pending {
+		r.pending[j] = at
+	}
+	r.duplicates, r.twice, r.again, r.earlier = r.duplicates+o.duplicates, r.twice+o.twice, r.again+o.again, r.earlier+o.earlier
 }
 
 func (r waveResult) String() string {
 	if len(r.latencies) == 0 {
-		return fmt.Sprintf("%d changes, no job.at_risk told", r.changes)
+		return fmt.Sprintf("%d changes, no job.at_risk arrived", r.changes)
 	}
 	slices.Sort(r.latencies)
 	q := func(p float64) string {
 		return fmt.Sprintf("%.2f", r.latencies[min(len(r.latencies)-1, int(p*float64(len(r.latencies))))].Seconds())
 	}
-	within := 0
+	late := 0
 	for _, l := range r.latencies {
-		if l <= 10*time.Second {
-			within++
+		if l > 10*time.Second {
+			late++
 		}
 	}
-	return fmt.Sprintf("%d changes, at_risk latency p50 %s / p99 %s / max %s s, within 10 s %.1f %%, lost %d, duplicates %d, no job left to turn %d",
-		r.changes, q(0.5), q(0.99), q(1), 100*float64(within)/float64(r.changes), r.changes-r.told, r.duplicates, r.earlier)
+	return fmt.Sprintf("%d changes; change answered -> job.at_risk at the receiver p50 %s / p99 %s / max %s s; "+
+		"within 10 s %d, late (over 10 s) %d, not arrived within %s %d; duplicate deliveries %d, turns told twice %d, "+
+		"attempts made again %d; no job left to turn %d",
+		r.changes, q(0.5), q(0.99), q(1), len(r.latencies)-late, late, watchWaveTimeout, len(r.pending), r.duplicates, r.twice, r.again, r.earlier)
 }
 
 // riskTracker follows which jobs are at risk, from the outbox's job.at_risk
@@ -398,7 +554,7 @@ func (tr *riskTracker) catchUp(ctx context.Context, st *store.Store) error {
 // changed before) of every location into the past (watchSeeders writers)
 // and waits for the job.at_risk events; during, if set, is called a
 // second into the wave.
-func sendWave(ctx context.Context, st *store.Store, tr *riskTracker, locs []watchLocation, during func()) (waveResult, error) {
+func sendWave(ctx context.Context, st *store.Store, tr *riskTracker, rcv *riskReceiver, locs []watchLocation, during func()) (waveResult, error) {
 	if err := tr.catchUp(ctx, st); err != nil {
 		return waveResult{}, err
 	}
@@ -446,43 +602,55 @@ func sendWave(ctx context.Context, st *store.Store, tr *riskTracker, locs []watc
 	if err := <-errs; err != nil {
 		return waveResult{}, err
 	}
-	r, err := awaitAtRisk(ctx, st, tr, committed)
+	r, err := awaitArrivals(ctx, rcv, committed, watchWaveTimeout)
 	r.earlier = earlier
 	return r, err
 }
 
-// awaitAtRisk reads the outbox until every changed job's job.at_risk came
-// (then 3 s more, for duplicates) or the wave times out.
-func awaitAtRisk(ctx context.Context, st *store.Store, tr *riskTracker, committed map[string]time.Time) (waveResult, error) {
-	r := waveResult{changes: len(committed)}
-	told := map[string]bool{}
-	deadline := time.Now().Add(watchWaveTimeout)
+// awaitArrivals waits until every changed job's job.at_risk delivery
+// reached the receiver (then 3 s more, for duplicates), or for timeout.
+func awaitArrivals(ctx context.Context, rcv *riskReceiver, committed map[string]time.Time, timeout time.Duration) (waveResult, error) {
+	r := waveResult{changes: len(committed), pending: map[string]time.Time{}}
+	deadline := time.Now().Add(timeout)
 	var allSince time.Time
 	for time.Now().Before(deadline) && (allSince.IsZero() || time.Since(allSince) < 3*time.Second) {
-		turned, err := tr.read(ctx, st)
-		if err != nil {
-			return r, err
-		}
-		for _, t := range turned {
-			at, ok := committed[t.job]
-			switch {
-			case !ok:
-			case told[t.job]:
-				r.duplicates++
-			default:
-				told[t.job] = true
-				r.told++
-				r.latencies = append(r.latencies, max(0, t.at.Sub(at)))
+		arrived := 0
+		for j := range committed {
+			if _, ok := rcv.arrived(j); ok {
+				arrived++
 			}
 		}
-		if r.told == r.changes && allSince.IsZero() {
+		if arrived == len(committed) && allSince.IsZero() {
 			allSince = time.Now()
 		}
 		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
 			return r, err
 		}
 	}
+	jobs := make([]string, 0, len(committed))
+	for j, at := range committed {
+		jobs = append(jobs, j)
+		a, ok := rcv.arrived(j)
+		if !ok {
+			r.pending[j] = at
+			continue
+		}
+		r.latencies = append(r.latencies, max(0, a.at.Sub(at)))
+		r.again += a.attempts - 1
+	}
+	r.duplicates, r.twice = rcv.duplicates(jobs)
+	r.again -= r.duplicates
 	return r, nil
+}
+
+// lostAfter waits up to wait for the deliveries still pending after their
+// waves: those that arrive were late; the others are lost.
+func lostAfter(ctx context.Context, rcv *riskReceiver, pending map[string]time.Time, wait time.Duration) (late []time.Duration, lost int, err error) {
+	if len(pending) == 0 {
+		return nil, 0, nil
+	}
+	r, err := awaitArrivals(ctx, rcv, pending, wait)
+	return r.latencies, len(r.pending), err
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -522,11 +690,16 @@ func waitSettled(ctx context.Context, st *store.Store) error {
 	return errors.New("the watch did not look at every location within 10 minutes")
 }
 
-// startServers starts procs `workshop serve` processes on the database.
-func startServers(ctx context.Context, serve []string, dbURL string, procs int) ([]*exec.Cmd, error) {
+// startServers starts procs `workshop serve` processes on the database,
+// listening on ports of the range, delivering to the local receiver.
+func startServers(ctx context.Context, serve []string, dbURL string, procs int, p *ports) ([]*exec.Cmd, error) {
 	var ps []*exec.Cmd
 	for range procs {
-		args := append(slices.Clone(serve[1:]), "serve", "--database", dbURL, "--addr", "127.0.0.1:0")
+		addr, err := p.addr()
+		if err != nil {
+			return ps, err
+		}
+		args := append(slices.Clone(serve[1:]), "serve", "--database", dbURL, "--addr", addr, "--webhook-allow-insecure")
 		c := exec.CommandContext(ctx, serve[0], args...)
 		c.Stdout, c.Stderr = io.Discard, io.Discard
 		if err := c.Start(); err != nil {
@@ -539,34 +712,62 @@ func startServers(ctx context.Context, serve []string, dbURL string, procs int) 
 
 func stopServers(ps []*exec.Cmd) {
 	for _, c := range ps {
+		if c.ProcessState != nil { // killed and waited for
+			continue
+		}
 		_ = c.Process.Signal(syscall.SIGTERM)
 		_ = c.Wait()
 	}
 }
 
-// idleCPU is the CPU (user + system) each process spends per minute over
-// window, measured from /proc, formatted per process.
-func idleCPU(ctx context.Context, ps []*exec.Cmd, window time.Duration) (string, error) {
-	before := make([]time.Duration, len(ps))
-	for i, c := range ps {
-		d, err := processCPU(c.Process.Pid)
-		if err != nil {
-			return "", err
+// minuteCPU is the CPU (user + system) each process spends in every
+// minute of window, measured from /proc: the worst minute and the mean
+// per process, and every minute's figures.
+func minuteCPU(ctx context.Context, ps []*exec.Cmd, window time.Duration) (string, error) {
+	read := func() ([]time.Duration, error) {
+		out := make([]time.Duration, len(ps))
+		for i, c := range ps {
+			d, err := processCPU(c.Process.Pid)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = d
 		}
-		before[i] = d
+		return out, nil
 	}
-	if err := sleepCtx(ctx, window); err != nil {
+	last, err := read()
+	if err != nil {
 		return "", err
 	}
-	var per []string
-	for i, c := range ps {
-		d, err := processCPU(c.Process.Pid)
+	minutes := max(1, int(window/time.Minute))
+	per := make([][]float64, len(ps)) // per process, per minute: seconds
+	for range minutes {
+		if err := sleepCtx(ctx, time.Minute); err != nil {
+			return "", err
+		}
+		now, err := read()
 		if err != nil {
 			return "", err
 		}
-		per = append(per, fmt.Sprintf("%.2f", (d-before[i]).Seconds()*float64(time.Minute)/float64(window)))
+		for i := range ps {
+			per[i] = append(per[i], (now[i] - last[i]).Seconds())
+		}
+		last = now
 	}
-	return strings.Join(per, " / "), nil
+	var parts []string
+	for i, ms := range per {
+		sum := 0.0
+		for _, v := range ms {
+			sum += v
+		}
+		var each []string
+		for _, v := range ms {
+			each = append(each, fmt.Sprintf("%.2f", v))
+		}
+		parts = append(parts, fmt.Sprintf("process %d: worst minute %.2f s, mean %.2f s per minute [%s]", i+1, slices.Max(ms), sum/float64(len(ms)),
+			strings.Join(each, " ")))
+	}
+	return strings.Join(parts, "; "), nil
 }
 
 // processCPU reads a process's user and system time from /proc (Linux;

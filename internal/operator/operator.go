@@ -60,6 +60,11 @@ type Store interface {
 	CreateSetupToken(ctx context.Context, tokenHash string, expiresAt workshop.Micros) (bool, error)
 	CompleteSetup(ctx context.Context, tokenHash string, su store.Setup) error
 
+	// The import and export of a group's setup (groupimport.go).
+	ImportLocation(ctx context.Context, in store.LocationImport) (store.LocationImported, error)
+	CancelTags(ctx context.Context, locationID string) ([]workshop.CancelTag, error)
+	CatalogItems(ctx context.Context, v store.Visibility, p workshop.PageRequest) (workshop.Page[workshop.CatalogItem], error)
+
 	// The demo's working day is made with the API's writes.
 	PutCatalogItem(ctx context.Context, it workshop.CatalogItem) (store.CatalogPut, error)
 	ClockIn(ctx context.Context, v store.Visibility, techID string, at time.Time, opts ...store.WriteOption) (workshop.Attendance, error)

@@ -17,7 +17,24 @@ type QueueStore interface {
 
 // WatchMetrics counts the turns a watch told (workshop_promise_watch_
 // transitions_total{event}); a nil one counts nothing.
-type WatchMetrics struct{ transitions *prometheus.CounterVec }
+type WatchMetrics struct {
+	transitions *prometheus.CounterVec
+	// lookSeconds is how long a look took (plan, record); changeToLook how
+	// long from a change (the oldest waiting) to the end of its look.
+	lookSeconds, changeToLook prometheus.Histogram
+}
+
+// looked records a look that took took, ending at end; changedAt is its
+// waiting change's time (zero: a look by time alone).
+func (m *WatchMetrics) looked(took time.Duration, end, changedAt time.Time) {
+	if m == nil {
+		return
+	}
+	m.lookSeconds.Observe(took.Seconds())
+	if !changedAt.IsZero() {
+		m.changeToLook.Observe(max(0, end.Sub(changedAt).Seconds()))
+	}
+}
 
 func (m *WatchMetrics) told(turns []workshop.PromiseTurn) {
 	if m == nil {
@@ -37,8 +54,19 @@ func RegisterMetrics(reg prometheus.Registerer, plans *Service, st QueueStore) *
 	m := &WatchMetrics{transitions: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "workshop_promise_watch_transitions_total",
 		Help: "Promise turns told by this process's watch (job.at_risk, job.on_track).",
-	}, []string{"event"})}
-	reg.MustRegister(m.transitions, &cacheCollector{plans: plans}, &queueCollector{st: st})
+	}, []string{"event"}),
+		lookSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "workshop_promise_watch_look_seconds",
+			Help:    "How long a look of this process's promise watch took (the plan and the record of its turns).",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}),
+		changeToLook: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "workshop_promise_watch_change_to_look_seconds",
+			Help:    "From a change to a location (the oldest waiting) to the end of the look that took it in, by this process.",
+			Buckets: []float64{.1, .25, .5, 1, 2, 3, 5, 7.5, 10, 15, 30, 60},
+		}),
+	}
+	reg.MustRegister(m.transitions, m.lookSeconds, m.changeToLook, &cacheCollector{plans: plans}, &queueCollector{st: st})
 	return m
 }
 

@@ -97,7 +97,7 @@ func (w *Watch) Run(ctx context.Context) {
 				busy++
 				go func() {
 					defer func() { done <- struct{}{} }()
-					w.lookLogged(ctx, c.LocationID)
+					w.lookLogged(ctx, c)
 				}()
 			}
 			if err == nil && len(claims) == free { // maybe more due: claim again when a worker is free
@@ -144,7 +144,7 @@ func (w *Watch) Once(ctx context.Context) error {
 	errs := make([]error, len(claims))
 	var wg sync.WaitGroup
 	for i, c := range claims {
-		wg.Go(func() { errs[i] = w.look(ctx, c.LocationID) })
+		wg.Go(func() { errs[i] = w.look(ctx, c) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -156,21 +156,23 @@ func (w *Watch) claim(ctx context.Context, n int) ([]store.WatchClaim, error) {
 	return w.Store.ClaimDue(ctx, w.Owner, now, now.Add(w.Lease), n)
 }
 
-func (w *Watch) lookLogged(ctx context.Context, locationID string) {
-	if err := w.look(ctx, locationID); err != nil && ctx.Err() == nil {
-		w.Log.Warn("promise watch", "location", locationID, "error", err)
+func (w *Watch) lookLogged(ctx context.Context, c store.WatchClaim) {
+	if err := w.look(ctx, c); err != nil && ctx.Err() == nil {
+		w.Log.Warn("promise watch", "location", c.LocationID, "error", err)
 	}
 }
 
 // look plans one claimed location and records the turns and when time
 // alone next needs a look.
-func (w *Watch) look(ctx context.Context, locationID string) error {
+func (w *Watch) look(ctx context.Context, c store.WatchClaim) error {
+	locationID := c.LocationID
 	now := w.Now()
+	started := now
 	p, err := w.Plans.Plan(ctx, locationID, now)
 	if err != nil {
 		return err
 	}
-	next := workshop.NextPromiseCheck(p.FreshInput().Calendar, now, p.Dispatch.Jobs)
+	next := workshop.NextPromiseCheck(p.FreshInput().Calendar, now, p.Dispatch.Jobs, workshop.PromiseSpread(locationID))
 	turns, err := w.Store.RecordPromises(ctx, store.PromiseCheck{LocationID: locationID, Owner: w.Owner, Version: p.Version,
 		Minute: startMinute(now), Jobs: p.Dispatch.Jobs, Now: w.Now(), Rest: w.Rest, Next: next})
 	if errors.Is(err, store.ErrLeaseLost) {
@@ -178,6 +180,10 @@ func (w *Watch) look(ctx context.Context, locationID string) error {
 		return nil
 	}
 	w.Metrics.told(turns)
+	if err == nil {
+		end := w.Now()
+		w.Metrics.looked(end.Sub(started), end, c.ChangedAt)
+	}
 	for _, t := range turns {
 		w.Log.Info("promise turned", "location", locationID, "job", t.Outlook.JobID, "event", t.Event, "lateMinutes", t.Outlook.LateMinutes)
 	}

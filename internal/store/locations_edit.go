@@ -29,25 +29,40 @@ func (s *Store) EditLocation(ctx context.Context, orgID, id string, e LocationEd
 		if err := workshop.CheckVersion("location", l.UpdatedAt, e.UpdatedAt); err != nil {
 			return l, err
 		}
-		if e.Timezone != l.Timezone && !e.ZoneChangeConfirmed {
-			has, err := locationHasJobs(ctx, c, id)
-			if err != nil {
+		if !e.ZoneChangeConfirmed {
+			if err := checkZoneChange(ctx, c, l, e.Timezone, "Tick the confirmation to change it."); err != nil {
 				return l, err
 			}
-			if has {
-				return l, workshop.Invalid("timezone", "This location has jobs: a new time zone moves their local dates and "+
-					"the year boundary of new job numbers. Tick the confirmation to change it.")
-			}
 		}
-		if l.Name == e.Name && l.Timezone == e.Timezone && l.CurrencyCode == e.Currency {
-			return l, nil
-		}
-		l.Name, l.Timezone, l.CurrencyCode = e.Name, e.Timezone, e.Currency
-		l.UpdatedAt = workshop.NextMicros(now.Time(), l.UpdatedAt)
-		_, err = c.exec(ctx, `UPDATE locations SET name = ?, timezone = ?, currency_code = ?, updated_at = ? WHERE id = ?`,
-			l.Name, l.Timezone, l.CurrencyCode, l.UpdatedAt, l.ID)
-		return l, err
+		return editLocation(ctx, c, l, e, now)
 	})
+}
+
+// checkZoneChange refuses a new time zone for a location that has jobs
+// (how to change it all the same: howElse).
+func checkZoneChange(ctx context.Context, c conn, l workshop.Location, timezone, howElse string) error {
+	if timezone == l.Timezone {
+		return nil
+	}
+	has, err := locationHasJobs(ctx, c, l.ID)
+	if err != nil || !has {
+		return err
+	}
+	return workshop.Invalid("timezone", "This location has jobs: a new time zone moves their local dates and "+
+		"the year boundary of new job numbers. %s", howElse)
+}
+
+// editLocation writes a location's new name, time zone and currency; the
+// same values change nothing.
+func editLocation(ctx context.Context, c conn, l workshop.Location, e LocationEdit, now workshop.Micros) (workshop.Location, error) {
+	if l.Name == e.Name && l.Timezone == e.Timezone && l.CurrencyCode == e.Currency {
+		return l, nil
+	}
+	l.Name, l.Timezone, l.CurrencyCode = e.Name, e.Timezone, e.Currency
+	l.UpdatedAt = workshop.NextMicros(now.Time(), l.UpdatedAt)
+	_, err := c.exec(ctx, `UPDATE locations SET name = ?, timezone = ?, currency_code = ?, updated_at = ? WHERE id = ?`,
+		l.Name, l.Timezone, l.CurrencyCode, l.UpdatedAt, l.ID)
+	return l, err
 }
 
 // LocationHasJobs tells whether a location has any job, which a change of

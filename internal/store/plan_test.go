@@ -245,7 +245,7 @@ func TestPromiseWatchTellsEachTurnOnce(t *testing.T) {
 		e.events(t)
 		now := e.clk.Now()
 		claimed, err := e.st.ClaimDue(t.Context(), "one", now, now.Add(10*time.Second), 10)
-		if err != nil || !slices.Contains(claimed, store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
+		if err != nil || !slices.Contains(withoutChangeTimes(t, claimed), store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
 			t.Fatalf("first claim = %v, %v; want the changed location taken", claimed, err)
 		}
 		if claimed, err := second.ClaimDue(t.Context(), "two", now, now.Add(10*time.Second), 10); err != nil || len(claimed) != 0 {
@@ -271,7 +271,7 @@ func TestPromiseWatchTellsEachTurnOnce(t *testing.T) {
 		later := now.Add(2 * time.Second)
 		e.exec(t, `UPDATE locations SET name = name WHERE id = ?`, e.loc.ID) // a change: its trigger moves the plan version
 		if claimed, err := second.ClaimDue(t.Context(), "two", later, later.Add(10*time.Second), 10); err != nil ||
-			!slices.Contains(claimed, store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
+			!slices.Contains(withoutChangeTimes(t, claimed), store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
 			t.Fatalf("second claim after the rest = %v, %v; want it taken", claimed, err)
 		}
 		check.Owner, check.Now = "two", later
@@ -314,6 +314,7 @@ func TestPromiseWatchDueRules(t *testing.T) {
 		}
 		want := func(what string, got []store.WatchClaim, want ...store.WatchClaim) {
 			t.Helper()
+			got = withoutChangeTimes(t, got)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s: claimed %v, want %v", what, got, want)
 			}
@@ -418,7 +419,22 @@ func TestPromiseWatchLookWaitsForWritesInFlight(t *testing.T) {
 	}
 	later := now.Add(4 * time.Second)
 	claimed, err := e.st.ClaimDue(t.Context(), "one", later, later.Add(10*time.Second), 10)
-	if err != nil || !slices.Contains(claimed, store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
+	if err != nil || !slices.Contains(withoutChangeTimes(t, claimed), store.WatchClaim{LocationID: e.loc.ID, Changed: true}) {
 		t.Errorf("claim after the look = %v, %v; want the location still changed (the write in flight)", claimed, err)
 	}
+}
+
+// withoutChangeTimes checks that each changed claim says when its change
+// was made, and leaves that time out.
+func withoutChangeTimes(t *testing.T, claims []store.WatchClaim) []store.WatchClaim {
+	t.Helper()
+	out := make([]store.WatchClaim, len(claims))
+	for i, c := range claims {
+		if c.Changed == c.ChangedAt.IsZero() {
+			t.Errorf("claim %+v: want a change time exactly when changed", c)
+		}
+		c.ChangedAt = time.Time{}
+		out[i] = c
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"math"
 	"strings"
@@ -25,6 +26,9 @@ var ErrLeaseLost = errors.New("promise watch: lease lost")
 type WatchClaim struct {
 	LocationID string
 	Changed    bool // a change waits (else time alone made it due)
+	// ChangedAt is when the oldest change waiting was made (Changed only):
+	// the watch measures how long a change waits for its look.
+	ChangedAt time.Time
 }
 
 // ClaimDue takes, for owner until until, up to limit locations due at now
@@ -41,14 +45,51 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, now, until time.Time
 		changed, err := s.claimWhere(ctx, c, owner, until, `SELECT w.location_id FROM plan_versions p
 			JOIN promise_watch w ON w.location_id = p.location_id
 			WHERE p.changed_at IS NOT NULL AND w.lease_until <= ? ORDER BY p.changed_at`, now, limit)
+		if err != nil {
+			return nil, err
+		}
+		out, err := changedClaims(ctx, c, changed)
 		if err != nil || len(changed) == limit {
-			return claims(changed, true), err
+			return out, err
 		}
 		timed, err := s.claimWhere(ctx, c, owner, until, `SELECT w.location_id FROM promise_watch w
 			JOIN plan_versions p ON p.location_id = w.location_id
 			WHERE w.due_at <= ? AND p.changed_at IS NULL AND w.lease_until <= ? ORDER BY w.due_at`, now, limit-len(changed))
-		return append(claims(changed, true), claims(timed, false)...), err
+		return append(out, claims(timed, false)...), err
 	})
+}
+
+// changedClaims are the claims of changed locations, with when their
+// oldest waiting change was made.
+func changedClaims(ctx context.Context, c conn, ids []string) ([]WatchClaim, error) {
+	out := claims(ids, true)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	at, err := queryAll(ctx, c, func(sc scanner) (WatchClaim, error) {
+		var w WatchClaim
+		var micros sql.NullInt64
+		err := sc.Scan(&w.LocationID, &micros)
+		if micros.Valid {
+			w.ChangedAt = time.UnixMicro(micros.Int64)
+		}
+		return w, err
+	}, `SELECT location_id, changed_at FROM plan_versions WHERE location_id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	when := make(map[string]time.Time, len(at))
+	for _, w := range at {
+		when[w.LocationID] = w.ChangedAt
+	}
+	for i := range out {
+		out[i].ChangedAt = when[out[i].LocationID]
+	}
+	return out, nil
 }
 
 // claimWhere leases the first limit locations of due (a query whose ?s

@@ -53,14 +53,19 @@ func (s *Store) EditTechnician(ctx context.Context, v Visibility, id string, e T
 			return t, nil
 		}
 		next.UpdatedAt = workshop.NextMicros(now.Time(), t.UpdatedAt)
-		_, err = c.exec(ctx, `UPDATE technicians SET name = ?, skills = ?, wip_limit = ?, user_id = ?, working_hours = ?, updated_at = ? WHERE id = ?`,
-			next.Name, jsonText(next.Skills), next.WIPLimit, nullString(next.UserID), hoursText(next.WorkingHours), next.UpdatedAt, t.ID)
-		return next, err
+		return next, updateTechnician(ctx, c, next)
 	})
 	if isUniqueViolation(err, "user") {
 		return t, s.userWorksAlready(ctx, e.UserID)
 	}
 	return t, err
+}
+
+// updateTechnician writes a technician's editable fields.
+func updateTechnician(ctx context.Context, c conn, t workshop.Technician) error {
+	_, err := c.exec(ctx, `UPDATE technicians SET name = ?, skills = ?, wip_limit = ?, user_id = ?, working_hours = ?, updated_at = ? WHERE id = ?`,
+		t.Name, jsonText(t.Skills), t.WIPLimit, nullString(t.UserID), hoursText(t.WorkingHours), t.UpdatedAt, t.ID)
+	return err
 }
 
 // checkTechnicianUser refuses a user a technician of the organisation
@@ -129,10 +134,15 @@ func (s *Store) EditBay(ctx context.Context, v Visibility, id string, e BayEdit,
 			return b, nil
 		}
 		next.UpdatedAt = workshop.NextMicros(now.Time(), b.UpdatedAt)
-		_, err = c.exec(ctx, `UPDATE bays SET name = ?, equipment = ?, services = ?, updated_at = ? WHERE id = ?`,
-			next.Name, jsonText(next.Equipment), jsonText(next.Services), next.UpdatedAt, b.ID)
-		return next, err
+		return next, updateBay(ctx, c, next)
 	})
+}
+
+// updateBay writes a bay's editable fields.
+func updateBay(ctx context.Context, c conn, b workshop.Bay) error {
+	_, err := c.exec(ctx, `UPDATE bays SET name = ?, equipment = ?, services = ?, updated_at = ? WHERE id = ?`,
+		b.Name, jsonText(b.Equipment), jsonText(b.Services), b.UpdatedAt, b.ID)
+	return err
 }
 
 // DeleteUnusedBay deletes (softly) a bay the caller sees unless an open

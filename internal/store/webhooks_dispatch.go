@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -324,7 +325,7 @@ func insertDeliveries(ctx context.Context, c conn, rows []newDelivery, clock tim
 // Claim asks for deliveries to attempt now.
 type Claim struct {
 	Token       string        // identifies this claim's lease: only its holder records the result
-	Lease       time.Duration // how long the attempts are reserved (timeout + margin)
+	Lease       time.Duration // how long the attempts are reserved (short: the holder renews it, RenewLeases)
 	Limit       int           // deliveries at most
 	PerWebhook  int           // deliveries of one registration at most
 	MaxAttempts int           // attempts of a schedule (len(delays)+1)
@@ -359,11 +360,12 @@ func (s *Store) ClaimDeliveries(ctx context.Context, cl Claim) ([]Attempt, error
 // is claiming (FOR UPDATE SKIP LOCKED), and a candidate leased meanwhile
 // fails the recheck of the lease; SQLite's one writer makes the plain reads
 // and UPDATE safe. A delivery whose lease ran out (its dispatcher died
-// mid-attempt) is due again.
+// mid-attempt, or while it was queued) is due again, even after the last
+// attempt of its schedule: that attempt was not made.
 func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error) {
 	now := workshop.MicrosOf(s.now())
 	until := workshop.MicrosOf(s.now().Add(cl.Lease))
-	args := []any{now, now, cl.MaxAttempts}
+	args := []any{now, cl.MaxAttempts, now}
 	var full []string
 	for id, n := range cl.Slots {
 		if n <= 0 {
@@ -385,8 +387,10 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 	// One table, in the order of the index of due deliveries: the plan
 	// cannot turn into sorting every due delivery when the statistics lag
 	// behind a backlog that grew fast (a join here did).
+	// A delivery whose lease ran out lost its attempt with its dispatcher:
+	// it is made again whatever its place in the schedule (see below).
 	rows, err := c.query(ctx, `SELECT id, webhook_id FROM deliveries
-		WHERE status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) AND round_attempts < ?`+exclude+`
+		WHERE status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL AND round_attempts < ? OR lease_until < ?)`+exclude+`
 		ORDER BY next_attempt_at LIMIT ?`+lock, append(args, cl.Limit*4)...)
 	if err != nil {
 		return nil, err
@@ -436,7 +440,11 @@ func (s *Store) claimIn(ctx context.Context, c conn, cl Claim) ([]Attempt, error
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if _, err := c.exec(ctx, `UPDATE deliveries SET attempts = attempts + 1, round_attempts = round_attempts + 1, lease_until = ?, leased_by = ?,
+	// An attempt made again after its dispatcher died (its lease ran out)
+	// is the next attempt of the delivery but takes the lost one's place in
+	// the schedule: the later retry delays are unchanged.
+	if _, err := c.exec(ctx, `UPDATE deliveries SET attempts = attempts + 1,
+		round_attempts = round_attempts + CASE WHEN lease_until IS NULL THEN 1 ELSE 0 END, lease_until = ?, leased_by = ?,
 		updated_at = ? WHERE id IN (`+placeholders(len(ids))+`)`, append([]any{until, cl.Token, now}, ids...)...); err != nil {
 		return nil, err
 	}
@@ -626,20 +634,36 @@ func truncate(s string, n int) string {
 	return string(r[:n])
 }
 
-// ExhaustAbandoned marks exhausted the deliveries whose last attempt of
-// their schedule was lost with its dispatcher (its lease ran out): there is
-// no attempt left to make. It returns how many.
-func (s *Store) ExhaustAbandoned(ctx context.Context, maxAttempts int) (int64, error) {
-	return write(ctx, s, dispatchTx(ctx, s, func(c conn) (int64, error) {
-		now := workshop.MicrosOf(s.now())
-		res, err := c.exec(ctx, `UPDATE deliveries SET status = 'exhausted', next_attempt_at = NULL, lease_until = NULL, leased_by = NULL,
-			last_error = 'the dispatcher stopped during the last attempt', updated_at = ?
-			WHERE status IN ('pending', 'failed') AND next_attempt_at <= ? AND lease_until < ? AND round_attempts >= ?`,
-			now, now, now, maxAttempts)
-		if err != nil {
-			return 0, err
+// RenewLeases extends the leases a dispatcher holds (deliveries by the
+// token of the claim that leased them) to lease from now, while their
+// attempts wait or run: a lease is short, so that an attempt lost with its
+// dispatcher is made again within seconds, and it lasts as long as the
+// dispatcher that holds it lives (one run out but not yet taken is renewed
+// too: its attempt still runs). A lease no longer held (taken by another
+// dispatcher, redelivered, deleted) is left alone. It returns how many were renewed.
+func (s *Store) RenewLeases(ctx context.Context, held map[string][]string, lease time.Duration) (int, error) {
+	return write(ctx, s, dispatchTx(ctx, s, func(c conn) (int, error) {
+		now := s.now()
+		until := workshop.MicrosOf(now.Add(lease))
+		tokens := slices.Sorted(maps.Keys(held))
+		n := 0
+		for _, token := range tokens {
+			ids := slices.Sorted(slices.Values(held[token])) // rows locked in one order by every process
+			for chunk := range slices.Chunk(ids, 100) {
+				args := []any{until, token}
+				for _, id := range chunk {
+					args = append(args, id)
+				}
+				res, err := c.exec(ctx, `UPDATE deliveries SET lease_until = ? WHERE leased_by = ? AND id IN (`+
+					placeholders(len(chunk))+`)`, args...)
+				if err != nil {
+					return n, err
+				}
+				k, _ := res.RowsAffected()
+				n += int(k)
+			}
 		}
-		return res.RowsAffected()
+		return n, nil
 	}))
 }
 

@@ -383,20 +383,30 @@ func TestRetrySchedule(t *testing.T) {
 		if len(as) != 1 || as[0].Attempt != 2 {
 			t.Fatalf("second claim: %+v, want attempt 2", as)
 		}
-		// The lease runs out (the dispatcher died): due again, as attempt 3,
-		// and the dead claim can no longer record its result.
+		// The lease runs out (the dispatcher died): due again, as attempt 3
+		// in the second attempt's place of the schedule, and the dead claim
+		// can no longer record its result.
 		e.clk.Advance(time.Minute + time.Second)
 		as2 := claim(t, e.st, "e", 10)
-		if len(as2) != 1 || as2[0].Attempt != 3 || as2[0].RoundAttempt != 3 {
-			t.Fatalf("claim after the lease ran out: %+v, want attempt 3", as2)
+		if len(as2) != 1 || as2[0].Attempt != 3 || as2[0].RoundAttempt != 2 || as2[0].DeliveryID != as[0].DeliveryID {
+			t.Fatalf("claim after the lease ran out: %+v, want the same delivery, attempt 3, second of its schedule", as2)
 		}
 		if n, err := e.st.RecordAttempts(ctx, []store.AttemptResult{{DeliveryID: as[0].DeliveryID, Token: "d", RoundAttempt: 2, Succeeded: true, StatusCode: 200}}, delays); err != nil || n != 0 {
 			t.Errorf("a result under a lost lease: recorded %d, %v; want 0", n, err)
 		}
 		fail(as2[0], "e")
+		if d := state(); d.Status != workshop.DeliveryFailed || d.NextAttemptAt == nil || *d.NextAttemptAt != workshop.MicrosOf(e.clk.Now().Add(5*time.Minute)) {
+			t.Errorf("after the attempt made again: %+v, want failed, retry in 5m (the schedule unchanged)", d)
+		}
+		e.clk.Advance(5 * time.Minute)
+		as2 = claim(t, e.st, "e2", 10)
+		if len(as2) != 1 || as2[0].Attempt != 4 || as2[0].RoundAttempt != 3 {
+			t.Fatalf("claim of the last attempt: %+v, want attempt 4, third of its schedule", as2)
+		}
+		fail(as2[0], "e2")
 		d := state()
-		if d.Status != workshop.DeliveryExhausted || d.Attempts != 3 || d.NextAttemptAt != nil || d.LastError == nil {
-			t.Errorf("after the last attempt: %+v, want exhausted after 3 attempts, nothing scheduled", d)
+		if d.Status != workshop.DeliveryExhausted || d.Attempts != 4 || d.NextAttemptAt != nil || d.LastError == nil {
+			t.Errorf("after the last attempt: %+v, want exhausted after 4 attempts, nothing scheduled", d)
 		}
 		e.clk.Advance(24 * time.Hour)
 		if as := claim(t, e.st, "f", 10); len(as) != 0 {
@@ -405,12 +415,12 @@ func TestRetrySchedule(t *testing.T) {
 
 		// Redelivery: a fresh schedule, attempts go on counting.
 		re, err := e.st.Redeliver(ctx, v, h.ID, d.ID, workshop.MicrosOf(e.clk.Now()))
-		if err != nil || re.Status != workshop.DeliveryPending || re.Attempts != 3 || re.NextAttemptAt == nil {
-			t.Fatalf("Redeliver = %+v, %v; want pending, 3 attempts, scheduled now", re, err)
+		if err != nil || re.Status != workshop.DeliveryPending || re.Attempts != 4 || re.NextAttemptAt == nil {
+			t.Fatalf("Redeliver = %+v, %v; want pending, 4 attempts, scheduled now", re, err)
 		}
 		as = claim(t, e.st, "g", 10)
-		if len(as) != 1 || as[0].Attempt != 4 || as[0].RoundAttempt != 1 {
-			t.Fatalf("claim after the redelivery: %+v, want attempt 4, first of its schedule", as)
+		if len(as) != 1 || as[0].Attempt != 5 || as[0].RoundAttempt != 1 {
+			t.Fatalf("claim after the redelivery: %+v, want attempt 5, first of its schedule", as)
 		}
 		fail(as[0], "g")
 		if d := state(); d.Status != workshop.DeliveryFailed || *d.NextAttemptAt != workshop.MicrosOf(e.clk.Now().Add(time.Minute)) {
@@ -421,19 +431,64 @@ func TestRetrySchedule(t *testing.T) {
 		_, err = e.st.Redeliver(ctx, store.Visibility{OrgID: createOrg(t, e.st, workshop.PlanPro).ID}, h.ID, d.ID, at(0))
 		wantCode(t, err, workshop.CodeNotFound)
 
-		// The last attempt of a schedule lost with its dispatcher: exhausted.
+		// The last attempt of a schedule lost with its dispatcher: made
+		// again, as the next attempt, still the last of the schedule.
 		e.clk.Advance(time.Minute)
 		as = claim(t, e.st, "h", 10)
 		if len(as) != 1 || as[0].RoundAttempt != 2 {
 			t.Fatalf("claim: %+v, want the second attempt of the schedule", as)
 		}
+		fail(as[0], "h")
+		e.clk.Advance(5 * time.Minute)
+		as = claim(t, e.st, "i", 10)
+		if len(as) != 1 || as[0].RoundAttempt != 3 || as[0].Attempt != 7 {
+			t.Fatalf("claim: %+v, want attempt 7, the last of the schedule", as)
+		}
 		e.clk.Advance(2 * time.Minute)
-		if n, err := e.st.ExhaustAbandoned(ctx, 2); err != nil || n != 1 {
-			t.Errorf("ExhaustAbandoned = %d, %v; want 1", n, err)
+		as = claim(t, e.st, "j", 10)
+		if len(as) != 1 || as[0].RoundAttempt != 3 || as[0].Attempt != 8 {
+			t.Fatalf("claim after the last attempt was lost: %+v, want attempt 8, still the last of the schedule", as)
 		}
+		fail(as[0], "j")
 		if d := state(); d.Status != workshop.DeliveryExhausted {
-			t.Errorf("after the lost last attempt: %+v, want exhausted", d)
+			t.Errorf("after the last attempt made again: %+v, want exhausted", d)
 		}
+	})
+}
+
+// TestLeaseRenewal: a renewed lease keeps the delivery from other claims
+// past its first end; only the claim that holds it renews it.
+func TestLeaseRenewal(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newWhEnv(t, db)
+		e.hook(t, e.org.ID, "", workshop.EventJobCreated)
+		walkIn(t, e.st, e.org.ID, e.loc.ID, at(0))
+		fanOutAll(t, e.st)
+		as := claim(t, e.st, "a", 10) // leased for a minute
+		if len(as) != 1 {
+			t.Fatalf("claim: %+v, want 1", as)
+		}
+		renew := func(token string, want int) {
+			t.Helper()
+			n, err := e.st.RenewLeases(t.Context(), map[string][]string{token: {as[0].DeliveryID}}, time.Minute)
+			if err != nil || n != want {
+				t.Fatalf("RenewLeases(%s) = %d, %v; want %d", token, n, err, want)
+			}
+		}
+		e.clk.Advance(50 * time.Second)
+		renew("a", 1)
+		renew("b", 0)
+		e.clk.Advance(50 * time.Second) // past the first lease, within the renewed one
+		if got := claim(t, e.st, "b", 10); len(got) != 0 {
+			t.Errorf("a renewed lease was claimed: %+v", got)
+		}
+		e.clk.Advance(11 * time.Second) // the holder stopped renewing
+		got := claim(t, e.st, "b", 10)
+		if len(got) != 1 || got[0].DeliveryID != as[0].DeliveryID || got[0].Attempt != 2 || got[0].RoundAttempt != 1 {
+			t.Fatalf("claim after the renewals stopped: %+v, want the same delivery, attempt 2, first of its schedule", got)
+		}
+		renew("a", 0) // the lost holder cannot take it back
 	})
 }
 

@@ -16,11 +16,12 @@ import (
 func boardPath(locationID string) string { return "/locations/" + locationID + "/board" }
 
 // boardPerStatus is how many jobs of each open status the board lists,
-// wallPerStatus the wall display (one screen seen from across the room);
-// the rest are "and K more", from the counts.
+// wallPerStatus the wall display, whose wall.js pages through them (what
+// fits one screen, a page every 15 s); the rest are "and K more", from
+// the counts.
 const (
 	boardPerStatus = 50
-	wallPerStatus  = 5
+	wallPerStatus  = 50
 )
 
 // boardCount is one count of the board, labelled, with the job list it

@@ -8,7 +8,8 @@
 // transaction per step (store.Settle), run beside the attempts, with
 // deliveries claimed ahead so that no worker waits for it (pump.go). A
 // process that dies
-// mid-attempt loses nothing: when the lease runs out the delivery is due
+// mid-attempt loses nothing: its leases are short and renewed while it
+// lives (leases.go), so within seconds of its death the delivery is due
 // again, for any process. Attempts run in a bounded pool with a limit per
 // registration, so a slow or dead endpoint delays no other.
 package webhooks
@@ -40,8 +41,12 @@ type Config struct {
 	Workers      int           // attempts in flight at most: default 64
 	PerWebhook   int           // attempts in flight to one registration at most: default 8
 	PollInterval time.Duration // how often to look for work committed by other processes: default 250ms
-	LeaseMargin  time.Duration // a lease is 2 x Timeout + LeaseMargin: default 15s
-	BatchSize    int           // events fanned out per transaction: default 100 (a backlog starts going out after the first batch)
+	// Lease is how long a claimed delivery is reserved without renewal: the
+	// dispatcher renews it every Lease/3 while it holds it, and a delivery
+	// left by a dispatcher that died is attempted again by another about
+	// Lease after. Default 5s.
+	Lease     time.Duration
+	BatchSize int // events fanned out per transaction: default 100 (a backlog starts going out after the first batch)
 	// ShutdownGrace is how long attempts in flight may finish (and be
 	// recorded) once Run's context is cancelled; those still running then
 	// are abandoned to their leases. Default 0: abandoned at once.
@@ -73,8 +78,8 @@ func (c Config) withDefaults() Config {
 	if c.PollInterval <= 0 {
 		c.PollInterval = 250 * time.Millisecond
 	}
-	if c.LeaseMargin <= 0 {
-		c.LeaseMargin = 15 * time.Second
+	if c.Lease <= 0 {
+		c.Lease = 5 * time.Second
 	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = 100
@@ -93,6 +98,7 @@ type Dispatcher struct {
 	log     *slog.Logger
 	metrics *metrics
 	wake    chan struct{}
+	held    held // the leases it holds, renewed
 }
 
 // New makes a dispatcher on a store; Run starts it.
@@ -213,10 +219,10 @@ func (d *Dispatcher) attempt(ctx context.Context, token string, a store.Attempt)
 	outcome := d.post(ctx, a, &res)
 	res.Duration = time.Since(res.At)
 	if ctx.Err() != nil {
-		return finished{webhookID: a.WebhookID, abandoned: true}
+		return finished{webhookID: a.WebhookID, deliveryID: a.DeliveryID, abandoned: true}
 	}
 	d.metrics.attempt(outcome, res.Succeeded, a.Event.OccurredAt.Time())
-	return finished{webhookID: a.WebhookID, result: res}
+	return finished{webhookID: a.WebhookID, deliveryID: a.DeliveryID, result: res}
 }
 
 // Outcomes of an attempt (the metric's label).

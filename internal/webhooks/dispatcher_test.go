@@ -416,7 +416,7 @@ func TestCrashMidAttempt(t *testing.T) {
 		})
 		e.hook("/crash")
 		jobs := e.jobs(e.st, 10)
-		cfg := webhooks.Config{Timeout: time.Second, LeaseMargin: 100 * time.Millisecond, PerWebhook: 4}
+		cfg := webhooks.Config{Timeout: time.Second, Lease: 300 * time.Millisecond, PerWebhook: 4}
 		stop := e.start(e.st, cfg)
 		ctx := e.ctx()
 		for e.rcv.Received("/crash") < 4 { // PerWebhook attempts in flight, held

@@ -17,17 +17,18 @@ import (
 // fan-out claims the deliveries it makes in its own transaction, so that
 // a fresh event goes out without waiting for another.
 //
-// A claimed delivery's lease covers its wait in the queue and its attempt:
-// it is 2 x Timeout + LeaseMargin, and a delivery still queued after
-// Timeout + LeaseMargin/2 is released unmade rather than started, so every
-// attempt ends, and is recorded, before its lease runs out.
+// A claimed delivery's lease is short and renewed while it waits in the
+// queue, its attempt runs and its result waits to be recorded (leases.go);
+// a delivery still queued after Timeout is released unmade rather than
+// started, so that another dispatcher may make it.
 
 // finished is an attempt that ended: its result to record, or abandoned
 // at shutdown (nothing to record: its lease runs out).
 type finished struct {
-	webhookID string
-	result    store.AttemptResult
-	abandoned bool
+	webhookID  string
+	deliveryID string
+	result     store.AttemptResult
+	abandoned  bool
 }
 
 // queued is a claimed attempt waiting for a slot.
@@ -130,8 +131,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			gather.Reset(gatherFor)
 		}
 	}
-	sweepDone := make(chan struct{})
-	go func() { defer close(sweepDone); d.sweep(ctx) }()
+	// Leases are renewed until the pump has stopped: attempts in flight
+	// may finish within ShutdownGrace and their results be recorded.
+	renewCtx, stopRenewing := context.WithCancel(context.WithoutCancel(ctx))
+	renewDone := make(chan struct{})
+	go func() { defer close(renewDone); d.renewLoop(renewCtx) }()
 
 	p.settle(ctx)
 	for ctx.Err() == nil {
@@ -193,8 +197,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 	}
 	<-fanDone
-	<-sweepDone
 	p.shutdown(abandon)
+	stopRenewing()
+	<-renewDone
 	d.client.CloseIdleConnections()
 	return nil
 }
@@ -233,13 +238,15 @@ func (p *pump) finish(f finished) {
 	p.total--
 	if !f.abandoned {
 		p.pending = append(p.pending, f.result)
+	} else {
+		p.d.held.drop(f.deliveryID) // its lease runs out: made again by any dispatcher
 	}
 }
 
 // start starts queued attempts while there are free slots, oldest first,
 // skipping registrations at their limit; one queued too long is released.
 func (p *pump) start() {
-	maxWait := p.d.cfg.Timeout + p.d.cfg.LeaseMargin/2
+	maxWait := p.d.cfg.Timeout
 	kept := p.queue[:0]
 	for _, q := range p.queue {
 		switch {
@@ -308,7 +315,7 @@ func (p *pump) claimFor(ctx context.Context, want bool) *store.Claim {
 	if !want || room <= 0 || ctx.Err() != nil {
 		return nil
 	}
-	cl := &store.Claim{Token: newToken(), Lease: 2*cfg.Timeout + cfg.LeaseMargin, Limit: room,
+	cl := &store.Claim{Token: newToken(), Lease: cfg.Lease, Limit: room,
 		PerWebhook: cfg.PerWebhook, MaxAttempts: len(cfg.RetryDelays) + 1, Slots: map[string]int{}}
 	for id, n := range p.queuedBy {
 		cl.Slots[id] = max(0, cfg.PerWebhook-n)
@@ -321,6 +328,7 @@ func (p *pump) queueClaimed(s settled) {
 	for _, q := range queuedOf(s) {
 		p.queue = append(p.queue, q)
 		p.queuedBy[q.attempt.WebhookID]++
+		p.d.held.add(q.token, q.attempt.DeliveryID)
 	}
 }
 
@@ -342,6 +350,9 @@ func (p *pump) settledWith(s settled) bool {
 		p.d.log.Warn("webhooks: record and claim", "error", s.err, "results", len(s.results))
 		return false
 	}
+	for _, r := range s.results {
+		p.d.held.drop(r.DeliveryID)
+	}
 	if s.claim == nil {
 		return true
 	}
@@ -362,6 +373,7 @@ func (d *Dispatcher) release(ctx context.Context, qs []queued) {
 	byToken := map[string][]string{}
 	for _, q := range qs {
 		byToken[q.token] = append(byToken[q.token], q.attempt.DeliveryID)
+		d.held.drop(q.attempt.DeliveryID)
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -399,26 +411,6 @@ func (p *pump) shutdown(abandon context.CancelFunc) {
 		defer cancel()
 		if _, _, err := p.d.st.Settle(ctx, p.pending, p.d.cfg.RetryDelays, nil); err != nil {
 			p.d.log.Warn("webhooks: record results at shutdown", "error", err, "results", len(p.pending))
-		}
-	}
-}
-
-// sweep exhausts, every 5 s, the deliveries whose last attempt was lost
-// with its dispatcher. It runs beside the pump, so that it never holds up
-// an attempt.
-func (d *Dispatcher) sweep(ctx context.Context) {
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if n, err := d.st.ExhaustAbandoned(ctx, len(d.cfg.RetryDelays)+1); err != nil && ctx.Err() == nil {
-			d.log.Warn("webhooks: exhaust abandoned deliveries", "error", err)
-		} else if n > 0 {
-			d.log.Info("webhooks: deliveries exhausted after their dispatcher stopped", "count", n)
 		}
 	}
 }
