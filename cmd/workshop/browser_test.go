@@ -47,11 +47,11 @@ type chrome struct {
 	errors []string
 }
 
-// browserTests lets two tests drive browsers at once: each Chromium with
-// its server takes most of a core, and with every browser test at once on
-// two cores the pages' 20-second steps ran out (CI, issue 29). A test
-// takes its turn at its first browser and keeps it, with any second
-// browser it opens, until it ends.
+// browserTests lets two tests drive browsers at once: each test's pages
+// with its server take most of a core, and with every browser test at once
+// on two cores the pages' 20-second steps ran out (CI, issue 29). A test
+// takes its turn at its first tab and keeps it, with any second tab it
+// opens, until it ends.
 var browserTests = struct {
 	sync.Mutex
 	turns   chan struct{}
