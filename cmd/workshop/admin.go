@@ -223,10 +223,13 @@ var adminCommands = map[string]adminCommand{
 			return op.ListBays(ctx, *loc)
 		}
 	}},
-	"import": {required: "org file", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
-		org, file := fs.String("org", "", "organisation id"), fs.String("file", "", "the group's JSON document (- : stdin)")
+	"import": {required: "org file", defineWithInput: func(fs *flag.FlagSet, in adminInput) func(context.Context, *operator.Operator, []string) (any, error) {
+		org, file := fs.String("org", "", "organisation id"), fs.String("file", "", "the group's JSON document (-: stdin)")
 		dry := fs.Bool("dry-run", false, "write nothing; print what would change")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
+			if *file == "-" {
+				return op.Import(ctx, *org, in.stdin, *dry)
+			}
 			f, err := os.Open(*file)
 			if err != nil {
 				return nil, err

@@ -84,3 +84,41 @@ func TestBrowserTechnicianCalendar(t *testing.T) {
 		t.Errorf("the technician page on a phone is %d px wider than the screen (%v)", overflow, err)
 	}
 }
+
+// TestBrowserBookingFromDays: on the demo's new-job form an advisor
+// chooses a catalog step, sees the days to offer, takes one (the job
+// becomes a booking with that drop-off time and promise) and creates it;
+// on a laptop and a phone.
+func TestBrowserBookingFromDays(t *testing.T) {
+	t.Parallel()
+	b := newChrome(t)
+	db := storetest.SQLiteURL(t)
+	base, loc := demoSignIn(t, b, db, workshop.RoleAdvisor)
+	b.do(t, "a laptop", chromedp.EmulateViewport(1366, 768))
+	b.do(t, "the new job form", navigate(base+"/locations/"+loc+"/jobs/new"), waitVisible(`input[name="serviceCodes"][value="OIL"]`))
+	b.do(t, "an oil change", jsClick(`input[name="serviceCodes"][value="OIL"]`))
+	b.waitFor(t, "the days to offer", `!!document.querySelector('#quote button[name="useDay"]')`)
+	label := b.text(t, `#quote button[name="useDay"]`)
+	if !strings.Contains(label, ": ready ") {
+		t.Errorf("the first day offered reads %q, want \"Day: ready HH:MM\"", label)
+	}
+	b.checkAccessible(t, "the new job form with the days to offer")
+	for _, size := range []struct {
+		name          string
+		width, height int64
+	}{{"phone", 390, 844}, {"laptop", 1366, 768}} {
+		b.do(t, "the days on a "+size.name, chromedp.EmulateViewport(size.width, size.height),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector("#quote").scrollIntoView({block: "center"})`))
+		b.screenshot(t, "newjob-days-"+size.name)
+	}
+	b.do(t, "a laptop again", chromedp.EmulateViewport(1366, 768))
+	b.do(t, "take the first day", jsClick(`#quote button[name="useDay"]`))
+	b.waitFor(t, "the drop-off and promise filled", `document.querySelector("#expectedArrival").value !== "" && document.querySelector("#promiseTime").value !== ""
+		&& document.querySelector('input[name="kind"][value="booking"]').checked`)
+	b.do(t, "the plate and the customer", chromedp.SetValue(`#vehiclePlate`, "B-CAL 41"), chromedp.SetValue(`#customerName`, "Hanna Schulz"),
+		jsClick(`form[action$="/jobs/new"] button[type="submit"]:not([name])`))
+	b.waitFor(t, "the job page", `location.pathname.startsWith("/jobs/") && document.body.textContent.includes("Drop-off")`)
+	if got := b.text(t, "main"); !strings.Contains(got, "Hanna Schulz") {
+		t.Errorf("the job page does not name the customer: %.300s", got)
+	}
+}

@@ -149,6 +149,14 @@ func TestBrowserDispatchMorningAfter(t *testing.T) {
 			b.checkAccessible(t, "dispatch, the morning after, "+name)
 			b.screenshot(t, "dispatch-day-"+name)
 		}
+		// A tap on a bar (the text beside a short one too) opens its form in
+		// place, which fits the screen.
+		b.do(t, "tap a bar at "+name, jsClick(`.tl-row[data-name="Ana Petrova"] .tl-bar.proposed `+map[bool]string{true: ".beside-text", false: "a"}[size.w == 390]),
+			waitVisible(`dialog.step-dialog[open] form.move-form`))
+		if wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`document.querySelector("dialog.step-dialog").getBoundingClientRect().right - window.innerWidth`)); err != nil || wide > 0 {
+			t.Errorf("%s: the bar's form is %v px wider than the screen (%v)", name, wide, err)
+		}
+		b.do(t, "close the form", jsClick(`dialog.step-dialog .dialog-close`), chromedp.Poll[chromedp.Void](`!document.querySelector("dialog.step-dialog[open]")`))
 	}
 	// Ben's absence is shaded on his row with who and why, and his row says
 	// until when he is away; the bays' rows shade Lift 1's maintenance.
@@ -207,6 +215,7 @@ func (b *chrome) dragAndRest(t *testing.T, p dragPoints, what, cond string) {
 func TestBrowserDispatchLateMoveAndUndo(t *testing.T) {
 	t.Parallel()
 	w, s, b := dispatchDesk(t, "late@timeline.example", "")
+	b.do(t, "a 1366x768 window", chromedp.EmulateViewport(1366, 768))
 	ctx := context.Background()
 	zone, _ := time.LoadLocation(s.loc.Timezone)
 	now := time.Now().In(zone)
@@ -218,7 +227,7 @@ func TestBrowserDispatchLateMoveAndUndo(t *testing.T) {
 		PromiseTime: &promise}, workshop.MicrosOf(time.Now())); err != nil {
 		t.Fatal(err)
 	}
-	b.do(t, "reload", navigate(b.location(t)), waitVisible(`.timeline`))
+	b.do(t, "reload", chromedp.EmulateViewport(1366, 768), navigate(b.location(t)), waitVisible(`.timeline`))
 	b.waitFor(t, "the dispatch stream opens", `window.workshopDispatch && window.workshopDispatch.readyState === 1`)
 	oil := deskJob(t, w, s.org.ID, j.ID).Steps[0]
 	bar := `document.querySelector('.tl-bar[data-step="` + oil.ID + `"]')`

@@ -398,6 +398,7 @@ func TestBrowserDispatchRefusedDrop(t *testing.T) {
 func TestBrowserDispatchKeyboardMove(t *testing.T) {
 	t.Parallel()
 	w, s, b := dispatchDesk(t, "keys@timeline.example", "")
+	b.do(t, "a 1920x1080 window", chromedp.EmulateViewport(1920, 1080))
 
 	picked, err := chromedp.Run(b.ctx, chromedp.Evaluate[struct {
 		Step  string

@@ -108,6 +108,12 @@ func TestBrowserWallFortyJobs(t *testing.T) {
 		t.Logf("wall at %s: 40 jobs on %d pages", size, pages)
 	}
 	b.checkAccessible(t, "wall display with 40 jobs")
+	// On a phone the wall is one column that scrolls, never wider than the screen.
+	b.do(t, "a phone", chromedp.EmulateViewport(390, 844))
+	if wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - window.innerWidth`)); err != nil || wide > 0 {
+		t.Errorf("the wall on a phone is %v px wider than the screen (%v)", wide, err)
+	}
+	b.screenshot(t, "wall-40-jobs-390x844")
 }
 
 // wallJob is a job of a busy day: every other one booked (not arrived

@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +98,51 @@ func TestAppDispatch(t *testing.T) {
 			t.Errorf("the unplaceable step was assigned: %+v", got)
 		}
 		b.get(path).wantNot(t, "nothing left to accept", "Accept the whole plan")
+
+		// The week, a table without JavaScript: Jonas's hours each day.
+		b.get(path+"/week").want(t, "the week", http.StatusOK, "", `<table class="week">`, "Jonas", " of ", "Jobs at risk")
+		b.get(path+"/week?from=yesterday").want(t, "a bad date", http.StatusBadRequest, "", "YYYY-MM-DD")
+		b.get(path+"/week?from=2000-01-01").want(t, "before today", http.StatusUnprocessableEntity, "", "The plan covers today")
+		tech.get(path+"/week").want(t, "technician opens the week", http.StatusForbidden, "")
+	})
+}
+
+// "Accept the whole plan" says how many steps on which days, and offers
+// the day's alone, which accepts that day's proposals only (the demo's
+// plan proposes steps today and tomorrow).
+func TestAppDispatchAcceptDay(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		out, err := w.op.Demo(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := startServer(t, db.URL)
+		b := newBrowser(t, srv.URL)
+		var owner operator.DemoUser
+		for _, u := range out.Users {
+			if u.Role == workshop.RoleOwner {
+				owner = u
+			}
+		}
+		b.login(owner.Email, owner.Password, "").want(t, "owner signs in", http.StatusSeeOther, "/")
+		path := "/locations/" + out.LocationIDs[0] + "/dispatch"
+		page := b.get(path)
+		page.want(t, "the plan", http.StatusOK, "", "Accept the whole plan (")
+		m := regexp.MustCompile(`Accept this day's (\d+) alone`).FindStringSubmatch(page.body)
+		date := regexp.MustCompile(`data-date="([0-9-]+)"`).FindStringSubmatch(page.body)
+		if m == nil || date == nil {
+			t.Skipf("the demo's plan proposes steps on one day only: nothing to tell apart")
+		}
+		before := strings.Count(page.body, `class="tl-bar proposed`)
+		b.post(path+"/apply", url.Values{"scope": {"day"}, "date": {date[1]}}).want(t, "accept the day", http.StatusSeeOther,
+			path+"?accepted=day&date="+date[1]+"&n="+m[1])
+		after := b.get(path + "?accepted=day&date=" + date[1] + "&n=" + m[1])
+		after.want(t, "the day accepted", http.StatusOK, "", "Accepted this day&#39;s proposals", "Accept the whole plan (")
+		if n := strings.Count(after.body, `class="tl-bar proposed`); n != 0 || before == 0 {
+			t.Errorf("proposed bars on the day: %d before, %d after accepting the day; want some, then none", before, n)
+		}
 	})
 }
 

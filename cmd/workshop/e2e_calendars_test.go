@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/httpapi/apitest"
 	"github.com/workshop-platform/workshop/internal/operator"
@@ -221,4 +223,48 @@ func TestAdminSetHours(t *testing.T) {
 	if out := runCmd(t, env, "admin", "technician", "set-hours", tech.ID, "--working-hours", "null").object(t); out["workingHours"] != nil {
 		t.Errorf("set-hours null: got %v, want workingHours null", out["workingHours"])
 	}
+}
+
+// TestAppBookingDropOff: the new-job form offers the days to book on (a
+// day chosen fills the drop-off and the promise), takes the customer
+// (a bad phone is refused beside its field), the job page shows them, and
+// the board says "Expected" beside a booking whose drop-off has passed.
+func TestAppBookingDropOff(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		ctx := context.Background()
+		w := newWorld(t, db.URL)
+		org := w.org("Booking Motors", "pro", 1)
+		loc := org.Locations[0]
+		appUser(t, w, org.ID, "advisor@example.com", workshop.RoleAdvisor, testPassword)
+		if _, err := w.op.CreateTechnician(ctx, operator.TechnicianRequest{LocationID: loc.ID, Name: "Jonas Weber", WIPLimit: 2}); err != nil {
+			t.Fatal(err)
+		}
+		w.catalogItem(org.ID, loc.ID, "OIL", "Oil change", 45)
+		srv := startServer(t, db.URL)
+		b := newBrowser(t, srv.URL)
+		b.login("advisor@example.com", testPassword, "").want(t, "advisor signs in", http.StatusSeeOther, "/")
+		newJob := "/locations/" + loc.ID + "/jobs/new"
+		b.get(newJob+"/quote?serviceCodes=OIL").want(t, "the days to offer", http.StatusOK, "", `name="useDay"`, ": ready ")
+		b.post(newJob, url.Values{"kind": {"walk_in"}, "priority": {"normal"}, "serviceCodes": {"OIL"}, "useDay": {"2030-01-07T08:00|2030-01-07T09:00"}}).
+			want(t, "a day chosen", http.StatusOK, "", `value="2030-01-07T08:00"`, `value="2030-01-07T09:00"`, `value="booking" checked`)
+		form := url.Values{"kind": {"booking"}, "priority": {"normal"}, "serviceCodes": {"OIL"}, "vehiclePlate": {"B-XY 1"},
+			"expectedArrival": {"2030-01-07T08:00"}, "customerName": {"Hanna Schulz"}, "customerPhone": {"call me"},
+			"customerEmail": {"hanna@example.com"}}
+		b.post(newJob, form).want(t, "a bad phone", http.StatusUnprocessableEntity, "", `id="customerPhone-error"`, `value="Hanna Schulz"`)
+		form.Set("customerPhone", "+49 30 1234-56")
+		made := b.post(newJob, form)
+		made.want(t, "the booking", http.StatusSeeOther, "")
+		page := b.get(made.location)
+		page.want(t, "the job page", http.StatusOK, "", "Hanna Schulz · ", "1234-56 · hanna@example.com", "Drop-off")
+
+		past := time.Now().Add(-time.Hour).Truncate(time.Minute)
+		now := workshop.MicrosOf(time.Now())
+		if _, err := w.st.CreateJob(ctx, workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: org.ID, LocationID: loc.ID,
+			Priority: "normal", Source: "phone", CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}, ExpectedArrival: &past}, false); err != nil {
+			t.Fatal(err)
+		}
+		zone, _ := time.LoadLocation(loc.Timezone)
+		b.get("/locations/"+loc.ID+"/board").want(t, "the board", http.StatusOK, "", "Expected "+past.In(zone).Format("15:04"))
+	})
 }

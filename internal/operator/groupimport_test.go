@@ -289,3 +289,40 @@ func TestWriteSampleGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestImportsAtOnce: two imports of the same file at once (two admin
+// commands, or an import beside a server) make each location once.
+func TestImportsAtOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newEnv(t, db)
+		other := operator.New(storetest.Open(t, db.URL)) // another process's pool
+		b, err := json.Marshal(operator.SampleGroup(20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 2)
+		for _, op := range []*operator.Operator{e.op, other} {
+			go func() {
+				_, err := op.Import(t.Context(), e.org.ID, bytes.NewReader(b), false)
+				errs <- err
+			}()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatalf("Import: %v", err)
+			}
+		}
+		locs, err := e.st.Locations(t.Context(), e.org.ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(locs) != 21 { // Site and the 20
+			t.Errorf("locations: %d, want 21 (each imported location once)", len(locs))
+		}
+		exported := exportDoc(t, e)
+		if n := strings.Count(exported, `"name":"Technician 1"`); n != 20 {
+			t.Errorf("technicians named Technician 1: %d, want one per location (20)", n)
+		}
+	})
+}

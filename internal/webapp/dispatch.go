@@ -223,6 +223,9 @@ func doneMessage(q url.Values, td timelineData) string {
 	switch id := q.Get("accepted"); {
 	case id == "all" || id == "day":
 		n, _ := strconv.Atoi(q.Get("n"))
+		if n <= 0 && id == "day" {
+			return "The plan had no proposals left on this day: nothing was changed."
+		}
 		if n <= 0 {
 			return "The plan had no proposals left to accept: nothing was changed."
 		}

@@ -1,6 +1,8 @@
 package webapp
 
 import (
+	"fmt"
+	"html/template"
 	"slices"
 	"strings"
 	"time"
@@ -121,6 +123,7 @@ func laneBars(bars []bar) int {
 			ends = append(ends, 0)
 		}
 		b.Lane, ends[lane] = lane, b.reach
+		b.Style = template.CSS(fmt.Sprintf("left:%g%%;width:%g%%;--lane:%d", b.Left, b.Width, b.Lane))
 	}
 	return max(len(ends), 1)
 }

@@ -114,10 +114,11 @@ func (d *desk) moveOptions(td timelineData, techIDs []string, bayID string) (tec
 
 // moveAnswer is what a move tells dispatch.js (which asks for JSON).
 type moveAnswer struct {
-	Message string    `json:"message,omitempty"` // done
-	Undo    *moveUndo `json:"undo,omitempty"`    // how to put it back
-	Confirm string    `json:"confirm,omitempty"` // not done: ask, then send again with confirm=1
-	Error   string    `json:"error,omitempty"`   // refused, in words
+	Message   string    `json:"message,omitempty"`   // done
+	UpdatedAt string    `json:"updatedAt,omitempty"` // the step's version after it
+	Undo      *moveUndo `json:"undo,omitempty"`      // how to put it back
+	Confirm   string    `json:"confirm,omitempty"`   // not done: ask, then send again with confirm=1
+	Error     string    `json:"error,omitempty"`     // refused, in words
 }
 
 // moveUndo puts a moved step back: the form fields of a move (action
@@ -262,9 +263,10 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 		return answer(status, moveAnswer{Error: td.namesFor(msg)})
 	}
 	if action == "undo" {
-		return answer(http.StatusOK, moveAnswer{Message: undoneMessage(td, moved)})
+		return answer(http.StatusOK, moveAnswer{Message: undoneMessage(td, moved), UpdatedAt: versionOf(moved.UpdatedAt)})
 	}
-	return answer(http.StatusOK, moveAnswer{Message: moveMessage(td, moved, action == "unschedule"), Undo: undoOf(d.loc.ID, st, moved)})
+	return answer(http.StatusOK, moveAnswer{Message: moveMessage(td, moved, action == "unschedule"), UpdatedAt: versionOf(moved.UpdatedAt),
+		Undo: undoOf(d.loc.ID, st, moved)})
 }
 
 // moveMessage says what a move did.

@@ -2,6 +2,7 @@ package webapp
 
 import (
 	"context"
+	"html/template"
 	"math"
 	"slices"
 	"strings"
@@ -79,7 +80,8 @@ type bar struct {
 	Beside        bool   // too short for its text at this zoom: the text is drawn beside it
 	BesideLeft    bool   // beside it before it (no room after it)
 	Lane          int
-	Start         int // its real start in minutes after the local midnight of the day shown (dispatch.js)
+	Style         template.CSS // its place: left, width and lane
+	Start         int          // its real start in minutes after the local midnight of the day shown (dispatch.js)
 	ClipStart     bool
 	ClipEnd       bool
 	from, to      float64 // drawn, in minutes from the axis start

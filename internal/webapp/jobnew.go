@@ -89,6 +89,11 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 		f.Values["promiseTime"] = promise
 		return a.renderNewJob(w, r, d, http.StatusOK, f, codes)
 	}
+	if day := r.PostFormValue("useDay"); day != "" { // a day of the strip: a booking dropped off then, its promise
+		dropOff, promise, _ := strings.Cut(day, "|")
+		f.Values["kind"], f.Values["expectedArrival"], f.Values["promiseTime"] = "booking", dropOff, promise
+		return a.renderNewJob(w, r, d, http.StatusOK, f, codes)
+	}
 	var v workshop.Validation
 	// The application's own rules (the API creates a job of a location
 	// alone): a vehicle to work on, and something to do.

@@ -69,7 +69,9 @@ func (d *Dispatcher) renewLoop(ctx context.Context) {
 		if len(held) == 0 {
 			continue
 		}
-		rctx, cancel := context.WithTimeout(ctx, d.cfg.renewEvery())
+		// A slow renewal (a busy database) still extends the leases from
+		// its own start: it may take up to a lease before it is given up.
+		rctx, cancel := context.WithTimeout(ctx, d.cfg.Lease)
 		_, err := d.st.RenewLeases(rctx, held, d.cfg.Lease)
 		cancel()
 		if err != nil && ctx.Err() == nil {

@@ -175,6 +175,7 @@
         warn(a.error + " " + "The step stays where it was.");
       } else {
         say(a.message, a.undo);
+        if (a.updatedAt) m.item.dataset.updated = a.updatedAt; // a next move before the redraw is not stale
         if (wasBar) { // where it went, until the server's drawing arrives
           m.row.querySelector(".tl-track").appendChild(m.item);
           m.item.style.left = leftOf(m.minute, m.ax) + "%";
@@ -204,6 +205,8 @@
     button.disabled = true;
     post(undo.url, f).then(function (a) {
       if (a.error) warn(a.error); else say(a.message);
+      var item = root.querySelector("[data-step=\"" + undo.step + "\"]");
+      if (item && a.updatedAt) item.dataset.updated = a.updatedAt;
       keep = undo.step;
       refocus(undo.step);
     });
