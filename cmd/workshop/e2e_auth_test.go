@@ -57,11 +57,22 @@ var operationRules = map[string]opRule{
 	"getPlan":         {scope: "board:read"},
 	"getAvailability": {scope: "board:read"},
 	"applyPlan":       {scope: "jobs:write"},
+	"previewPlan":     {scope: "board:read"},
+	"getCapacity":     {scope: "board:read"},
+
+	"getAvailabilityDays":       {scope: "board:read"},
+	"listBayMaintenanceWindows": {scope: "bays:read"},
+	"listMaintenanceWindows":    {scope: "bays:read"},
+	"createMaintenanceWindow":   {scope: "bays:write"},
+	"deleteMaintenanceWindow":   {scope: "bays:write"},
 
 	"getJobDetail":        {scope: "jobs:read"},
 	"listAttendance":      {scope: "attendance:read"},
 	"clockIn":             {scope: "attendance:write"},
 	"clockOut":            {scope: "attendance:write"},
+	"listAbsences":        {scope: "attendance:read"},
+	"createAbsence":       {scope: "attendance:write"},
+	"deleteAbsence":       {scope: "attendance:write"},
 	"listCatalog":         {scope: "catalog:read"},
 	"putCatalogItem":      {scope: "catalog:write"},
 	"getWorkshopSettings": {scope: "workshop:read"},
@@ -127,6 +138,28 @@ var recordFixtures = map[string]recordFixture{
 	"serviceCode": func(*testing.T, *testWorld, *testOrg, workshop.Location, map[string]string) (string, workshop.Micros) {
 		return "MATRIX-OIL", 0
 	},
+	"absenceId": func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, _ map[string]string) (string, workshop.Micros) {
+		tec, err := w.op.CreateTechnician(context.Background(), operator.TechnicianRequest{LocationID: loc.ID, Name: "Matrix absent", WIPLimit: 1})
+		if err != nil {
+			t.Fatalf("create technician: %v", err)
+		}
+		start := time.Date(2030, 1, 7, 8, 0, 0, 0, time.UTC)
+		a, err := w.st.CreateAbsence(context.Background(), store.Visibility{OrgID: o.ID}, workshop.Absence{TechID: tec.ID, Start: start,
+			End: start.Add(8 * time.Hour), Reason: "training"})
+		if err != nil {
+			t.Fatalf("create absence: %v", err)
+		}
+		return a.ID, 0
+	},
+	"windowId": func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, before map[string]string) (string, workshop.Micros) {
+		start := time.Date(2030, 1, 7, 8, 0, 0, 0, time.UTC)
+		win, err := w.st.CreateMaintenanceWindow(context.Background(), store.Visibility{OrgID: o.ID}, workshop.MaintenanceWindow{
+			BayID: before["bayId"], Start: start, End: start.Add(4 * time.Hour)})
+		if err != nil {
+			t.Fatalf("create maintenance window: %v", err)
+		}
+		return win.ID, 0
+	},
 	"bayId": func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, _ map[string]string) (string, workshop.Micros) {
 		bay, err := w.op.CreateBay(context.Background(), loc.ID, "Matrix bay", []string{"lift"}, nil)
 		if err != nil {
@@ -140,7 +173,7 @@ var recordFixtures = map[string]recordFixture{
 // to one location: a location key naming one of another location is
 // refused (404, as if it did not exist). Integrations belong to the
 // organisation.
-var locationBoundParams = map[string]bool{"jobId": true, "stepId": true, "technicianId": true, "bayId": true}
+var locationBoundParams = map[string]bool{"jobId": true, "stepId": true, "technicianId": true, "bayId": true, "absenceId": true, "windowId": true}
 
 // requestOverrides adjust the request of an operation whose plausible
 // request (built from the document's schemas) is not enough for a 2xx.
@@ -163,19 +196,31 @@ var requestOverrides = map[string]func(t *testing.T, m *matrix, o *testOrg, loc 
 		delete(req.body, "at")
 	},
 	// A service of the location's catalog.
-	"getAvailability": func(t *testing.T, m *matrix, o *testOrg, loc workshop.Location, req *matrixRequest) {
-		it := workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: o.ID, LocationID: loc.ID, ServiceCode: "MATRIX",
-			Name: "Matrix service", EstimatedDuration: 30, RequiredSkills: []string{}, IsActive: true}
-		if _, err := m.w.st.PutCatalogItem(context.Background(), it); err != nil {
-			t.Fatalf("put catalog item: %v", err)
-		}
-		req.query.Set("serviceCodes", "MATRIX")
+	"getAvailability":     matrixService,
+	"getAvailabilityDays": matrixService,
+	// A technician of the location, a period that ends after it starts.
+	"createAbsence": func(t *testing.T, m *matrix, _ *testOrg, loc workshop.Location, req *matrixRequest) {
+		req.body["techId"], req.body["reason"] = matrixTechnician(t, m, loc), "vacation"
+		req.body["start"], req.body["end"] = "2030-01-07T08:00:00+01:00", "2030-01-08T08:00:00+01:00"
+	},
+	"createMaintenanceWindow": func(_ *testing.T, _ *matrix, _ *testOrg, _ workshop.Location, req *matrixRequest) {
+		req.body["start"], req.body["end"] = "2030-01-07T08:00:00+01:00", "2030-01-07T12:00:00+01:00"
 	},
 	// A subscribable event; a loopback url where nothing listens (the test
 	// server allows it), so that deliveries go nowhere.
 	"createWebhook": func(_ *testing.T, _ *matrix, _ *testOrg, _ workshop.Location, req *matrixRequest) {
 		req.body["url"], req.body["events"] = matrixHookURL, []string{"job.created"}
 	},
+}
+
+// matrixService asks a quote of a service of the location's catalog.
+func matrixService(t *testing.T, m *matrix, o *testOrg, loc workshop.Location, req *matrixRequest) {
+	it := workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: o.ID, LocationID: loc.ID, ServiceCode: "MATRIX",
+		Name: "Matrix service", EstimatedDuration: 30, RequiredSkills: []string{}, IsActive: true}
+	if _, err := m.w.st.PutCatalogItem(context.Background(), it); err != nil {
+		t.Fatalf("put catalog item: %v", err)
+	}
+	req.query.Set("serviceCodes", "MATRIX")
 }
 
 // matrix is the world of TestAuthorizationMatrix.
