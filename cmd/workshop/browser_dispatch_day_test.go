@@ -300,22 +300,23 @@ func TestBrowserDispatchWeek(t *testing.T) {
 	}
 	for name, cells := range got.Rows {
 		for i, c := range cells {
+			if name == "Ana Petrova" && i == 2 {
+				// Her working hours are the planning service's capacity, which
+				// counts absences as the planner does; the page says why.
+				if !strings.Contains(c.Text, "no working time") || !strings.Contains(c.Text, "away: vacation until ") {
+					t.Errorf("Ana on vacation on %s: %q, want no working time and her vacation said", got.Days[i], c.Text)
+				}
+				continue
+			}
 			var ph, pm, ah, am int
 			if _, err := fmt.Sscanf(c.Text, "%d:%d of %d:%d h", &ph, &pm, &ah, &am); err != nil {
-				if (name != "Dora Lindqvist" && (name != "Ana Petrova" || i != 2)) || !strings.Contains(c.Text, "no working time") {
+				if name != "Dora Lindqvist" || !strings.Contains(c.Text, "no working time") {
 					t.Errorf("%s on %s: %q, want planned of working hours", name, got.Days[i], c.Text)
 				}
 				continue
 			}
 			planned, available := ph*60+pm, ah*60+am
-			if name == "Ana Petrova" && i == 2 {
-				// Her working hours are the planning service's capacity (which
-				// counts absences as the planner does); the page says why.
-				if !strings.Contains(c.Text, "away: vacation until ") {
-					t.Errorf("Ana on vacation on %s: %q, want her vacation said", got.Days[i], c.Text)
-				}
-				continue
-			}
+
 			if available != 9*60 {
 				t.Errorf("%s on %s: %q, want 9:00 h of working time (08:00-17:30, a break of 0:30)", name, got.Days[i], c.Text)
 			}

@@ -114,6 +114,24 @@ func TestBrowserWallFortyJobs(t *testing.T) {
 		t.Errorf("the wall on a phone is %v px wider than the screen (%v)", wide, err)
 	}
 	b.screenshot(t, "wall-40-jobs-390x844")
+
+	// The dispatch day of the same 40 jobs and 20 technicians reads: no
+	// bar or label over another, every bar with its job number and plate,
+	// hour labels apart, at a desk and on a phone.
+	for _, size := range []struct{ w, h int64 }{{1366, 768}, {390, 844}} {
+		name := fmt.Sprintf("%dx%d", size.w, size.h)
+		b.do(t, "the dispatch day at "+name, chromedp.EmulateViewport(size.w, size.h), navigate(base+"/locations/"+loc+"/dispatch"), waitVisible(`.timeline`))
+		f, err := chromedp.Run(b.ctx, chromedp.Evaluate[dayFacts](dayFactsJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.TicksOverlap) > 0 || len(f.BarsOverlap) > 0 || len(f.Unlabelled) > 0 || f.Overflow > 0 {
+			t.Errorf("dispatch of 40 jobs at %s: labels overlapping %v, bars overlapping %v, unlabelled %v, %v px wider than the screen",
+				name, f.TicksOverlap, f.BarsOverlap, f.Unlabelled, f.Overflow)
+		}
+		b.checkAccessible(t, "dispatch of 40 jobs at "+name)
+		b.screenshot(t, "dispatch-40-jobs-"+name)
+	}
 }
 
 // wallJob is a job of a busy day: every other one booked (not arrived

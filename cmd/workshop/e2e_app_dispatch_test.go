@@ -176,6 +176,11 @@ func TestAppDispatchMove(t *testing.T) {
 			}
 			return v
 		}
+		b.post(path+"/steps/"+oil.ID+"/move", move(oil, url.Values{"action": {"preview"}})).want(t, "what the move would do, without JavaScript",
+			http.StatusOK, "", "If moved so: ", "other step", `name="start" type="datetime-local" step="300" value="`+day+`T10:30"`)
+		if got := stepByID(t, w, s, oil.ID); got.NotBefore != nil || len(got.TechIDs) != 0 {
+			t.Errorf("a preview moved the step: %v %v", got.TechIDs, got.NotBefore)
+		}
 		b.post(path+"/steps/"+oil.ID+"/move", move(oil, nil)).want(t, "move", http.StatusSeeOther, movedTo(path, day, "move", oil, stepByID(t, w, s, oil.ID)))
 		moved := movedTo(path, day, "move", oil, stepByID(t, w, s, oil.ID))
 		b.get(moved).want(t, "told", http.StatusOK, "", "Moved "+s.jobs[2].JobNumber+" · Oil service · M-XY 3120 to Cem Yilmaz, Lift 1.")

@@ -201,7 +201,9 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 
 	if action == "preview" { // without JavaScript: the form again, with what the move would do
 		p, problem := d.patchOf(r, st)
-		if problem == "" {
+		if st.Status != workshop.StepPending {
+			m.Effects = td.stepText(st.ID) + " is in progress: it stays where it is until it is completed."
+		} else if problem == "" {
 			e, err := a.previewOf(r.Context(), d, st, p)
 			if err != nil {
 				status, msg, known := refusalMessage(err)

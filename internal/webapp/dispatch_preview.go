@@ -124,6 +124,9 @@ func (a *App) movePreview(w http.ResponseWriter, r *http.Request, si *store.Sign
 		w.WriteHeader(status)
 		return json.NewEncoder(w).Encode(ans)
 	}
+	if st.Status != workshop.StepPending {
+		return send(http.StatusOK, previewAnswer{Error: td.stepText(st.ID) + " is in progress: it stays where it is until it is completed."})
+	}
 	p, problem := d.patchOf(r, st)
 	if problem != "" {
 		return send(http.StatusUnprocessableEntity, previewAnswer{Error: problem})
