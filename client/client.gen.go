@@ -19,6 +19,30 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AbsenceReason.
+const (
+	AbsenceReasonOther    AbsenceReason = "other"
+	AbsenceReasonSickness AbsenceReason = "sickness"
+	AbsenceReasonTraining AbsenceReason = "training"
+	AbsenceReasonVacation AbsenceReason = "vacation"
+)
+
+// Valid indicates whether the value is a known member of the AbsenceReason enum.
+func (e AbsenceReason) Valid() bool {
+	switch e {
+	case AbsenceReasonOther:
+		return true
+	case AbsenceReasonSickness:
+		return true
+	case AbsenceReasonTraining:
+		return true
+	case AbsenceReasonVacation:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BayStatus.
 const (
 	BayStatusAvailable   BayStatus = "available"
@@ -697,6 +721,56 @@ func (e WorkshopSettingsPlanningDurations) Valid() bool {
 	}
 }
 
+// Absence defines model for Absence.
+type Absence struct {
+	// CreatedAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	CreatedAt AuditTimestamp `json:"createdAt"`
+
+	// End With the offset it was sent with; the absence ends before it.
+	End time.Time `json:"end"`
+
+	// Id The absence's id (`abs_...`).
+	//
+	// Example: abs_01jd4f3k2q8v6w9x0y1z2a3b4c
+	Id string `json:"id"`
+
+	// LocationId The technician's location.
+	LocationId string                    `json:"locationId"`
+	Note       nullable.Nullable[string] `json:"note"`
+	Reason     AbsenceReason             `json:"reason"`
+
+	// Start With the offset it was sent with.
+	Start  time.Time `json:"start"`
+	TechId string    `json:"techId"`
+}
+
+// AbsenceCreate defines model for AbsenceCreate.
+type AbsenceCreate struct {
+	// End After start, at most 366 days later (422 field `end` otherwise).
+	End    time.Time                 `json:"end"`
+	Note   nullable.Nullable[string] `json:"note,omitempty"`
+	Reason AbsenceReason             `json:"reason"`
+
+	// Start A timestamp with offset.
+	Start time.Time `json:"start"`
+
+	// TechId A technician of the key's location (422 field `techId` otherwise).
+	TechId string `json:"techId"`
+}
+
+// AbsenceList defines model for AbsenceList.
+type AbsenceList struct {
+	Data []Absence `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// AbsenceReason defines model for AbsenceReason.
+type AbsenceReason string
+
 // Attendance defines model for Attendance.
 type Attendance struct {
 	// ClockIn With the location's UTC offset at that instant.
@@ -1242,10 +1316,24 @@ type Job struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
+	// CustomerEmail Example: maria@example.com
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail"`
+
+	// CustomerName Whom to call (shown to staff). Erased (null, with job.updated) once the job is closed longer than the location's customerDataRetentionDays.
+	//
+	// Example: Maria Lopez
+	CustomerName nullable.Nullable[string] `json:"customerName"`
+
+	// CustomerPhone Example: +49 30 1234567
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone"`
+
 	// DeliveredAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
+
+	// ExpectedArrival A booking's drop-off time, with the offset it was sent with: the plan starts a booked job no earlier. It stays as written once the vehicle arrives.
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1301,8 +1389,18 @@ type Job struct {
 type JobCreate struct {
 	// ArrivalTime Omitted: now (walk-in). null: not arrived (pre-booking). A value: when it arrived.
 	ArrivalTime nullable.Nullable[time.Time] `json:"arrivalTime,omitempty"`
-	ExternalKey *string                      `json:"externalKey,omitempty"`
-	JobNumber   *string                      `json:"jobNumber,omitempty"`
+
+	// CustomerEmail An email address (422 field `customerEmail` otherwise).
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail,omitempty"`
+	CustomerName  nullable.Nullable[string] `json:"customerName,omitempty"`
+
+	// CustomerPhone At most 32 characters of digits, spaces and `+()-./` (422 field `customerPhone` otherwise).
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone,omitempty"`
+
+	// ExpectedArrival A booking's drop-off time, a timestamp with offset (422 field `expectedArrival` otherwise).
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival,omitempty"`
+	ExternalKey     *string                      `json:"externalKey,omitempty"`
+	JobNumber       *string                      `json:"jobNumber,omitempty"`
 
 	// LocationId Required with an organisation key; a location key implies its location.
 	LocationId *string `json:"locationId,omitempty"`
@@ -1344,6 +1442,17 @@ type JobDetail struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
+	// CustomerEmail Example: maria@example.com
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail"`
+
+	// CustomerName Whom to call (shown to staff). Erased (null, with job.updated) once the job is closed longer than the location's customerDataRetentionDays.
+	//
+	// Example: Maria Lopez
+	CustomerName nullable.Nullable[string] `json:"customerName"`
+
+	// CustomerPhone Example: +49 30 1234567
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone"`
+
 	// Delays Steps that started and ended (or will end) after the end their estimate gave from their actual start.
 	Delays []Delay `json:"delays"`
 
@@ -1351,6 +1460,9 @@ type JobDetail struct {
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
+
+	// ExpectedArrival A booking's drop-off time, with the offset it was sent with: the plan starts a booked job no earlier. It stays as written once the vehicle arrives.
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1452,10 +1564,24 @@ type JobFields struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
+	// CustomerEmail Example: maria@example.com
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail"`
+
+	// CustomerName Whom to call (shown to staff). Erased (null, with job.updated) once the job is closed longer than the location's customerDataRetentionDays.
+	//
+	// Example: Maria Lopez
+	CustomerName nullable.Nullable[string] `json:"customerName"`
+
+	// CustomerPhone Example: +49 30 1234567
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone"`
+
 	// DeliveredAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
+
+	// ExpectedArrival A booking's drop-off time, with the offset it was sent with: the plan starts a booked job no earlier. It stays as written once the vehicle arrives.
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1516,7 +1642,17 @@ type JobList struct {
 type JobPatch struct {
 	// ArrivalTime null clears the arrival, a value sets it.
 	ArrivalTime nullable.Nullable[time.Time] `json:"arrivalTime,omitempty"`
-	JobNumber   *string                      `json:"jobNumber,omitempty"`
+
+	// CustomerEmail An email address (422 field `customerEmail` otherwise).
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail,omitempty"`
+	CustomerName  nullable.Nullable[string] `json:"customerName,omitempty"`
+
+	// CustomerPhone At most 32 characters of digits, spaces and `+()-./` (422 field `customerPhone` otherwise).
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone,omitempty"`
+
+	// ExpectedArrival A booking's drop-off time, a timestamp with offset (422 field `expectedArrival` otherwise).
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival,omitempty"`
+	JobNumber       *string                      `json:"jobNumber,omitempty"`
 
 	// Priority Default normal.
 	Priority    *Priority                    `json:"priority,omitempty"`
@@ -1563,6 +1699,51 @@ type LocationList struct {
 	Data []Location `json:"data"`
 
 	// NextCursor Always null; every visible location is on one page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// MaintenanceWindow defines model for MaintenanceWindow.
+type MaintenanceWindow struct {
+	BayId string `json:"bayId"`
+
+	// CreatedAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	CreatedAt AuditTimestamp `json:"createdAt"`
+
+	// End With the offset it was sent with.
+	End time.Time `json:"end"`
+
+	// Id The window's id (`bmw_...`).
+	//
+	// Example: bmw_01jd4f3k2q8v6w9x0y1z2a3b4c
+	Id string `json:"id"`
+
+	// LocationId The bay's location.
+	LocationId string `json:"locationId"`
+
+	// Reason Example: Lift inspection
+	Reason nullable.Nullable[string] `json:"reason"`
+
+	// Start With the offset it was sent with.
+	Start time.Time `json:"start"`
+}
+
+// MaintenanceWindowCreate defines model for MaintenanceWindowCreate.
+type MaintenanceWindowCreate struct {
+	// End After start, at most 366 days later (422 field `end` otherwise).
+	End    time.Time                 `json:"end"`
+	Reason nullable.Nullable[string] `json:"reason,omitempty"`
+
+	// Start A timestamp with offset.
+	Start time.Time `json:"start"`
+}
+
+// MaintenanceWindowList defines model for MaintenanceWindowList.
+type MaintenanceWindowList struct {
+	Data []MaintenanceWindow `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
@@ -1971,6 +2152,11 @@ type Technician struct {
 	//
 	// Example: 2
 	WipLimit int `json:"wipLimit"`
+
+	// WorkingHours When the technician works: null, all of the location's working time; otherwise a weekly list of local periods (several a day allowed), and the technician works where they overlap the location's working time (an empty list: never). Read-only here: set on the technician's page of the application or with `workshop admin technician set-hours`.
+	//
+	// Example: [{"day":"mon","end":"14:00","start":"08:00"},{"day":"tue","end":"14:00","start":"08:00"}]
+	WorkingHours nullable.Nullable[[]WeeklyHours] `json:"workingHours"`
 }
 
 // TechnicianStatus Operational status.
@@ -2134,6 +2320,21 @@ type WebhookWithSecret struct {
 // Weekday defines model for Weekday.
 type Weekday string
 
+// WeeklyHours defines model for WeeklyHours.
+type WeeklyHours struct {
+	Day Weekday `json:"day"`
+
+	// End Local time HH:MM, after start (24:00: midnight).
+	//
+	// Example: 14:00
+	End string `json:"end"`
+
+	// Start Local time HH:MM.
+	//
+	// Example: 08:00
+	Start string `json:"start"`
+}
+
 // Windows defines model for Windows.
 type Windows struct {
 	// ActualEnd When work ended; null before (for the job, until every step is completed).
@@ -2152,10 +2353,13 @@ type Windows struct {
 // WorkshopSettings defines model for WorkshopSettings.
 type WorkshopSettings struct {
 	// BayBufferMinutes Turnaround kept free in a bay between two jobs.
-	BayBufferMinutes int            `json:"bayBufferMinutes"`
-	Breaks           []Break        `json:"breaks"`
-	LocationId       string         `json:"locationId"`
-	OperatingHours   []OpeningHours `json:"operatingHours"`
+	BayBufferMinutes int     `json:"bayBufferMinutes"`
+	Breaks           []Break `json:"breaks"`
+
+	// CustomerDataRetentionDays How many days a closed job keeps its customer fields (customerName, customerPhone, customerEmail) after its deliveredAt or cancelledAt; null (the default) keeps them. A daily sweep erases older ones (set to null, with job.updated), in the job and in the stored data of its earlier events. Set with `workshop admin settings set --customer-data-retention-days N|none` or on the settings page.
+	CustomerDataRetentionDays nullable.Nullable[int] `json:"customerDataRetentionDays"`
+	LocationId                string                 `json:"locationId"`
+	OperatingHours            []OpeningHours         `json:"operatingHours"`
 
 	// PlanningDurations The duration the plan and the availability quote give a step that is not completed: estimate (its estimatedDuration), or with p50 or p80 that percentile of its catalog item's durationStats when the step's estimatedDuration is still the item's and the item has at least 5 samples.
 	PlanningDurations WorkshopSettingsPlanningDurations `json:"planningDurations"`
@@ -2174,6 +2378,12 @@ type WorkshopSettingsPlanningDurations string
 type WorkshopSettingsList struct {
 	Data []WorkshopSettings `json:"data"`
 }
+
+// CalendarFrom defines model for CalendarFrom.
+type CalendarFrom = openapi_types.Date
+
+// CalendarTo defines model for CalendarTo.
+type CalendarTo = openapi_types.Date
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -2315,6 +2525,33 @@ type RedeliverWebhookDeliveryParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListAbsencesParams defines parameters for ListAbsences.
+type ListAbsencesParams struct {
+	// LocationId Only this location's records (a location key may name only its own).
+	LocationId *LocationFilter `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// TechId Only this technician's absences.
+	TechId *string `form:"techId,omitempty" json:"techId,omitempty"`
+
+	// From Keep what overlaps this local date or later, YYYY-MM-DD.
+	From *CalendarFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive).
+	To *CalendarTo `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Rows per page, 1 to 200.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateAbsenceParams defines parameters for CreateAbsence.
+type CreateAbsenceParams struct {
+	// IdempotencyKey Makes a retried POST safe; see the conventions above.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListAttendanceParams defines parameters for ListAttendance.
 type ListAttendanceParams struct {
 	// LocationId Only this location's records (a location key may name only its own).
@@ -2399,6 +2636,27 @@ type PatchBayParams struct {
 	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
 	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// ListBayMaintenanceWindowsParams defines parameters for ListBayMaintenanceWindows.
+type ListBayMaintenanceWindowsParams struct {
+	// From Keep what overlaps this local date or later, YYYY-MM-DD.
+	From *CalendarFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive).
+	To *CalendarTo `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Rows per page, 1 to 200.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateMaintenanceWindowParams defines parameters for CreateMaintenanceWindow.
+type CreateMaintenanceWindowParams struct {
+	// IdempotencyKey Makes a retried POST safe; see the conventions above.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetBoardParams defines parameters for GetBoard.
@@ -2514,6 +2772,27 @@ type PatchStepParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// ListMaintenanceWindowsParams defines parameters for ListMaintenanceWindows.
+type ListMaintenanceWindowsParams struct {
+	// LocationId Only this location's records (a location key may name only its own).
+	LocationId *LocationFilter `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// BayId Only this bay's windows.
+	BayId *string `form:"bayId,omitempty" json:"bayId,omitempty"`
+
+	// From Keep what overlaps this local date or later, YYYY-MM-DD.
+	From *CalendarFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive).
+	To *CalendarTo `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Rows per page, 1 to 200.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // GetPlanParams defines parameters for GetPlan.
 type GetPlanParams struct {
 	// LocationId The location (implied for a location key).
@@ -2569,6 +2848,9 @@ type CreateWebhookJSONRequestBody = WebhookCreate
 // PatchWebhookJSONRequestBody defines body for PatchWebhook for application/json ContentType.
 type PatchWebhookJSONRequestBody = WebhookPatch
 
+// CreateAbsenceJSONRequestBody defines body for CreateAbsence for application/json ContentType.
+type CreateAbsenceJSONRequestBody = AbsenceCreate
+
 // ClockInJSONRequestBody defines body for ClockIn for application/json ContentType.
 type ClockInJSONRequestBody = ClockRequest
 
@@ -2577,6 +2859,9 @@ type ClockOutJSONRequestBody = ClockRequest
 
 // PatchBayJSONRequestBody defines body for PatchBay for application/json ContentType.
 type PatchBayJSONRequestBody = BayPatch
+
+// CreateMaintenanceWindowJSONRequestBody defines body for CreateMaintenanceWindow for application/json ContentType.
+type CreateMaintenanceWindowJSONRequestBody = MaintenanceWindowCreate
 
 // PutCatalogItemJSONRequestBody defines body for PutCatalogItem for application/json ContentType.
 type PutCatalogItemJSONRequestBody = CatalogItemPut
@@ -2884,6 +3169,38 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver (the `RedeliverWebhookDelivery` operationId).
 	RedeliverWebhookDelivery(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAbsences List absences
+	//
+	// Technicians' planned time away (vacation, sickness, training), oldest first. `from` and `to` keep the absences that overlap those local dates of the location. Needs `attendance:read`.
+	//
+	// Corresponds with GET /v1/scheduler/absences (the `ListAbsences` operationId).
+	ListAbsences(ctx context.Context, params *ListAbsencesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAbsenceWithBody Record an absence
+	//
+	// A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/scheduler/absences (the `CreateAbsence` operationId).
+	CreateAbsenceWithBody(ctx context.Context, params *CreateAbsenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAbsence Record an absence
+	//
+	// A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/scheduler/absences (the `CreateAbsence` operationId).
+	CreateAbsence(ctx context.Context, params *CreateAbsenceParams, body CreateAbsenceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAbsence Delete an absence
+	//
+	// Needs `attendance:write`.
+	//
+	// Corresponds with DELETE /v1/scheduler/absences/{absenceId} (the `DeleteAbsence` operationId).
+	DeleteAbsence(ctx context.Context, absenceId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListAttendance List attendance
 	//
 	// Clock-in and clock-out records, oldest first, filtered by location, technician and local work dates. Needs `attendance:read`.
@@ -2986,6 +3303,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /v1/scheduler/bays/{bayId} (the `PatchBay` operationId).
 	PatchBay(ctx context.Context, bayId string, params *PatchBayParams, body PatchBayJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBayMaintenanceWindows List a bay's maintenance windows
+	//
+	// The bay's planned maintenance windows, oldest first. Needs `bays:read`.
+	//
+	// Corresponds with GET /v1/scheduler/bays/{bayId}/maintenance-windows (the `ListBayMaintenanceWindows` operationId).
+	ListBayMaintenanceWindows(ctx context.Context, bayId string, params *ListBayMaintenanceWindowsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateMaintenanceWindowWithBody Plan a bay maintenance window
+	//
+	// The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/scheduler/bays/{bayId}/maintenance-windows (the `CreateMaintenanceWindow` operationId).
+	CreateMaintenanceWindowWithBody(ctx context.Context, bayId string, params *CreateMaintenanceWindowParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateMaintenanceWindow Plan a bay maintenance window
+	//
+	// The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/scheduler/bays/{bayId}/maintenance-windows (the `CreateMaintenanceWindow` operationId).
+	CreateMaintenanceWindow(ctx context.Context, bayId string, params *CreateMaintenanceWindowParams, body CreateMaintenanceWindowJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteMaintenanceWindow Delete a bay maintenance window
+	//
+	// Needs `bays:write`.
+	//
+	// Corresponds with DELETE /v1/scheduler/bays/{bayId}/maintenance-windows/{windowId} (the `DeleteMaintenanceWindow` operationId).
+	DeleteMaintenanceWindow(ctx context.Context, bayId string, windowId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetBoard Get a location's live board
 	//
@@ -3206,6 +3555,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId} (the `PatchStep` operationId).
 	PatchStep(ctx context.Context, jobId JobId, stepId string, params *PatchStepParams, body PatchStepJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListMaintenanceWindows List maintenance windows
+	//
+	// The bays' planned maintenance windows visible to the key, oldest first, by location, bay and local dates (`from`/`to` keep the windows that overlap them). Needs `bays:read`.
+	//
+	// Corresponds with GET /v1/scheduler/maintenance-windows (the `ListMaintenanceWindows` operationId).
+	ListMaintenanceWindows(ctx context.Context, params *ListMaintenanceWindowsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPlan Get a location's dispatch plan
 	//
@@ -3652,6 +4008,78 @@ func (c *Client) RedeliverWebhookDelivery(ctx context.Context, webhookId Webhook
 	return c.Client.Do(req)
 }
 
+// ListAbsences List absences
+//
+// Technicians' planned time away (vacation, sickness, training), oldest first. `from` and `to` keep the absences that overlap those local dates of the location. Needs `attendance:read`.
+//
+// Corresponds with GET /v1/scheduler/absences (the `ListAbsences` operationId).
+func (c *Client) ListAbsences(ctx context.Context, params *ListAbsencesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAbsencesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAbsenceWithBody Record an absence
+//
+// A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/scheduler/absences (the `CreateAbsence` operationId).
+func (c *Client) CreateAbsenceWithBody(ctx context.Context, params *CreateAbsenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAbsenceRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAbsence Record an absence
+//
+// A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/scheduler/absences (the `CreateAbsence` operationId).
+func (c *Client) CreateAbsence(ctx context.Context, params *CreateAbsenceParams, body CreateAbsenceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAbsenceRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAbsence Delete an absence
+//
+// Needs `attendance:write`.
+//
+// Corresponds with DELETE /v1/scheduler/absences/{absenceId} (the `DeleteAbsence` operationId).
+func (c *Client) DeleteAbsence(ctx context.Context, absenceId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAbsenceRequest(c.Server, absenceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListAttendance List attendance
 //
 // Clock-in and clock-out records, oldest first, filtered by location, technician and local work dates. Needs `attendance:read`.
@@ -3855,6 +4283,78 @@ func (c *Client) PatchBayWithBody(ctx context.Context, bayId string, params *Pat
 // Corresponds with PATCH /v1/scheduler/bays/{bayId} (the `PatchBay` operationId).
 func (c *Client) PatchBay(ctx context.Context, bayId string, params *PatchBayParams, body PatchBayJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchBayRequest(c.Server, bayId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBayMaintenanceWindows List a bay's maintenance windows
+//
+// The bay's planned maintenance windows, oldest first. Needs `bays:read`.
+//
+// Corresponds with GET /v1/scheduler/bays/{bayId}/maintenance-windows (the `ListBayMaintenanceWindows` operationId).
+func (c *Client) ListBayMaintenanceWindows(ctx context.Context, bayId string, params *ListBayMaintenanceWindowsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBayMaintenanceWindowsRequest(c.Server, bayId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateMaintenanceWindowWithBody Plan a bay maintenance window
+//
+// The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/scheduler/bays/{bayId}/maintenance-windows (the `CreateMaintenanceWindow` operationId).
+func (c *Client) CreateMaintenanceWindowWithBody(ctx context.Context, bayId string, params *CreateMaintenanceWindowParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateMaintenanceWindowRequestWithBody(c.Server, bayId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateMaintenanceWindow Plan a bay maintenance window
+//
+// The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/scheduler/bays/{bayId}/maintenance-windows (the `CreateMaintenanceWindow` operationId).
+func (c *Client) CreateMaintenanceWindow(ctx context.Context, bayId string, params *CreateMaintenanceWindowParams, body CreateMaintenanceWindowJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateMaintenanceWindowRequest(c.Server, bayId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteMaintenanceWindow Delete a bay maintenance window
+//
+// Needs `bays:write`.
+//
+// Corresponds with DELETE /v1/scheduler/bays/{bayId}/maintenance-windows/{windowId} (the `DeleteMaintenanceWindow` operationId).
+func (c *Client) DeleteMaintenanceWindow(ctx context.Context, bayId string, windowId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteMaintenanceWindowRequest(c.Server, bayId, windowId)
 	if err != nil {
 		return nil, err
 	}
@@ -4275,6 +4775,23 @@ func (c *Client) PatchStepWithBody(ctx context.Context, jobId JobId, stepId stri
 // Corresponds with PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId} (the `PatchStep` operationId).
 func (c *Client) PatchStep(ctx context.Context, jobId JobId, stepId string, params *PatchStepParams, body PatchStepJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchStepRequest(c.Server, jobId, stepId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListMaintenanceWindows List maintenance windows
+//
+// The bays' planned maintenance windows visible to the key, oldest first, by location, bay and local dates (`from`/`to` keep the windows that overlap them). Needs `bays:read`.
+//
+// Corresponds with GET /v1/scheduler/maintenance-windows (the `ListMaintenanceWindows` operationId).
+func (c *Client) ListMaintenanceWindows(ctx context.Context, params *ListMaintenanceWindowsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMaintenanceWindowsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5275,6 +5792,209 @@ func NewRedeliverWebhookDeliveryRequest(server string, webhookId WebhookId, deli
 	return req, nil
 }
 
+// NewListAbsencesRequest constructs an http.Request for the ListAbsences method
+func NewListAbsencesRequest(server string, params *ListAbsencesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/absences")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LocationId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locationId", *params.LocationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TechId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "techId", *params.TechId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAbsenceRequest calls the generic CreateAbsence builder with application/json body
+func NewCreateAbsenceRequest(server string, params *CreateAbsenceParams, body CreateAbsenceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAbsenceRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAbsenceRequestWithBody constructs an http.Request for the CreateAbsence method, with any body, and a specified content type
+func NewCreateAbsenceRequestWithBody(server string, params *CreateAbsenceParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/absences")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteAbsenceRequest constructs an http.Request for the DeleteAbsence method
+func NewDeleteAbsenceRequest(server string, absenceId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "absenceId", absenceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/absences/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListAttendanceRequest constructs an http.Request for the ListAttendance method
 func NewListAttendanceRequest(server string, params *ListAttendanceParams) (*http.Request, error) {
 	var err error
@@ -5851,6 +6571,206 @@ func NewPatchBayRequestWithBody(server string, bayId string, params *PatchBayPar
 			req.Header.Set("If-Match", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewListBayMaintenanceWindowsRequest constructs an http.Request for the ListBayMaintenanceWindows method
+func NewListBayMaintenanceWindowsRequest(server string, bayId string, params *ListBayMaintenanceWindowsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "bayId", bayId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/bays/%s/maintenance-windows", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateMaintenanceWindowRequest calls the generic CreateMaintenanceWindow builder with application/json body
+func NewCreateMaintenanceWindowRequest(server string, bayId string, params *CreateMaintenanceWindowParams, body CreateMaintenanceWindowJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateMaintenanceWindowRequestWithBody(server, bayId, params, "application/json", bodyReader)
+}
+
+// NewCreateMaintenanceWindowRequestWithBody constructs an http.Request for the CreateMaintenanceWindow method, with any body, and a specified content type
+func NewCreateMaintenanceWindowRequestWithBody(server string, bayId string, params *CreateMaintenanceWindowParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "bayId", bayId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/bays/%s/maintenance-windows", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteMaintenanceWindowRequest constructs an http.Request for the DeleteMaintenanceWindow method
+func NewDeleteMaintenanceWindowRequest(server string, bayId string, windowId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "bayId", bayId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "windowId", windowId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/bays/%s/maintenance-windows/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -6745,6 +7665,120 @@ func NewPatchStepRequestWithBody(server string, jobId JobId, stepId string, para
 	return req, nil
 }
 
+// NewListMaintenanceWindowsRequest constructs an http.Request for the ListMaintenanceWindows method
+func NewListMaintenanceWindowsRequest(server string, params *ListMaintenanceWindowsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/scheduler/maintenance-windows")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LocationId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locationId", *params.LocationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.BayId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "bayId", *params.BayId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetPlanRequest constructs an http.Request for the GetPlan method
 func NewGetPlanRequest(server string, params *GetPlanParams) (*http.Request, error) {
 	var err error
@@ -7331,6 +8365,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver (the `RedeliverWebhookDelivery` operationId).
 	RedeliverWebhookDeliveryWithResponse(ctx context.Context, webhookId WebhookId, deliveryId DeliveryId, params *RedeliverWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*RedeliverWebhookDeliveryResponse, error)
 
+	// ListAbsencesWithResponse List absences
+	//
+	// Technicians' planned time away (vacation, sickness, training), oldest first. `from` and `to` keep the absences that overlap those local dates of the location. Needs `attendance:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/scheduler/absences (the `ListAbsences` operationId).
+	ListAbsencesWithResponse(ctx context.Context, params *ListAbsencesParams, reqEditors ...RequestEditorFn) (*ListAbsencesResponse, error)
+
+	// CreateAbsenceWithBodyWithResponse Record an absence
+	//
+	// A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/absences (the `CreateAbsence` operationId).
+	CreateAbsenceWithBodyWithResponse(ctx context.Context, params *CreateAbsenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAbsenceResponse, error)
+
+	// CreateAbsenceWithResponse Record an absence
+	//
+	// A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/absences (the `CreateAbsence` operationId).
+	CreateAbsenceWithResponse(ctx context.Context, params *CreateAbsenceParams, body CreateAbsenceJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAbsenceResponse, error)
+
+	// DeleteAbsenceWithResponse Delete an absence
+	//
+	// Needs `attendance:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/scheduler/absences/{absenceId} (the `DeleteAbsence` operationId).
+	DeleteAbsenceWithResponse(ctx context.Context, absenceId string, reqEditors ...RequestEditorFn) (*DeleteAbsenceResponse, error)
+
 	// ListAttendanceWithResponse List attendance
 	//
 	// Clock-in and clock-out records, oldest first, filtered by location, technician and local work dates. Needs `attendance:read`.
@@ -7443,6 +8513,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /v1/scheduler/bays/{bayId} (the `PatchBay` operationId).
 	PatchBayWithResponse(ctx context.Context, bayId string, params *PatchBayParams, body PatchBayJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchBayResponse, error)
+
+	// ListBayMaintenanceWindowsWithResponse List a bay's maintenance windows
+	//
+	// The bay's planned maintenance windows, oldest first. Needs `bays:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/scheduler/bays/{bayId}/maintenance-windows (the `ListBayMaintenanceWindows` operationId).
+	ListBayMaintenanceWindowsWithResponse(ctx context.Context, bayId string, params *ListBayMaintenanceWindowsParams, reqEditors ...RequestEditorFn) (*ListBayMaintenanceWindowsResponse, error)
+
+	// CreateMaintenanceWindowWithBodyWithResponse Plan a bay maintenance window
+	//
+	// The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/bays/{bayId}/maintenance-windows (the `CreateMaintenanceWindow` operationId).
+	CreateMaintenanceWindowWithBodyWithResponse(ctx context.Context, bayId string, params *CreateMaintenanceWindowParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMaintenanceWindowResponse, error)
+
+	// CreateMaintenanceWindowWithResponse Plan a bay maintenance window
+	//
+	// The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/scheduler/bays/{bayId}/maintenance-windows (the `CreateMaintenanceWindow` operationId).
+	CreateMaintenanceWindowWithResponse(ctx context.Context, bayId string, params *CreateMaintenanceWindowParams, body CreateMaintenanceWindowJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateMaintenanceWindowResponse, error)
+
+	// DeleteMaintenanceWindowWithResponse Delete a bay maintenance window
+	//
+	// Needs `bays:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/scheduler/bays/{bayId}/maintenance-windows/{windowId} (the `DeleteMaintenanceWindow` operationId).
+	DeleteMaintenanceWindowWithResponse(ctx context.Context, bayId string, windowId string, reqEditors ...RequestEditorFn) (*DeleteMaintenanceWindowResponse, error)
 
 	// GetBoardWithResponse Get a location's live board
 	//
@@ -7679,6 +8785,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId} (the `PatchStep` operationId).
 	PatchStepWithResponse(ctx context.Context, jobId JobId, stepId string, params *PatchStepParams, body PatchStepJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchStepResponse, error)
+
+	// ListMaintenanceWindowsWithResponse List maintenance windows
+	//
+	// The bays' planned maintenance windows visible to the key, oldest first, by location, bay and local dates (`from`/`to` keep the windows that overlap them). Needs `bays:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/scheduler/maintenance-windows (the `ListMaintenanceWindows` operationId).
+	ListMaintenanceWindowsWithResponse(ctx context.Context, params *ListMaintenanceWindowsParams, reqEditors ...RequestEditorFn) (*ListMaintenanceWindowsResponse, error)
 
 	// GetPlanWithResponse Get a location's dispatch plan
 	//
@@ -9669,6 +10784,433 @@ func (r RedeliverWebhookDeliveryResponse) ContentType() string {
 	return ""
 }
 
+// ListAbsencesResponse400Headers the declared response headers of an HTTP 400 response for ListAbsences
+type ListAbsencesResponse400Headers struct {
+	XRequestId *string
+}
+
+// ListAbsencesResponse401Headers the declared response headers of an HTTP 401 response for ListAbsences
+type ListAbsencesResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListAbsencesResponse403Headers the declared response headers of an HTTP 403 response for ListAbsences
+type ListAbsencesResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListAbsencesResponse404Headers the declared response headers of an HTTP 404 response for ListAbsences
+type ListAbsencesResponse404Headers struct {
+	XRequestId *string
+}
+
+// ListAbsencesResponse429Headers the declared response headers of an HTTP 429 response for ListAbsences
+type ListAbsencesResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListAbsencesResponse500Headers the declared response headers of an HTTP 500 response for ListAbsences
+type ListAbsencesResponse500Headers struct {
+	XRequestId *string
+}
+
+type ListAbsencesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AbsenceList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListAbsencesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListAbsencesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListAbsencesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListAbsencesResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAbsencesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListAbsencesResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAbsencesResponse) GetJSON200() *AbsenceList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListAbsencesResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListAbsencesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAbsencesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListAbsencesResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListAbsencesResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListAbsencesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAbsencesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAbsencesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAbsencesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAbsencesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateAbsenceResponse400Headers the declared response headers of an HTTP 400 response for CreateAbsence
+type CreateAbsenceResponse400Headers struct {
+	XRequestId *string
+}
+
+// CreateAbsenceResponse401Headers the declared response headers of an HTTP 401 response for CreateAbsence
+type CreateAbsenceResponse401Headers struct {
+	XRequestId *string
+}
+
+// CreateAbsenceResponse403Headers the declared response headers of an HTTP 403 response for CreateAbsence
+type CreateAbsenceResponse403Headers struct {
+	XRequestId *string
+}
+
+// CreateAbsenceResponse404Headers the declared response headers of an HTTP 404 response for CreateAbsence
+type CreateAbsenceResponse404Headers struct {
+	XRequestId *string
+}
+
+// CreateAbsenceResponse409Headers the declared response headers of an HTTP 409 response for CreateAbsence
+type CreateAbsenceResponse409Headers struct {
+	XRequestId *string
+}
+
+// CreateAbsenceResponse413Headers the declared response headers of an HTTP 413 response for CreateAbsence
+type CreateAbsenceResponse413Headers struct {
+	XRequestId *string
+}
+
+// CreateAbsenceResponse415Headers the declared response headers of an HTTP 415 response for CreateAbsence
+type CreateAbsenceResponse415Headers struct {
+	XRequestId *string
+}
+
+// CreateAbsenceResponse422Headers the declared response headers of an HTTP 422 response for CreateAbsence
+type CreateAbsenceResponse422Headers struct {
+	XRequestId *string
+}
+
+// CreateAbsenceResponse429Headers the declared response headers of an HTTP 429 response for CreateAbsence
+type CreateAbsenceResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// CreateAbsenceResponse500Headers the declared response headers of an HTTP 500 response for CreateAbsence
+type CreateAbsenceResponse500Headers struct {
+	XRequestId *string
+}
+
+type CreateAbsenceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Absence
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateAbsenceResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateAbsenceResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateAbsenceResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateAbsenceResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateAbsenceResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateAbsenceResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateAbsenceResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateAbsenceResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateAbsenceResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateAbsenceResponse500Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAbsenceResponse) GetJSON201() *Absence {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateAbsenceResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAbsenceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAbsenceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAbsenceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAbsenceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteAbsenceResponse400Headers the declared response headers of an HTTP 400 response for DeleteAbsence
+type DeleteAbsenceResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteAbsenceResponse401Headers the declared response headers of an HTTP 401 response for DeleteAbsence
+type DeleteAbsenceResponse401Headers struct {
+	XRequestId *string
+}
+
+// DeleteAbsenceResponse403Headers the declared response headers of an HTTP 403 response for DeleteAbsence
+type DeleteAbsenceResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteAbsenceResponse404Headers the declared response headers of an HTTP 404 response for DeleteAbsence
+type DeleteAbsenceResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteAbsenceResponse429Headers the declared response headers of an HTTP 429 response for DeleteAbsence
+type DeleteAbsenceResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteAbsenceResponse500Headers the declared response headers of an HTTP 500 response for DeleteAbsence
+type DeleteAbsenceResponse500Headers struct {
+	XRequestId *string
+}
+
+type DeleteAbsenceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteAbsenceResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteAbsenceResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteAbsenceResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteAbsenceResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteAbsenceResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteAbsenceResponse500Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteAbsenceResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteAbsenceResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteAbsenceResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteAbsenceResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteAbsenceResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeleteAbsenceResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAbsenceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAbsenceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAbsenceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAbsenceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListAttendanceResponse400Headers the declared response headers of an HTTP 400 response for ListAttendance
 type ListAttendanceResponse400Headers struct {
 	XRequestId *string
@@ -10903,6 +12445,433 @@ func (r PatchBayResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PatchBayResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBayMaintenanceWindowsResponse400Headers the declared response headers of an HTTP 400 response for ListBayMaintenanceWindows
+type ListBayMaintenanceWindowsResponse400Headers struct {
+	XRequestId *string
+}
+
+// ListBayMaintenanceWindowsResponse401Headers the declared response headers of an HTTP 401 response for ListBayMaintenanceWindows
+type ListBayMaintenanceWindowsResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListBayMaintenanceWindowsResponse403Headers the declared response headers of an HTTP 403 response for ListBayMaintenanceWindows
+type ListBayMaintenanceWindowsResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListBayMaintenanceWindowsResponse404Headers the declared response headers of an HTTP 404 response for ListBayMaintenanceWindows
+type ListBayMaintenanceWindowsResponse404Headers struct {
+	XRequestId *string
+}
+
+// ListBayMaintenanceWindowsResponse429Headers the declared response headers of an HTTP 429 response for ListBayMaintenanceWindows
+type ListBayMaintenanceWindowsResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListBayMaintenanceWindowsResponse500Headers the declared response headers of an HTTP 500 response for ListBayMaintenanceWindows
+type ListBayMaintenanceWindowsResponse500Headers struct {
+	XRequestId *string
+}
+
+type ListBayMaintenanceWindowsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MaintenanceWindowList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListBayMaintenanceWindowsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListBayMaintenanceWindowsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListBayMaintenanceWindowsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListBayMaintenanceWindowsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBayMaintenanceWindowsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListBayMaintenanceWindowsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBayMaintenanceWindowsResponse) GetJSON200() *MaintenanceWindowList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListBayMaintenanceWindowsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListBayMaintenanceWindowsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListBayMaintenanceWindowsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListBayMaintenanceWindowsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListBayMaintenanceWindowsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListBayMaintenanceWindowsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBayMaintenanceWindowsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBayMaintenanceWindowsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBayMaintenanceWindowsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBayMaintenanceWindowsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateMaintenanceWindowResponse400Headers the declared response headers of an HTTP 400 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse400Headers struct {
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse401Headers the declared response headers of an HTTP 401 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse401Headers struct {
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse403Headers the declared response headers of an HTTP 403 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse403Headers struct {
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse404Headers the declared response headers of an HTTP 404 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse404Headers struct {
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse409Headers the declared response headers of an HTTP 409 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse409Headers struct {
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse413Headers the declared response headers of an HTTP 413 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse413Headers struct {
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse415Headers the declared response headers of an HTTP 415 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse415Headers struct {
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse422Headers the declared response headers of an HTTP 422 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse422Headers struct {
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse429Headers the declared response headers of an HTTP 429 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// CreateMaintenanceWindowResponse500Headers the declared response headers of an HTTP 500 response for CreateMaintenanceWindow
+type CreateMaintenanceWindowResponse500Headers struct {
+	XRequestId *string
+}
+
+type CreateMaintenanceWindowResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *MaintenanceWindow
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableEntity
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateMaintenanceWindowResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateMaintenanceWindowResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateMaintenanceWindowResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateMaintenanceWindowResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateMaintenanceWindowResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateMaintenanceWindowResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateMaintenanceWindowResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateMaintenanceWindowResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateMaintenanceWindowResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateMaintenanceWindowResponse500Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateMaintenanceWindowResponse) GetJSON201() *MaintenanceWindow {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON422() *UnprocessableEntity {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateMaintenanceWindowResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateMaintenanceWindowResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateMaintenanceWindowResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateMaintenanceWindowResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateMaintenanceWindowResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteMaintenanceWindowResponse400Headers the declared response headers of an HTTP 400 response for DeleteMaintenanceWindow
+type DeleteMaintenanceWindowResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteMaintenanceWindowResponse401Headers the declared response headers of an HTTP 401 response for DeleteMaintenanceWindow
+type DeleteMaintenanceWindowResponse401Headers struct {
+	XRequestId *string
+}
+
+// DeleteMaintenanceWindowResponse403Headers the declared response headers of an HTTP 403 response for DeleteMaintenanceWindow
+type DeleteMaintenanceWindowResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteMaintenanceWindowResponse404Headers the declared response headers of an HTTP 404 response for DeleteMaintenanceWindow
+type DeleteMaintenanceWindowResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteMaintenanceWindowResponse429Headers the declared response headers of an HTTP 429 response for DeleteMaintenanceWindow
+type DeleteMaintenanceWindowResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteMaintenanceWindowResponse500Headers the declared response headers of an HTTP 500 response for DeleteMaintenanceWindow
+type DeleteMaintenanceWindowResponse500Headers struct {
+	XRequestId *string
+}
+
+type DeleteMaintenanceWindowResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteMaintenanceWindowResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteMaintenanceWindowResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteMaintenanceWindowResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteMaintenanceWindowResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteMaintenanceWindowResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteMaintenanceWindowResponse500Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteMaintenanceWindowResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteMaintenanceWindowResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteMaintenanceWindowResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteMaintenanceWindowResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteMaintenanceWindowResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeleteMaintenanceWindowResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteMaintenanceWindowResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteMaintenanceWindowResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteMaintenanceWindowResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteMaintenanceWindowResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13108,6 +15077,132 @@ func (r PatchStepResponse) ContentType() string {
 	return ""
 }
 
+// ListMaintenanceWindowsResponse400Headers the declared response headers of an HTTP 400 response for ListMaintenanceWindows
+type ListMaintenanceWindowsResponse400Headers struct {
+	XRequestId *string
+}
+
+// ListMaintenanceWindowsResponse401Headers the declared response headers of an HTTP 401 response for ListMaintenanceWindows
+type ListMaintenanceWindowsResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListMaintenanceWindowsResponse403Headers the declared response headers of an HTTP 403 response for ListMaintenanceWindows
+type ListMaintenanceWindowsResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListMaintenanceWindowsResponse404Headers the declared response headers of an HTTP 404 response for ListMaintenanceWindows
+type ListMaintenanceWindowsResponse404Headers struct {
+	XRequestId *string
+}
+
+// ListMaintenanceWindowsResponse429Headers the declared response headers of an HTTP 429 response for ListMaintenanceWindows
+type ListMaintenanceWindowsResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListMaintenanceWindowsResponse500Headers the declared response headers of an HTTP 500 response for ListMaintenanceWindows
+type ListMaintenanceWindowsResponse500Headers struct {
+	XRequestId *string
+}
+
+type ListMaintenanceWindowsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MaintenanceWindowList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListMaintenanceWindowsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListMaintenanceWindowsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListMaintenanceWindowsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListMaintenanceWindowsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListMaintenanceWindowsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListMaintenanceWindowsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMaintenanceWindowsResponse) GetJSON200() *MaintenanceWindowList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListMaintenanceWindowsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListMaintenanceWindowsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListMaintenanceWindowsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListMaintenanceWindowsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListMaintenanceWindowsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListMaintenanceWindowsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMaintenanceWindowsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMaintenanceWindowsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMaintenanceWindowsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMaintenanceWindowsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPlanResponse400Headers the declared response headers of an HTTP 400 response for GetPlan
 type GetPlanResponse400Headers struct {
 	XRequestId *string
@@ -14447,6 +16542,66 @@ func (c *ClientWithResponses) RedeliverWebhookDeliveryWithResponse(ctx context.C
 	return ParseRedeliverWebhookDeliveryResponse(rsp)
 }
 
+// ListAbsencesWithResponse List absences
+//
+// Technicians' planned time away (vacation, sickness, training), oldest first. `from` and `to` keep the absences that overlap those local dates of the location. Needs `attendance:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/scheduler/absences (the `ListAbsences` operationId).
+func (c *ClientWithResponses) ListAbsencesWithResponse(ctx context.Context, params *ListAbsencesParams, reqEditors ...RequestEditorFn) (*ListAbsencesResponse, error) {
+	rsp, err := c.ListAbsences(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAbsencesResponse(rsp)
+}
+
+// CreateAbsenceWithBodyWithResponse Record an absence
+//
+// A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/absences (the `CreateAbsence` operationId).
+func (c *ClientWithResponses) CreateAbsenceWithBodyWithResponse(ctx context.Context, params *CreateAbsenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAbsenceResponse, error) {
+	rsp, err := c.CreateAbsenceWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAbsenceResponse(rsp)
+}
+
+// CreateAbsenceWithResponse Record an absence
+//
+// A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/absences (the `CreateAbsence` operationId).
+func (c *ClientWithResponses) CreateAbsenceWithResponse(ctx context.Context, params *CreateAbsenceParams, body CreateAbsenceJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAbsenceResponse, error) {
+	rsp, err := c.CreateAbsence(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAbsenceResponse(rsp)
+}
+
+// DeleteAbsenceWithResponse Delete an absence
+//
+// Needs `attendance:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/scheduler/absences/{absenceId} (the `DeleteAbsence` operationId).
+func (c *ClientWithResponses) DeleteAbsenceWithResponse(ctx context.Context, absenceId string, reqEditors ...RequestEditorFn) (*DeleteAbsenceResponse, error) {
+	rsp, err := c.DeleteAbsence(ctx, absenceId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAbsenceResponse(rsp)
+}
+
 // ListAttendanceWithResponse List attendance
 //
 // Clock-in and clock-out records, oldest first, filtered by location, technician and local work dates. Needs `attendance:read`.
@@ -14624,6 +16779,66 @@ func (c *ClientWithResponses) PatchBayWithResponse(ctx context.Context, bayId st
 		return nil, err
 	}
 	return ParsePatchBayResponse(rsp)
+}
+
+// ListBayMaintenanceWindowsWithResponse List a bay's maintenance windows
+//
+// The bay's planned maintenance windows, oldest first. Needs `bays:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/scheduler/bays/{bayId}/maintenance-windows (the `ListBayMaintenanceWindows` operationId).
+func (c *ClientWithResponses) ListBayMaintenanceWindowsWithResponse(ctx context.Context, bayId string, params *ListBayMaintenanceWindowsParams, reqEditors ...RequestEditorFn) (*ListBayMaintenanceWindowsResponse, error) {
+	rsp, err := c.ListBayMaintenanceWindows(ctx, bayId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBayMaintenanceWindowsResponse(rsp)
+}
+
+// CreateMaintenanceWindowWithBodyWithResponse Plan a bay maintenance window
+//
+// The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/bays/{bayId}/maintenance-windows (the `CreateMaintenanceWindow` operationId).
+func (c *ClientWithResponses) CreateMaintenanceWindowWithBodyWithResponse(ctx context.Context, bayId string, params *CreateMaintenanceWindowParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMaintenanceWindowResponse, error) {
+	rsp, err := c.CreateMaintenanceWindowWithBody(ctx, bayId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateMaintenanceWindowResponse(rsp)
+}
+
+// CreateMaintenanceWindowWithResponse Plan a bay maintenance window
+//
+// The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/scheduler/bays/{bayId}/maintenance-windows (the `CreateMaintenanceWindow` operationId).
+func (c *ClientWithResponses) CreateMaintenanceWindowWithResponse(ctx context.Context, bayId string, params *CreateMaintenanceWindowParams, body CreateMaintenanceWindowJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateMaintenanceWindowResponse, error) {
+	rsp, err := c.CreateMaintenanceWindow(ctx, bayId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateMaintenanceWindowResponse(rsp)
+}
+
+// DeleteMaintenanceWindowWithResponse Delete a bay maintenance window
+//
+// Needs `bays:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/scheduler/bays/{bayId}/maintenance-windows/{windowId} (the `DeleteMaintenanceWindow` operationId).
+func (c *ClientWithResponses) DeleteMaintenanceWindowWithResponse(ctx context.Context, bayId string, windowId string, reqEditors ...RequestEditorFn) (*DeleteMaintenanceWindowResponse, error) {
+	rsp, err := c.DeleteMaintenanceWindow(ctx, bayId, windowId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteMaintenanceWindowResponse(rsp)
 }
 
 // GetBoardWithResponse Get a location's live board
@@ -14980,6 +17195,21 @@ func (c *ClientWithResponses) PatchStepWithResponse(ctx context.Context, jobId J
 		return nil, err
 	}
 	return ParsePatchStepResponse(rsp)
+}
+
+// ListMaintenanceWindowsWithResponse List maintenance windows
+//
+// The bays' planned maintenance windows visible to the key, oldest first, by location, bay and local dates (`from`/`to` keep the windows that overlap them). Needs `bays:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/scheduler/maintenance-windows (the `ListMaintenanceWindows` operationId).
+func (c *ClientWithResponses) ListMaintenanceWindowsWithResponse(ctx context.Context, params *ListMaintenanceWindowsParams, reqEditors ...RequestEditorFn) (*ListMaintenanceWindowsResponse, error) {
+	rsp, err := c.ListMaintenanceWindows(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMaintenanceWindowsResponse(rsp)
 }
 
 // GetPlanWithResponse Get a location's dispatch plan
@@ -17234,6 +19464,484 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 	return response, nil
 }
 
+// ParseListAbsencesResponse parses an HTTP response from a ListAbsencesWithResponse call
+func ParseListAbsencesResponse(rsp *http.Response) (*ListAbsencesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAbsencesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AbsenceList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListAbsencesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListAbsencesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListAbsencesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListAbsencesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListAbsencesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListAbsencesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateAbsenceResponse parses an HTTP response from a CreateAbsenceWithResponse call
+func ParseCreateAbsenceResponse(rsp *http.Response) (*CreateAbsenceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAbsenceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Absence
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateAbsenceResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateAbsenceResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateAbsenceResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateAbsenceResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateAbsenceResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateAbsenceResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateAbsenceResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateAbsenceResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateAbsenceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateAbsenceResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAbsenceResponse parses an HTTP response from a DeleteAbsenceWithResponse call
+func ParseDeleteAbsenceResponse(rsp *http.Response) (*DeleteAbsenceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAbsenceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers DeleteAbsenceResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteAbsenceResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteAbsenceResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteAbsenceResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteAbsenceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteAbsenceResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListAttendanceResponse parses an HTTP response from a ListAttendanceWithResponse call
 func ParseListAttendanceResponse(rsp *http.Response) (*ListAttendanceResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -18620,6 +21328,484 @@ func ParsePatchBayResponse(rsp *http.Response) (*PatchBayResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers PatchBayResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBayMaintenanceWindowsResponse parses an HTTP response from a ListBayMaintenanceWindowsWithResponse call
+func ParseListBayMaintenanceWindowsResponse(rsp *http.Response) (*ListBayMaintenanceWindowsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBayMaintenanceWindowsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MaintenanceWindowList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListBayMaintenanceWindowsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListBayMaintenanceWindowsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListBayMaintenanceWindowsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListBayMaintenanceWindowsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBayMaintenanceWindowsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListBayMaintenanceWindowsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateMaintenanceWindowResponse parses an HTTP response from a CreateMaintenanceWindowWithResponse call
+func ParseCreateMaintenanceWindowResponse(rsp *http.Response) (*CreateMaintenanceWindowResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateMaintenanceWindowResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest MaintenanceWindow
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateMaintenanceWindowResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateMaintenanceWindowResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateMaintenanceWindowResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateMaintenanceWindowResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateMaintenanceWindowResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateMaintenanceWindowResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateMaintenanceWindowResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateMaintenanceWindowResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateMaintenanceWindowResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateMaintenanceWindowResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteMaintenanceWindowResponse parses an HTTP response from a DeleteMaintenanceWindowWithResponse call
+func ParseDeleteMaintenanceWindowResponse(rsp *http.Response) (*DeleteMaintenanceWindowResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteMaintenanceWindowResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers DeleteMaintenanceWindowResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteMaintenanceWindowResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteMaintenanceWindowResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteMaintenanceWindowResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteMaintenanceWindowResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteMaintenanceWindowResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21095,6 +24281,144 @@ func ParsePatchStepResponse(rsp *http.Response) (*PatchStepResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers PatchStepResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListMaintenanceWindowsResponse parses an HTTP response from a ListMaintenanceWindowsWithResponse call
+func ParseListMaintenanceWindowsResponse(rsp *http.Response) (*ListMaintenanceWindowsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMaintenanceWindowsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MaintenanceWindowList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListMaintenanceWindowsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListMaintenanceWindowsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListMaintenanceWindowsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListMaintenanceWindowsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListMaintenanceWindowsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListMaintenanceWindowsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -95,6 +95,24 @@ func (a *API) Attendance(ctx context.Context, params *ListAttendanceParams) iter
 	return walk[Attendance](ctx, params, func(p *ListAttendanceParams, c *string) { p.Cursor = c }, a.ListAttendance)
 }
 
+// Absences lists technicians' absences, every page.
+func (a *API) Absences(ctx context.Context, params *ListAbsencesParams) iter.Seq2[Absence, error] {
+	return walk[Absence](ctx, params, func(p *ListAbsencesParams, c *string) { p.Cursor = c }, a.ListAbsences)
+}
+
+// MaintenanceWindows lists bays' maintenance windows, every page.
+func (a *API) MaintenanceWindows(ctx context.Context, params *ListMaintenanceWindowsParams) iter.Seq2[MaintenanceWindow, error] {
+	return walk[MaintenanceWindow](ctx, params, func(p *ListMaintenanceWindowsParams, c *string) { p.Cursor = c }, a.ListMaintenanceWindows)
+}
+
+// BayMaintenanceWindows lists one bay's maintenance windows, every page.
+func (a *API) BayMaintenanceWindows(ctx context.Context, bayID string, params *ListBayMaintenanceWindowsParams) iter.Seq2[MaintenanceWindow, error] {
+	return walk[MaintenanceWindow](ctx, params, func(p *ListBayMaintenanceWindowsParams, c *string) { p.Cursor = c },
+		func(ctx context.Context, p *ListBayMaintenanceWindowsParams, editors ...RequestEditorFn) (*http.Response, error) {
+			return a.ListBayMaintenanceWindows(ctx, bayID, p, editors...)
+		})
+}
+
 // Integrations lists integrations, every page.
 func (a *API) Integrations(ctx context.Context, params *ListIntegrationsParams) iter.Seq2[Integration, error] {
 	return walk[Integration](ctx, params, func(p *ListIntegrationsParams, c *string) { p.Cursor = c }, a.ListIntegrations)

@@ -60,6 +60,11 @@ func TestListIteratorsFollowEveryCursor(t *testing.T) {
 		{"/v1/scheduler/bays", func(a *client.API) (int, error) { return count(a.Bays(ctx, nil)) }},
 		{"/v1/scheduler/catalog", func(a *client.API) (int, error) { return count(a.Catalog(ctx, nil)) }},
 		{"/v1/scheduler/attendance", func(a *client.API) (int, error) { return count(a.Attendance(ctx, nil)) }},
+		{"/v1/scheduler/absences", func(a *client.API) (int, error) { return count(a.Absences(ctx, nil)) }},
+		{"/v1/scheduler/maintenance-windows", func(a *client.API) (int, error) { return count(a.MaintenanceWindows(ctx, nil)) }},
+		{"/v1/scheduler/bays/bay_1/maintenance-windows", func(a *client.API) (int, error) {
+			return count(a.BayMaintenanceWindows(ctx, "bay_1", nil))
+		}},
 		{"/v1/platform/integrations", func(a *client.API) (int, error) { return count(a.Integrations(ctx, nil)) }},
 		{"/v1/platform/webhooks", func(a *client.API) (int, error) { return count(a.Webhooks(ctx, nil)) }},
 		{"/v1/platform/events", func(a *client.API) (int, error) { return count(a.Events(ctx, nil)) }},

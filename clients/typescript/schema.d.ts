@@ -370,6 +370,125 @@ export interface paths {
         patch: operations["patchBay"];
         trace?: never;
     };
+    "/v1/scheduler/absences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List absences
+         * @description Technicians' planned time away (vacation, sickness, training), oldest first. `from` and `to` keep the absences that overlap those local dates of the location. Needs `attendance:read`.
+         */
+        get: operations["listAbsences"];
+        put?: never;
+        /**
+         * Record an absence
+         * @description A technician's planned time away: the plan gives them no work then. start before end, at most 366 days apart (422 field `end`); a technician unknown or of another location than the key's is 422 field `techId`. Absences may overlap each other and may lie in the past. An absence is never changed: delete it and make it again. Emits no event. Not blocked by a day close. Needs `attendance:write`.
+         */
+        post: operations["createAbsence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/absences/{absenceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The absence's id (`abs_...`). */
+                absenceId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an absence
+         * @description Needs `attendance:write`.
+         */
+        delete: operations["deleteAbsence"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/bays/{bayId}/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a bay's maintenance windows
+         * @description The bay's planned maintenance windows, oldest first. Needs `bays:read`.
+         */
+        get: operations["listBayMaintenanceWindows"];
+        put?: never;
+        /**
+         * Plan a bay maintenance window
+         * @description The plan keeps the bay free during the window; the bay's live `status` does not change (that is PATCH's). start before end, at most 366 days apart (422 field `end`). Emits no event. Needs `bays:write`.
+         */
+        post: operations["createMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/bays/{bayId}/maintenance-windows/{windowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+                /** @description The window's id (`bmw_...`). */
+                windowId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bay maintenance window
+         * @description Needs `bays:write`.
+         */
+        delete: operations["deleteMaintenanceWindow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List maintenance windows
+         * @description The bays' planned maintenance windows visible to the key, oldest first, by location, bay and local dates (`from`/`to` keep the windows that overlap them). Needs `bays:read`.
+         */
+        get: operations["listMaintenanceWindows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scheduler/board": {
         parameters: {
             query?: never;
@@ -1065,6 +1184,20 @@ export interface components {
              * @description When the vehicle arrived (a fact, never a plan); null when it has not.
              */
             arrivalTime: string | null;
+            /**
+             * Format: date-time
+             * @description A booking's drop-off time, with the offset it was sent with: the plan starts a booked job no earlier. It stays as written once the vehicle arrives.
+             */
+            expectedArrival: string | null;
+            /**
+             * @description Whom to call (shown to staff). Erased (null, with job.updated) once the job is closed longer than the location's customerDataRetentionDays.
+             * @example Maria Lopez
+             */
+            customerName: string | null;
+            /** @example +49 30 1234567 */
+            customerPhone: string | null;
+            /** @example maria@example.com */
+            customerEmail: string | null;
             status: components["schemas"]["JobStatus"];
             createdAt: components["schemas"]["AuditTimestamp"];
             updatedAt: components["schemas"]["AuditTimestamp"];
@@ -1187,6 +1320,16 @@ export interface components {
              * @description Omitted: now (walk-in). null: not arrived (pre-booking). A value: when it arrived.
              */
             arrivalTime?: string | null;
+            /**
+             * Format: date-time
+             * @description A booking's drop-off time, a timestamp with offset (422 field `expectedArrival` otherwise).
+             */
+            expectedArrival?: string | null;
+            customerName?: string | null;
+            /** @description At most 32 characters of digits, spaces and `+()-./` (422 field `customerPhone` otherwise). */
+            customerPhone?: string | null;
+            /** @description An email address (422 field `customerEmail` otherwise). */
+            customerEmail?: string | null;
         };
         /** @description The fields to change, with the job's current updatedAt (or If-Match). */
         JobPatch: {
@@ -1208,6 +1351,16 @@ export interface components {
              * @description null clears the arrival, a value sets it.
              */
             arrivalTime?: string | null;
+            /**
+             * Format: date-time
+             * @description A booking's drop-off time, a timestamp with offset (422 field `expectedArrival` otherwise).
+             */
+            expectedArrival?: string | null;
+            customerName?: string | null;
+            /** @description At most 32 characters of digits, spaces and `+()-./` (422 field `customerPhone` otherwise). */
+            customerPhone?: string | null;
+            /** @description An email address (422 field `customerEmail` otherwise). */
+            customerEmail?: string | null;
         };
         JobList: {
             data: components["schemas"]["Job"][];
@@ -1342,8 +1495,124 @@ export interface components {
             status: "available" | "on_break" | "unavailable";
             /** @description Derived from attendance. */
             clockedIn: boolean;
+            /**
+             * @description When the technician works: null, all of the location's working time; otherwise a weekly list of local periods (several a day allowed), and the technician works where they overlap the location's working time (an empty list: never). Read-only here: set on the technician's page of the application or with `workshop admin technician set-hours`.
+             * @example [
+             *       {
+             *         "day": "mon",
+             *         "start": "08:00",
+             *         "end": "14:00"
+             *       },
+             *       {
+             *         "day": "tue",
+             *         "start": "08:00",
+             *         "end": "14:00"
+             *       }
+             *     ]
+             */
+            workingHours: components["schemas"]["WeeklyHours"][] | null;
             createdAt: components["schemas"]["AuditTimestamp"];
             updatedAt: components["schemas"]["AuditTimestamp"];
+        };
+        WeeklyHours: {
+            day: components["schemas"]["Weekday"];
+            /**
+             * @description Local time HH:MM.
+             * @example 08:00
+             */
+            start: string;
+            /**
+             * @description Local time HH:MM, after start (24:00: midnight).
+             * @example 14:00
+             */
+            end: string;
+        };
+        Absence: {
+            /**
+             * @description The absence's id (`abs_...`).
+             * @example abs_01jd4f3k2q8v6w9x0y1z2a3b4c
+             */
+            id: string;
+            techId: string;
+            /** @description The technician's location. */
+            locationId: string;
+            /**
+             * Format: date-time
+             * @description With the offset it was sent with.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description With the offset it was sent with; the absence ends before it.
+             */
+            end: string;
+            reason: components["schemas"]["AbsenceReason"];
+            note: string | null;
+            createdAt: components["schemas"]["AuditTimestamp"];
+        };
+        /** @enum {string} */
+        AbsenceReason: "vacation" | "sickness" | "training" | "other";
+        AbsenceCreate: {
+            /** @description A technician of the key's location (422 field `techId` otherwise). */
+            techId: string;
+            /**
+             * Format: date-time
+             * @description A timestamp with offset.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description After start, at most 366 days later (422 field `end` otherwise).
+             */
+            end: string;
+            reason: components["schemas"]["AbsenceReason"];
+            note?: string | null;
+        };
+        AbsenceList: {
+            data: components["schemas"]["Absence"][];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        MaintenanceWindow: {
+            /**
+             * @description The window's id (`bmw_...`).
+             * @example bmw_01jd4f3k2q8v6w9x0y1z2a3b4c
+             */
+            id: string;
+            bayId: string;
+            /** @description The bay's location. */
+            locationId: string;
+            /**
+             * Format: date-time
+             * @description With the offset it was sent with.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description With the offset it was sent with.
+             */
+            end: string;
+            /** @example Lift inspection */
+            reason: string | null;
+            createdAt: components["schemas"]["AuditTimestamp"];
+        };
+        MaintenanceWindowCreate: {
+            /**
+             * Format: date-time
+             * @description A timestamp with offset.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description After start, at most 366 days later (422 field `end` otherwise).
+             */
+            end: string;
+            reason?: string | null;
+        };
+        MaintenanceWindowList: {
+            data: components["schemas"]["MaintenanceWindow"][];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         TechnicianPatch: {
             /**
@@ -2073,6 +2342,8 @@ export interface components {
              * @description The share of quoted promises the location wants kept (default 0.9). With planningDurations p50 or p80 the availability quote places every step at its median and adds a margin for this confidence, rather than padding every queued step at its 80th percentile. Set with `workshop admin settings set --promise-confidence` or on the settings page.
              */
             promiseConfidence: number;
+            /** @description How many days a closed job keeps its customer fields (customerName, customerPhone, customerEmail) after its deliveredAt or cancelledAt; null (the default) keeps them. A daily sweep erases older ones (set to null, with job.updated), in the job and in the stored data of its earlier events. Set with `workshop admin settings set --customer-data-retention-days N|none` or on the settings page. */
+            customerDataRetentionDays: number | null;
         };
         /** @enum {string} */
         Weekday: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
@@ -2259,6 +2530,10 @@ export interface components {
         JobId: string;
         /** @description The registration's id (`whk_...`). */
         WebhookId: string;
+        /** @description Keep what overlaps this local date or later, YYYY-MM-DD. */
+        CalendarFrom: string;
+        /** @description Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive). */
+        CalendarTo: string;
         /** @description Only this location's records (a location key may name only its own). */
         LocationFilter: string;
         /**
@@ -3059,6 +3334,270 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAbsences: {
+        parameters: {
+            query?: {
+                /** @description Only this location's records (a location key may name only its own). */
+                locationId?: components["parameters"]["LocationFilter"];
+                /** @description Only this technician's absences. */
+                techId?: string;
+                /** @description Keep what overlaps this local date or later, YYYY-MM-DD. */
+                from?: components["parameters"]["CalendarFrom"];
+                /** @description Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive). */
+                to?: components["parameters"]["CalendarTo"];
+                /** @description Rows per page, 1 to 200. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of absences. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbsenceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAbsence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe; see the conventions above. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "techId": "tec_01jd4f3k2q8v6w9x0y1z2a3b4c",
+                 *       "start": "2026-12-14T00:00:00+01:00",
+                 *       "end": "2026-12-19T00:00:00+01:00",
+                 *       "reason": "vacation"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AbsenceCreate"];
+            };
+        };
+        responses: {
+            /** @description The absence. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Absence"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteAbsence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The absence's id (`abs_...`). */
+                absenceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listBayMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description Keep what overlaps this local date or later, YYYY-MM-DD. */
+                from?: components["parameters"]["CalendarFrom"];
+                /** @description Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive). */
+                to?: components["parameters"]["CalendarTo"];
+                /** @description Rows per page, 1 to 200. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of windows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe; see the conventions above. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start": "2026-12-10T08:00:00+01:00",
+                 *       "end": "2026-12-10T12:00:00+01:00",
+                 *       "reason": "Lift inspection"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MaintenanceWindowCreate"];
+            };
+        };
+        responses: {
+            /** @description The window. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bay's id (`bay_...`). */
+                bayId: string;
+                /** @description The window's id (`bmw_...`). */
+                windowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description Only this location's records (a location key may name only its own). */
+                locationId?: components["parameters"]["LocationFilter"];
+                /** @description Only this bay's windows. */
+                bayId?: string;
+                /** @description Keep what overlaps this local date or later, YYYY-MM-DD. */
+                from?: components["parameters"]["CalendarFrom"];
+                /** @description Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive). */
+                to?: components["parameters"]["CalendarTo"];
+                /** @description Rows per page, 1 to 200. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of windows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

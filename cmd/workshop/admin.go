@@ -138,6 +138,12 @@ var adminCommands = map[string]adminCommand{
 			return op.DeleteTechnician(ctx, a[0])
 		}
 	}},
+	"technician set-hours": {required: "working-hours", args: "TECH_ID", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
+		hours := fs.String("working-hours", "", `weekly hours as JSON, e.g. [{"day":"mon","start":"08:00","end":"14:00"}]; null: the location's time`)
+		return func(ctx context.Context, op *operator.Operator, a []string) (any, error) {
+			return op.SetTechnicianHours(ctx, a[0], *hours)
+		}
+	}},
 	"bay create": {required: "location name", define: func(fs *flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {
 		loc, name := fs.String("location", "", "location id"), fs.String("name", "", "name")
 		equipment, services := fs.String("equipment", "", "comma-separated equipment"), fs.String("services", "", "comma-separated service codes")
@@ -175,12 +181,17 @@ var adminCommands = map[string]adminCommand{
 		buffer := fs.Int("bay-buffer", -1, "minutes kept free in a bay between two jobs")
 		planning := fs.String("planning-durations", "", "the durations the plan uses: estimate, p50 or p80 (learned from history)")
 		confidence := fs.Float64("promise-confidence", 0, "the share of quoted promises to keep, 0.5 to 0.99 (quotes with learned durations add its margin)")
+		retention := fs.String("customer-data-retention-days", "", "days a closed job keeps its customer's name, phone and email, 30 to 3650 (none: kept)")
 		return func(ctx context.Context, op *operator.Operator, _ []string) (any, error) {
 			var b *int
 			if *buffer >= 0 {
 				b = buffer
 			}
-			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning), operator.PromiseConfidence(*confidence))
+			keep, err := operator.CustomerDataRetention(*retention)
+			if err != nil {
+				return nil, err
+			}
+			return op.SetSettings(ctx, *loc, *hours, *breaks, b, operator.PlanningDurations(*planning), operator.PromiseConfidence(*confidence), keep)
 		}
 	}},
 	"org list": {define: func(*flag.FlagSet) func(context.Context, *operator.Operator, []string) (any, error) {

@@ -205,16 +205,15 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
 	b.screenshot(t, "dispatch-bays-1280x800")
 
-	// A bar opens its step's move form, which passes axe too.
-	b.do(t, "open a bar's form", jsClick(`.tl-bar.proposed a`), waitVisible(`form.move-form`))
-	b.checkAccessible(t, "a step's move form")
-	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
-	b.screenshot(t, "dispatch-move-form-1280x800")
-	b.do(t, "back to dispatch", chromedp.NavigateBack(), waitVisible(`.timeline`))
-
-	// Accept one proposed bar: the message says which step went where.
-	b.do(t, "accept one", jsClick(`.tl-bar.proposed button`), waitVisible(`#dispatch-message`))
-	if msg := b.text(t, "#dispatch-message"); !strings.Contains(msg, "Accepted ") || !strings.Contains(msg, " · ") {
+	// A click on a bar opens its step's form in place, in a dialog, which
+	// passes axe too; a proposal's has Accept, which accepts that step alone.
+	b.do(t, "open a bar's form", jsClick(`.tl-bar.proposed a`), waitVisible(`dialog.step-dialog form.move-form`))
+	b.checkAccessible(t, "a step's form in place")
+	b.do(t, "a 1366x768 window", chromedp.EmulateViewport(1366, 768))
+	b.screenshot(t, "dispatch-move-dialog-1366x768")
+	b.do(t, "accept one", jsClick(`dialog.step-dialog .accept-one button`))
+	b.waitFor(t, "one step accepted", `((document.querySelector('#dispatch-message') || {}).textContent || '').startsWith('Accepted ')`)
+	if msg := b.text(t, "#dispatch-message"); !strings.Contains(msg, " · ") {
 		t.Errorf("after accepting one step: %q", msg)
 	}
 	// The first accept's message is still shown: wait for the page the
@@ -380,7 +379,7 @@ func TestBrowserDispatchRefusedDrop(t *testing.T) {
 	b.do(t, "answer confirmations", chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = q => { window.asked = q; return false; }`))
 	p = b.dragTo(t, `[...document.querySelectorAll(".tl-bar[data-movable]")].find(b => b.title.includes("High voltage check"))`, "Lift 2", 15*60)
 	b.drag(t, p)
-	b.waitFor(t, "the drop asks first", `window.asked.includes("Lift 2 does not offer the service EV-HV")`)
+	b.waitFor(t, "the drop asks first", `window.asked.includes("Lift 2 does not take High voltage check")`)
 	b.waitFor(t, "declined, nothing moves", `document.getElementById("dispatch-message").textContent === "Not moved."`)
 	if st := stepByID(t, w, s, p.Step); st.BayID != nil && *st.BayID == s.lift2.ID {
 		t.Errorf("a declined move was made: %+v", st)
@@ -399,24 +398,41 @@ func TestBrowserDispatchRefusedDrop(t *testing.T) {
 func TestBrowserDispatchKeyboardMove(t *testing.T) {
 	t.Parallel()
 	w, s, b := dispatchDesk(t, "keys@timeline.example", "")
+	b.do(t, "a 1920x1080 window", chromedp.EmulateViewport(1920, 1080))
 
-	step, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(() => {
+	picked, err := chromedp.Run(b.ctx, chromedp.Evaluate[struct {
+		Step  string
+		Start int
+		Date  string
+	}](`(() => {
 		const bar = document.querySelector('.tl-row[data-name="Cem Yilmaz"] .tl-bar[data-movable]');
-		bar.querySelector("a").focus(); return bar.dataset.step; })()`))
+		bar.querySelector("a").focus();
+		return {Step: bar.dataset.step, Start: +bar.dataset.start, Date: document.querySelector(".timeline").dataset.date}; })()`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.do(t, "pick, up a row, 10 minutes later, move",
-		chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowUp), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
+	step := picked.Step
+	b.do(t, "up a row, 10 minutes later",
+		chromedp.KeyEvent(kb.ArrowUp), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
 	if said := b.text(t, "#dispatch-message"); !strings.HasPrefix(said, "Move to Ben Okafor, ") {
 		t.Errorf("while picking, the page says %q; want where the bar would go", said)
 	}
 	b.do(t, "move", chromedp.KeyEvent(kb.Enter))
 	b.waitFor(t, "the move is told", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
 	b.waitFor(t, "the bar is in Ben's row", `!!document.querySelector('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="`+step+`"]')`)
-	if st := stepByID(t, w, s, step); len(st.TechIDs) != 1 || st.TechIDs[0] != s.ben.ID {
+	st := stepByID(t, w, s, step)
+	if len(st.TechIDs) != 1 || st.TechIDs[0] != s.ben.ID {
 		t.Errorf("the step moved by keyboard has technicians %v, want Ben", st.TechIDs)
 	}
+	// Two presses of the right arrow: the next two 5-minute marks, exactly.
+	want := picked.Start/5*5 + 10
+	zone, _ := time.LoadLocation(s.loc.Timezone)
+	if got := st.NotBefore; got == nil || got.In(zone).Format("2006-01-02T15:04") != fmt.Sprintf("%sT%02d:%02d", picked.Date, want/60, want%60) {
+		t.Errorf("moved from minute %d by two right arrows: notBefore %v, want %02d:%02d", picked.Start, got, want/60, want%60)
+	}
+	// The keyboard stays on the moved bar, also once the server's drawing
+	// of the timeline arrives.
+	b.waitFor(t, "the focus on the moved bar", `document.activeElement && !!document.activeElement.closest('.tl-row[data-name="Ben Okafor"] .tl-bar[data-step="`+step+`"]')`)
 }
 
 func stepByID(t *testing.T, w *testWorld, s *dispatchShop, id string) workshop.Step {
@@ -450,7 +466,7 @@ func TestBrowserDispatchSharedAndTray(t *testing.T) {
 	b.do(t, "agree to confirmations", chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = q => { window.asked = q; return true; };
 		document.getElementById("dispatch-message").textContent = ""`))
 	b.drag(t, b.dragTo(t, `document.querySelector('.tray-step[data-step="`+s.lonely.ID+`"]')`, "Ana Petrova", 15*60))
-	b.waitFor(t, "asked about the skills", `window.asked.includes("Ana Petrova lacks the skills isolation")`)
+	b.waitFor(t, "asked about the skills", `window.asked.includes("Ana Petrova does not have the isolation skill that Isolation test needs")`)
 	b.waitFor(t, "placed from the tray", `document.getElementById("dispatch-message").textContent.startsWith("Moved ")`)
 	if st := stepByID(t, w, s, s.lonely.ID); len(st.TechIDs) != 1 || st.TechIDs[0] != s.ana.ID || st.NotBefore == nil {
 		t.Errorf("the tray step dropped on Ana: %v at %v; want Ana, scheduled", st.TechIDs, st.NotBefore)

@@ -26,6 +26,8 @@ func TestDocsImages(t *testing.T) {
 	for _, page := range []struct{ name, path, ready string }{
 		{"board", "/locations/" + loc + "/board", "main h1"},
 		{"dispatch", "/locations/" + loc + "/dispatch", "main h1"},
+		{"dispatch-week", "/locations/" + loc + "/dispatch/week", "table.week"},
+		{"wall", "/locations/" + loc + "/board?display=wall", ".job-number"},
 		{"newjob", "/locations/" + loc + "/jobs/new", "main h1"},
 		{"dayclose", "/locations/" + loc + "/day-close", "main h1"},
 	} {

@@ -47,11 +47,11 @@ type chrome struct {
 	errors []string
 }
 
-// browserTests lets two tests drive browsers at once: each Chromium with
-// its server takes most of a core, and with every browser test at once on
-// two cores the pages' 20-second steps ran out (CI, issue 29). A test
-// takes its turn at its first browser and keeps it, with any second
-// browser it opens, until it ends.
+// browserTests lets two tests drive browsers at once: each test's pages
+// with its server take most of a core, and with every browser test at once
+// on two cores the pages' 20-second steps ran out (CI, issue 29). A test
+// takes its turn at its first tab and keeps it, with any second tab it
+// opens, until it ends.
 var browserTests = struct {
 	sync.Mutex
 	turns   chan struct{}
@@ -129,7 +129,11 @@ func newChrome(t *testing.T) *chrome {
 	path := chromiumPath(t)
 	browserTurn(t)
 	ctx, cancel := chromedp.NewContext(sharedChromium(t, path), chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
+	// The tab closes as the test's function returns (t.Context is done
+	// then), before the test's cleanups stop its servers: a page still open
+	// would log their going away as errors.
+	stop := context.AfterFunc(t.Context(), cancel)
+	t.Cleanup(func() { stop(); cancel() })
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
 	t.Cleanup(cancelTimeout)
 	b := &chrome{ctx: ctx, allowed: func(string) bool { return false }}
@@ -138,6 +142,9 @@ func newChrome(t *testing.T) *chrome {
 		for m, err := range messages {
 			if err != nil {
 				return
+			}
+			if t.Context().Err() != nil {
+				continue // the test is over: what its closing page logs is not its fault
 			}
 			if (m.IsException() || m.Type == "error") && !b.allowed(m.String()) {
 				b.mu.Lock()

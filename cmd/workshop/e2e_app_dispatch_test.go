@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,8 +71,8 @@ func TestAppDispatch(t *testing.T) {
 		b.login("desk@dispatch.example", testPassword, "").want(t, "advisor signs in", http.StatusSeeOther, "/")
 		p := b.get(path)
 		p.want(t, "the plan", http.StatusOK, "", `data-name="Jonas"`, "proposed by the planner", "Accept the whole plan",
-			"for 2 unassigned steps", ev.JobNumber+" · High voltage check</a>", "No technician has the skills", "Jobs at risk",
-			`name="stepId" value="`+first.ID+`"`)
+			"for 2 unassigned steps", ev.JobNumber+" · High voltage check</a>", "No technician has the skills", "Jobs at risk")
+		b.get(path+"/steps/"+first.ID).want(t, "a proposal's form", http.StatusOK, "", "Accept the proposal", `name="stepId" value="`+first.ID+`"`)
 		b.get(path+"?by=bay").want(t, "the plan by bay", http.StatusOK, "", `data-name="Lift 1"`)
 		b.get(path+"?date=tomorrow").want(t, "a bad date", http.StatusBadRequest, "", "YYYY-MM-DD")
 
@@ -83,7 +85,7 @@ func TestAppDispatch(t *testing.T) {
 			t.Errorf("after accepting one step: first %+v, second %+v; want only the first assigned", steps[first.ID], steps[second.ID])
 		}
 		b.get(path+"?accepted="+first.ID).want(t, "accepted", http.StatusOK, "",
-			"Accepted "+job.JobNumber+" · Matrix step: Jonas, Lift 1.", "assigned by a person", "for 1 unassigned step.")
+			"Accepted "+job.JobNumber+" · Matrix step: Jonas, Lift 1.", "assigned by a person", "for 1 unassigned step:")
 		b.post(path+"/apply", url.Values{}).want(t, "accept the whole plan", http.StatusSeeOther, path+"?accepted=all&n=1")
 		b.get(path+"?accepted=all&n=1").want(t, "accepted all", http.StatusOK, "",
 			"Accepted the whole plan: the technicians and bays it proposed are now assigned to 1 step.")
@@ -96,6 +98,51 @@ func TestAppDispatch(t *testing.T) {
 			t.Errorf("the unplaceable step was assigned: %+v", got)
 		}
 		b.get(path).wantNot(t, "nothing left to accept", "Accept the whole plan")
+
+		// The week, a table without JavaScript: Jonas's hours each day.
+		b.get(path+"/week").want(t, "the week", http.StatusOK, "", `<table class="week">`, "Jonas", " of ", "Jobs at risk")
+		b.get(path+"/week?from=yesterday").want(t, "a bad date", http.StatusBadRequest, "", "YYYY-MM-DD")
+		b.get(path+"/week?from=2000-01-01").want(t, "before today", http.StatusUnprocessableEntity, "", "The plan covers today")
+		tech.get(path+"/week").want(t, "technician opens the week", http.StatusForbidden, "")
+	})
+}
+
+// "Accept the whole plan" says how many steps on which days, and offers
+// the day's alone, which accepts that day's proposals only (the demo's
+// plan proposes steps today and tomorrow).
+func TestAppDispatchAcceptDay(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		w := newWorld(t, db.URL)
+		out, err := w.op.Demo(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := startServer(t, db.URL)
+		b := newBrowser(t, srv.URL)
+		var owner operator.DemoUser
+		for _, u := range out.Users {
+			if u.Role == workshop.RoleOwner {
+				owner = u
+			}
+		}
+		b.login(owner.Email, owner.Password, "").want(t, "owner signs in", http.StatusSeeOther, "/")
+		path := "/locations/" + out.LocationIDs[0] + "/dispatch"
+		page := b.get(path)
+		page.want(t, "the plan", http.StatusOK, "", "Accept the whole plan (")
+		m := regexp.MustCompile(`Accept this day's (\d+) alone`).FindStringSubmatch(page.body)
+		date := regexp.MustCompile(`data-date="([0-9-]+)"`).FindStringSubmatch(page.body)
+		if m == nil || date == nil {
+			t.Skipf("the demo's plan proposes steps on one day only: nothing to tell apart")
+		}
+		before := strings.Count(page.body, `class="tl-bar proposed`)
+		b.post(path+"/apply", url.Values{"scope": {"day"}, "date": {date[1]}}).want(t, "accept the day", http.StatusSeeOther,
+			path+"?accepted=day&date="+date[1]+"&n="+m[1])
+		after := b.get(path + "?accepted=day&date=" + date[1] + "&n=" + m[1])
+		after.want(t, "the day accepted", http.StatusOK, "", "Accepted this day&#39;s proposals", "Accept the whole plan (")
+		if n := strings.Count(after.body, `class="tl-bar proposed`); n != 0 || before == 0 {
+			t.Errorf("proposed bars on the day: %d before, %d after accepting the day; want some, then none", before, n)
+		}
 	})
 }
 
@@ -129,8 +176,13 @@ func TestAppDispatchMove(t *testing.T) {
 			}
 			return v
 		}
-		moved := path + "?date=" + day + "&how=move&moved=" + oil.ID
-		b.post(path+"/steps/"+oil.ID+"/move", move(oil, nil)).want(t, "move", http.StatusSeeOther, moved)
+		b.post(path+"/steps/"+oil.ID+"/move", move(oil, url.Values{"action": {"preview"}})).want(t, "what the move would do, without JavaScript",
+			http.StatusOK, "", "If moved so: ", "other step", `name="start" type="datetime-local" step="300" value="`+day+`T10:30"`)
+		if got := stepByID(t, w, s, oil.ID); got.NotBefore != nil || len(got.TechIDs) != 0 {
+			t.Errorf("a preview moved the step: %v %v", got.TechIDs, got.NotBefore)
+		}
+		b.post(path+"/steps/"+oil.ID+"/move", move(oil, nil)).want(t, "move", http.StatusSeeOther, movedTo(path, day, "move", oil, stepByID(t, w, s, oil.ID)))
+		moved := movedTo(path, day, "move", oil, stepByID(t, w, s, oil.ID))
 		b.get(moved).want(t, "told", http.StatusOK, "", "Moved "+s.jobs[2].JobNumber+" · Oil service · M-XY 3120 to Cem Yilmaz, Lift 1.")
 		got := stepByID(t, w, s, oil.ID)
 		if got.NotBefore == nil || got.NotBefore.In(zone).Format("2006-01-02T15:04") != day+"T10:30" ||
@@ -141,26 +193,52 @@ func TestAppDispatchMove(t *testing.T) {
 		b.post(path+"/steps/"+oil.ID+"/move", move(oil, url.Values{"start": {day + "T11:00"}})).want(t, "a stale form",
 			http.StatusConflict, "", "Someone else changed this step")
 
-		unscheduled := path + "?date=" + day + "&how=unschedule&moved=" + oil.ID
 		b.post(path+"/steps/"+oil.ID+"/move", move(got, url.Values{"action": {"unschedule"}})).want(t, "unschedule",
-			http.StatusSeeOther, unscheduled)
+			http.StatusSeeOther, movedTo(path, day, "unschedule", got, stepByID(t, w, s, oil.ID)))
+		unscheduled := movedTo(path, day, "unschedule", got, stepByID(t, w, s, oil.ID))
 		b.get(unscheduled).want(t, "told", http.StatusOK, "", "Unscheduled "+s.jobs[2].JobNumber+" · Oil service · M-XY 3120: the planner times it again")
 		if got = stepByID(t, w, s, oil.ID); got.NotBefore != nil || len(got.TechIDs) != 1 || got.BayID == nil {
 			t.Errorf("unscheduled step: %v %v %v; want no notBefore, its technician and bay kept", got.TechIDs, got.BayID, got.NotBefore)
 		}
 
+		// Undo, from the page the move led to: the step's technicians, bay
+		// and notBefore as they were, if no one changed it since.
+		undone := b.get(unscheduled)
+		undone.want(t, "the undo offered", http.StatusOK, "", `class="undo"`, `name="action" value="undo"`)
+		unschedulededStep := got
+		undo := url.Values{"action": {"undo"}, "techIds": {s.cem.ID}, "bayId": {s.lift1.ID},
+			"notBefore": {day + "T10:30:00" + time.Now().In(zone).Format("-07:00")}, "updatedAt": {strconv.FormatInt(int64(unschedulededStep.UpdatedAt), 10)}, "date": {day}}
+		b.post(path+"/steps/"+oil.ID+"/move", undo).want(t, "undo", http.StatusSeeOther, path+"?date="+day+"&how=undo&moved="+oil.ID)
+		b.get(path+"?date="+day+"&how=undo&moved="+oil.ID).want(t, "told", http.StatusOK, "", "Put "+s.jobs[2].JobNumber+" · Oil service · M-XY 3120 back: Cem Yilmaz, Lift 1, not before ")
+		if got = stepByID(t, w, s, oil.ID); got.NotBefore == nil || got.NotBefore.In(zone).Format("2006-01-02T15:04") != day+"T10:30" {
+			t.Errorf("after the undo, notBefore %v; want %sT10:30 again", got.NotBefore, day)
+		}
+		b.post(path+"/steps/"+oil.ID+"/move", undo).want(t, "an undo after a change", http.StatusConflict, "", "since it was moved, so it was not put back")
+
 		lonely := url.Values{"techIds": {s.ana.ID}, "bayId": {s.lift1.ID}}
 		b.post(path+"/steps/"+s.lonely.ID+"/move", move(s.lonely, lonely)).want(t, "a technician without the skills",
-			http.StatusOK, "", "Ana Petrova lacks the skills isolation this step needs. Move it anyway?", `name="confirm" value="1"`)
+			http.StatusOK, "", "Ana Petrova does not have the isolation skill that Isolation test needs. Move it anyway?", `name="confirm" value="1"`)
 		if got = stepByID(t, w, s, s.lonely.ID); len(got.TechIDs) != 0 {
 			t.Errorf("moved before confirming: %v", got.TechIDs)
 		}
 		lonely.Set("confirm", "1")
 		b.post(path+"/steps/"+s.lonely.ID+"/move", move(s.lonely, lonely)).want(t, "confirmed",
-			http.StatusSeeOther, path+"?date="+day+"&how=move&moved="+s.lonely.ID)
+			http.StatusSeeOther, movedTo(path, day, "move", s.lonely, stepByID(t, w, s, s.lonely.ID)))
 
 		wipers := deskJob(t, w, s.org.ID, s.jobs[2].ID).Steps[1]
 		b.post(path+"/steps/"+wipers.ID+"/move", move(wipers, url.Values{"bayId": {s.lift3.ID}})).want(t, "a bay in maintenance",
 			http.StatusUnprocessableEntity, "", "Lift 3 is in maintenance")
 	})
+}
+
+// movedTo is where a move without JavaScript leads: the dispatch page of
+// the day, saying what moved, with the Undo of it (the step as it was
+// before, and the version the move left).
+func movedTo(path, day, how string, before, after workshop.Step) string {
+	v := url.Values{"date": {day}, "how": {how}, "moved": {before.ID}, "undo.techIds": before.TechIDs,
+		"undo.bayId": {deref(before.BayID)}, "undo.notBefore": {""}, "undo.updatedAt": {strconv.FormatInt(int64(after.UpdatedAt), 10)}}
+	if before.NotBefore != nil {
+		v.Set("undo.notBefore", before.NotBefore.Time.Format(time.RFC3339))
+	}
+	return path + "?" + v.Encode()
 }

@@ -94,10 +94,11 @@ func TestAppNewWorkshopJourney(t *testing.T) {
 		step := job.Steps[0]
 		advisor.post("/jobs/"+jobID+"/steps/"+step.ID+"/assign", url.Values{"techIds": {tech.ID}, "bayId": {bay.ID}, "updatedAt": {ver(step.UpdatedAt)}}).
 			want(t, "assign", http.StatusSeeOther, "")
-		for _, action := range []string{"start", "complete"} {
+		// Back on their list, which confirms the tap at the step.
+		for _, a := range []struct{ action, done string }{{"start", "started"}, {"complete", "completed"}} {
 			step = deskJob(t, w, orgID, jobID).Steps[0]
-			techUser.post("/jobs/"+jobID+"/steps/"+step.ID+"/"+action, url.Values{"updatedAt": {ver(step.UpdatedAt)}, "next": {"/my/work"}}).
-				want(t, "the technician does "+action, http.StatusSeeOther, "/my/work")
+			techUser.post("/jobs/"+jobID+"/steps/"+step.ID+"/"+a.action, url.Values{"updatedAt": {ver(step.UpdatedAt)}, "next": {"/my/work"}}).
+				want(t, "the technician does "+a.action, http.StatusSeeOther, "/my/work?done="+a.done+"&step="+step.ID)
 		}
 		job = deskJob(t, w, orgID, jobID)
 		advisor.post("/jobs/"+jobID+"/deliver", url.Values{"updatedAt": {ver(job.UpdatedAt)}}).want(t, "deliver", http.StatusSeeOther, "")

@@ -57,6 +57,18 @@ var operationRules = map[string]opRule{
 	"getPlan":         {scope: "board:read"},
 	"getAvailability": {scope: "board:read"},
 	"applyPlan":       {scope: "jobs:write"},
+	"previewPlan":     {scope: "board:read"},
+
+	"getAvailabilityDays": {scope: "board:read"},
+	"getCapacity":         {scope: "board:read"},
+
+	"listAbsences":              {scope: "attendance:read"},
+	"createAbsence":             {scope: "attendance:write"},
+	"deleteAbsence":             {scope: "attendance:write"},
+	"listBayMaintenanceWindows": {scope: "bays:read"},
+	"createMaintenanceWindow":   {scope: "bays:write"},
+	"deleteMaintenanceWindow":   {scope: "bays:write"},
+	"listMaintenanceWindows":    {scope: "bays:read"},
 
 	"getJobDetail":        {scope: "jobs:read"},
 	"listAttendance":      {scope: "attendance:read"},
@@ -134,13 +146,44 @@ var recordFixtures = map[string]recordFixture{
 		}
 		return bay.ID, bay.UpdatedAt
 	},
+	"absenceId": func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, _ map[string]string) (string, workshop.Micros) {
+		tec, err := w.op.CreateTechnician(context.Background(), operator.TechnicianRequest{LocationID: loc.ID, Name: "Matrix absent", WIPLimit: 2})
+		if err != nil {
+			t.Fatalf("create technician: %v", err)
+		}
+		start := time.Now().Add(24 * time.Hour).Truncate(time.Second)
+		a, err := w.st.CreateAbsence(context.Background(), store.Visibility{OrgID: o.ID},
+			workshop.Absence{TechID: tec.ID, Start: start, End: start.Add(8 * time.Hour), Reason: "training"})
+		if err != nil {
+			t.Fatalf("create absence: %v", err)
+		}
+		return a.ID, 0
+	},
+	"windowId": func(t *testing.T, w *testWorld, o *testOrg, loc workshop.Location, before map[string]string) (string, workshop.Micros) {
+		bayID := before["bayId"]
+		if bayID == "" {
+			bay, err := w.op.CreateBay(context.Background(), loc.ID, "Matrix serviced bay", nil, nil)
+			if err != nil {
+				t.Fatalf("create bay: %v", err)
+			}
+			bayID = bay.ID
+		}
+		start := time.Now().Add(24 * time.Hour).Truncate(time.Second)
+		mw, err := w.st.CreateMaintenanceWindow(context.Background(), store.Visibility{OrgID: o.ID},
+			workshop.MaintenanceWindow{BayID: bayID, Start: start, End: start.Add(2 * time.Hour), Reason: "lift inspection"})
+		if err != nil {
+			t.Fatalf("create maintenance window: %v", err)
+		}
+		return mw.ID, 0
+	},
 }
 
 // locationBoundParams are the path parameters naming a record that belongs
 // to one location: a location key naming one of another location is
 // refused (404, as if it did not exist). Integrations belong to the
 // organisation.
-var locationBoundParams = map[string]bool{"jobId": true, "stepId": true, "technicianId": true, "bayId": true}
+var locationBoundParams = map[string]bool{"jobId": true, "stepId": true, "technicianId": true, "bayId": true, "absenceId": true,
+	"windowId": true}
 
 // requestOverrides adjust the request of an operation whose plausible
 // request (built from the document's schemas) is not enough for a 2xx.
@@ -163,13 +206,27 @@ var requestOverrides = map[string]func(t *testing.T, m *matrix, o *testOrg, loc 
 		delete(req.body, "at")
 	},
 	// A service of the location's catalog.
-	"getAvailability": func(t *testing.T, m *matrix, o *testOrg, loc workshop.Location, req *matrixRequest) {
-		it := workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: o.ID, LocationID: loc.ID, ServiceCode: "MATRIX",
-			Name: "Matrix service", EstimatedDuration: 30, RequiredSkills: []string{}, IsActive: true}
-		if _, err := m.w.st.PutCatalogItem(context.Background(), it); err != nil {
-			t.Fatalf("put catalog item: %v", err)
-		}
-		req.query.Set("serviceCodes", "MATRIX")
+	"getAvailability": matrixQuoteServices,
+	"getAvailabilityDays": func(t *testing.T, m *matrix, o *testOrg, loc workshop.Location, req *matrixRequest) {
+		matrixQuoteServices(t, m, o, loc, req)
+		req.query.Del("from")
+	},
+	"getCapacity": func(_ *testing.T, _ *matrix, _ *testOrg, _ workshop.Location, req *matrixRequest) {
+		req.query.Del("from")
+	},
+	// A technician of the location, a valid span and reason.
+	"createAbsence": func(t *testing.T, m *matrix, _ *testOrg, loc workshop.Location, req *matrixRequest) {
+		start := time.Now().Add(48 * time.Hour).Truncate(time.Second)
+		req.body["techId"], req.body["reason"] = matrixTechnician(t, m, loc), "vacation"
+		req.body["start"], req.body["end"] = start.Format(time.RFC3339), start.Add(24*time.Hour).Format(time.RFC3339)
+	},
+	"createMaintenanceWindow": func(_ *testing.T, _ *matrix, _ *testOrg, _ workshop.Location, req *matrixRequest) {
+		start := time.Now().Add(48 * time.Hour).Truncate(time.Second)
+		req.body["start"], req.body["end"] = start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339)
+	},
+	// No change: the plan as it is, and nothing it would do.
+	"previewPlan": func(_ *testing.T, _ *matrix, _ *testOrg, _ workshop.Location, req *matrixRequest) {
+		req.body["changes"], req.body["technicians"] = []any{}, []any{}
 	},
 	// A subscribable event; a loopback url where nothing listens (the test
 	// server allows it), so that deliveries go nowhere.
@@ -586,6 +643,16 @@ func TestRevocationAcrossProcesses(t *testing.T) {
 }
 
 // matrixTechnician makes a technician of the location.
+// matrixQuoteServices quotes a service of the location's catalog.
+func matrixQuoteServices(t *testing.T, m *matrix, o *testOrg, loc workshop.Location, req *matrixRequest) {
+	it := workshop.CatalogItem{ID: workshop.NewID(workshop.PrefixCatalogItem), OrgID: o.ID, LocationID: loc.ID, ServiceCode: "MATRIX",
+		Name: "Matrix service", EstimatedDuration: 30, RequiredSkills: []string{}, IsActive: true}
+	if _, err := m.w.st.PutCatalogItem(context.Background(), it); err != nil {
+		t.Fatalf("put catalog item: %v", err)
+	}
+	req.query.Set("serviceCodes", "MATRIX")
+}
+
 func matrixTechnician(t *testing.T, m *matrix, loc workshop.Location) string {
 	t.Helper()
 	tech, err := m.w.op.CreateTechnician(context.Background(), operator.TechnicianRequest{LocationID: loc.ID, Name: "Matrix tech", WIPLimit: 2})

@@ -22,7 +22,7 @@ func TestServePortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() }) // after the parallel subtests, not when this function returns
-	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+	storetest.EachEmpty(t, func(t *testing.T, db storetest.Database) {
 		r := runCmd(t, nil, "serve", "--addr", ln.Addr().String(), "--database", db.URL)
 		if r.code != 1 || !strings.Contains(r.stderr, "--addr "+ln.Addr().String()+": cannot listen there") {
 			t.Errorf("got exit %d, stderr %q; want 1 and a message naming the address", r.code, r.stderr)

@@ -214,6 +214,7 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 		c.onListen(ln.Addr().String())
 	}
 	go purgeIdempotencyKeys(ctx, st, log)
+	go sweepCustomerData(ctx, st, c.now, log)
 	if c.backups.Dir != "" {
 		if st.Dialect() != "sqlite" {
 			return errors.New("--backup-dir: scheduled backups are for SQLite; back PostgreSQL up with pg_dump")
@@ -245,6 +246,26 @@ func serveWith(ctx context.Context, c serveConfig, stdout, stderr io.Writer) (er
 }
 
 // purgeIdempotencyKeys drops Idempotency-Keys past their retention, hourly.
+// sweepCustomerData erases expired customer data (contract section 4):
+// every ten minutes it sweeps the locations whose daily sweep is due; the
+// store lets one process do each location's day.
+func sweepCustomerData(ctx context.Context, st *store.Store, now func() time.Time, log *slog.Logger) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		if n, err := st.SweepCustomerData(ctx, now()); err != nil && ctx.Err() == nil {
+			log.Warn("customer data sweep", "error", err)
+		} else if n.Jobs > 0 || n.Waiting > 0 {
+			log.Info("customer data sweep", "locations", n.Locations, "jobs", n.Jobs, "waiting_for_day_close", n.Waiting)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 func purgeIdempotencyKeys(ctx context.Context, st *store.Store, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()

@@ -27,6 +27,7 @@ func simulateCmd(args []string, stdout io.Writer) error {
 	jobs := fs.Int("jobs", def.JobsPerDay, "customers a day, on average")
 	confidence := fs.Float64("confidence", def.Confidence, fmt.Sprintf("promise confidence of quotes with learned durations (%.2f-%.2f)",
 		workshop.MinPromiseConfidence, workshop.MaxPromiseConfidence))
+	partTime := fs.Int("part-time", 0, "how many of the generated technicians work weekday mornings only (07:00-13:00)")
 	var hire, addBays multiFlag
 	fs.Var(&hire, "hire", "add a technician with these comma-separated skills, e.g. --hire diagnostics (repeatable; skills: "+
 		strings.Join(simulate.Skills, ", ")+")")
@@ -38,7 +39,7 @@ func simulateCmd(args []string, stdout io.Writer) error {
 		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
 	}
 	c := simulate.Config{Seed: *seed, Days: *days, Technicians: *techs, Bays: *bays, Services: *services, JobsPerDay: *jobs,
-		Confidence: *confidence}
+		Confidence: *confidence, PartTime: *partTime}
 	if err := choose("policy", list(*policies), simulate.Policies); err != nil {
 		return err
 	}
@@ -64,6 +65,9 @@ func simulateCmd(args []string, stdout io.Writer) error {
 			return err
 		}
 		c.AddBays = append(c.AddBays, codes)
+	}
+	if c.PartTime < 0 || c.PartTime > c.Technicians {
+		return usageError{fmt.Errorf("--part-time: from 0 to --technicians (%d)", c.Technicians)}
 	}
 	if c.Days < 1 || c.JobsPerDay < 0 {
 		return usageError{fmt.Errorf("--days: at least 1, --jobs: not negative")}
@@ -93,7 +97,11 @@ func simulateCmd(args []string, stdout io.Writer) error {
 func printWorkshop(w io.Writer, c simulate.Config, ws *simulate.Workshop) {
 	fmt.Fprintf(w, "seed %d, %d days, about %d customers a day\ntechnicians:", c.Seed, c.Days, c.JobsPerDay)
 	for _, t := range ws.Techs {
-		fmt.Fprintf(w, " %s (%s)", t.ID, strings.Join(t.Skills, ", "))
+		hours := ""
+		if t.Hours != nil {
+			hours = "; mornings"
+		}
+		fmt.Fprintf(w, " %s (%s%s)", t.ID, strings.Join(t.Skills, ", "), hours)
 	}
 	fmt.Fprint(w, "\nbays:")
 	for _, b := range ws.Bays {

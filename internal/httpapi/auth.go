@@ -142,13 +142,21 @@ var operationAccess = map[string]access{
 	"listDeliveryAttempts":     {scope: "webhooks:read"},
 	"listEvents":               {scope: "webhooks:read"},
 
-	"getJobDetail":        {scope: "jobs:read"},
-	"listAttendance":      {scope: "attendance:read"},
-	"clockIn":             {scope: "attendance:write"},
-	"clockOut":            {scope: "attendance:write"},
-	"listCatalog":         {scope: "catalog:read"},
-	"putCatalogItem":      {scope: "catalog:write"},
-	"getWorkshopSettings": {scope: "workshop:read"},
+	"getJobDetail":   {scope: "jobs:read"},
+	"listAttendance": {scope: "attendance:read"},
+	"clockIn":        {scope: "attendance:write"},
+	"clockOut":       {scope: "attendance:write"},
+	"listAbsences":   {scope: "attendance:read"},
+	"createAbsence":  {scope: "attendance:write"},
+	"deleteAbsence":  {scope: "attendance:write"},
+
+	"listBayMaintenanceWindows": {scope: "bays:read"},
+	"listMaintenanceWindows":    {scope: "bays:read"},
+	"createMaintenanceWindow":   {scope: "bays:write"},
+	"deleteMaintenanceWindow":   {scope: "bays:write"},
+	"listCatalog":               {scope: "catalog:read"},
+	"putCatalogItem":            {scope: "catalog:write"},
+	"getWorkshopSettings":       {scope: "workshop:read"},
 }
 
 // authorize checks the plan and the scope of an operation.

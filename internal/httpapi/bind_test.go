@@ -14,21 +14,23 @@ import (
 
 // requestBodies are the generated types of the operations' JSON bodies.
 var requestBodies = map[string]func() any{
-	"createIntegration": func() any { return new(oapi.CreateIntegrationJSONRequestBody) },
-	"createJob":         func() any { return new(oapi.CreateJobJSONRequestBody) },
-	"patchJob":          func() any { return new(oapi.PatchJobJSONRequestBody) },
-	"createStep":        func() any { return new(oapi.CreateStepJSONRequestBody) },
-	"patchStep":         func() any { return new(oapi.PatchStepJSONRequestBody) },
-	"cancelJob":         func() any { return new(oapi.CancelJobJSONRequestBody) },
-	"patchTechnician":   func() any { return new(oapi.PatchTechnicianJSONRequestBody) },
-	"patchBay":          func() any { return new(oapi.PatchBayJSONRequestBody) },
-	"applyPlan":         func() any { return new(oapi.ApplyPlanJSONRequestBody) },
-	"previewPlan":       func() any { return new(oapi.PreviewPlanJSONRequestBody) },
-	"createWebhook":     func() any { return new(oapi.CreateWebhookJSONRequestBody) },
-	"patchWebhook":      func() any { return new(oapi.PatchWebhookJSONRequestBody) },
-	"clockIn":           func() any { return new(oapi.ClockInJSONRequestBody) },
-	"clockOut":          func() any { return new(oapi.ClockOutJSONRequestBody) },
-	"putCatalogItem":    func() any { return new(oapi.PutCatalogItemJSONRequestBody) },
+	"createIntegration":       func() any { return new(oapi.CreateIntegrationJSONRequestBody) },
+	"createJob":               func() any { return new(oapi.CreateJobJSONRequestBody) },
+	"patchJob":                func() any { return new(oapi.PatchJobJSONRequestBody) },
+	"createStep":              func() any { return new(oapi.CreateStepJSONRequestBody) },
+	"patchStep":               func() any { return new(oapi.PatchStepJSONRequestBody) },
+	"cancelJob":               func() any { return new(oapi.CancelJobJSONRequestBody) },
+	"patchTechnician":         func() any { return new(oapi.PatchTechnicianJSONRequestBody) },
+	"patchBay":                func() any { return new(oapi.PatchBayJSONRequestBody) },
+	"applyPlan":               func() any { return new(oapi.ApplyPlanJSONRequestBody) },
+	"previewPlan":             func() any { return new(oapi.PreviewPlanJSONRequestBody) },
+	"createWebhook":           func() any { return new(oapi.CreateWebhookJSONRequestBody) },
+	"patchWebhook":            func() any { return new(oapi.PatchWebhookJSONRequestBody) },
+	"clockIn":                 func() any { return new(oapi.ClockInJSONRequestBody) },
+	"clockOut":                func() any { return new(oapi.ClockOutJSONRequestBody) },
+	"putCatalogItem":          func() any { return new(oapi.PutCatalogItemJSONRequestBody) },
+	"createAbsence":           func() any { return new(oapi.CreateAbsenceJSONRequestBody) },
+	"createMaintenanceWindow": func() any { return new(oapi.CreateMaintenanceWindowJSONRequestBody) },
 }
 
 // The generated binding takes the gate's parse (ValidatedValue) instead of
@@ -53,8 +55,8 @@ func TestBindingTheParseIsDecoding(t *testing.T) {
 			`{"updatedAt":"2026-11-21T10:15:30.123456Z","techIds":[],"bayId":"bay_1","notBefore":"2026-11-21T11:00:00+09:00","status":"in_progress"}`,
 		},
 		"createIntegration": {`{"name":"Autoline DMS","systemType":"dms"}`},
+		"previewPlan":       {`{"locationId":"loc_1","changes":[{"stepId":"stp_1","techIds":["tec_1"],"bayId":null,"notBefore":"2026-11-21T11:00:00+01:00"}],"technicians":[{"techId":"tec_2","status":"unavailable"}]}`},
 		"putCatalogItem":    {`{"name":"Oil change","estimatedDuration":30,"requiredSkills":["engine"],"isActive":false}`},
-		"previewPlan":       {`{"locationId":"loc_1","steps":[{"stepId":"stp_1","techIds":["tec_1"],"bayId":null,"notBefore":"2026-11-21T11:00:00+01:00"}],"technicians":[{"techId":"tec_2","status":"unavailable"}]}`},
 	}
 	seen := 0
 	for pattern, op := range operationsOf(doc) {

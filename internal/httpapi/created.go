@@ -11,10 +11,11 @@ import (
 // createdAddress are the operations that create a record (201), and where
 // the new record is read: under the request's path by its id, at the
 // request's path itself (a PUT), or nowhere of its own (nil: an attendance
-// is read in the attendance list).
+// is read in the attendance list, an absence or a maintenance window in
+// theirs).
 var createdAddress = map[string]func(path, id string) string{
 	"createJob": underPath, "createStep": underPath, "createWebhook": underPath, "createIntegration": underPath,
-	"putCatalogItem": atPath, "clockIn": nil,
+	"putCatalogItem": atPath, "clockIn": nil, "createAbsence": nil, "createMaintenanceWindow": nil,
 }
 
 func underPath(path, id string) string { return path + "/" + id }

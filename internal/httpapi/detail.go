@@ -28,6 +28,7 @@ func detailOf(d workshop.JobDetail) oapi.JobDetail {
 		VehiclePlate: jo.VehiclePlate, VehicleMake: jo.VehicleMake, VehicleModel: jo.VehicleModel, PromiseTime: jo.PromiseTime,
 		Priority: jo.Priority, Source: jo.Source, ArrivalTime: jo.ArrivalTime, Status: jo.Status, CreatedAt: jo.CreatedAt,
 		UpdatedAt: jo.UpdatedAt, DeliveredAt: jo.DeliveredAt, CancelledAt: jo.CancelledAt, CancelReasonTags: jo.CancelReasonTags,
+		ExpectedArrival: jo.ExpectedArrival, CustomerName: jo.CustomerName, CustomerPhone: jo.CustomerPhone, CustomerEmail: jo.CustomerEmail,
 		PlannedStart: nullableOf(d.PlannedStart), PlannedEnd: nullableOf(d.PlannedEnd),
 		ActualStart: nullableOf(d.ActualStart), ActualEnd: nullableOf(d.ActualEnd),
 		Steps: make([]oapi.StepDetail, 0, len(d.Steps)), Holds: make([]oapi.Hold, 0, len(d.Holds)), Delays: make([]oapi.Delay, 0, len(d.Delays))}

@@ -39,7 +39,9 @@ func jobOf(j workshop.Job) oapi.Job {
 		VehiclePlate: nullableOf(j.VehiclePlate), VehicleMake: nullableOf(j.VehicleMake), VehicleModel: nullableOf(j.VehicleModel),
 		PromiseTime: nullableTime(j.PromiseTime), Priority: oapi.Priority(j.Priority), Source: oapi.Source(j.Source),
 		ArrivalTime: nullableTime(j.ArrivalTime), Status: oapi.JobStatus(j.Status), CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
-		DeliveredAt: nullableMicros(j.DeliveredAt), CancelledAt: nullableMicros(j.CancelledAt), CancelReasonTags: nonNilList(j.CancelReasons)}
+		DeliveredAt: nullableMicros(j.DeliveredAt), CancelledAt: nullableMicros(j.CancelledAt), CancelReasonTags: nonNilList(j.CancelReasons),
+		ExpectedArrival: nullableOf(j.ExpectedArrival), CustomerName: nullableOf(j.CustomerName), CustomerPhone: nullableOf(j.CustomerPhone),
+		CustomerEmail: nullableOf(j.CustomerEmail)}
 	if j.Steps != nil {
 		steps := mapList(j.Steps, stepOf)
 		out.Steps = &steps
@@ -156,7 +158,9 @@ func (h *handlers) CreateJob(ctx context.Context, req oapi.CreateJobRequestObjec
 	j := workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: p.OrgID, LocationID: loc, IntegrationID: p.IntegrationID,
 		ExternalKey: b.ExternalKey, JobNumber: deref(b.JobNumber), VehiclePlate: b.VehiclePlate, VehicleMake: b.VehicleMake,
 		VehicleModel: b.VehicleModel, PromiseTime: offsetOf(b.PromiseTime), Priority: "normal", Source: "other",
-		ArrivalTime: arrival, CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}}
+		ArrivalTime: arrival, CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{},
+		ExpectedArrival: valueOf(b.ExpectedArrival), CustomerName: valueOf(b.CustomerName), CustomerPhone: valueOf(b.CustomerPhone),
+		CustomerEmail: valueOf(b.CustomerEmail)}
 	if b.Priority != nil {
 		j.Priority = string(*b.Priority)
 	}
@@ -265,7 +269,9 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 		return nil, err
 	}
 	patch := store.JobPatch{UpdatedAt: version.at, JobNumber: b.JobNumber, VehiclePlate: optionalNullable(b.VehiclePlate),
-		VehicleMake: optionalNullable(b.VehicleMake), VehicleModel: optionalNullable(b.VehicleModel)}
+		VehicleMake: optionalNullable(b.VehicleMake), VehicleModel: optionalNullable(b.VehicleModel),
+		ExpectedArrival: optionalNullable(b.ExpectedArrival), CustomerName: optionalNullable(b.CustomerName),
+		CustomerPhone: optionalNullable(b.CustomerPhone), CustomerEmail: optionalNullable(b.CustomerEmail)}
 	var v workshop.Validation
 	if b.JobNumber != nil {
 		_ = v.Check(workshop.CheckJobNumber(*b.JobNumber))
@@ -295,6 +301,14 @@ func (h *handlers) PatchJob(ctx context.Context, req oapi.PatchJobRequestObject)
 		return nil, version.failed(err)
 	}
 	return appended{status: http.StatusOK, etag: etagOf(j.UpdatedAt), body: jobOf(j), size: jobSize}, nil
+}
+
+// valueOf is a nullable field's value, nil when null or not sent.
+func valueOf[T any](n nullable.Nullable[T]) *T {
+	if p := optionalNullable(n); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // optionalNullable maps a nullable field to "unchanged" (nil), "clear"

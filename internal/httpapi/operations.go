@@ -156,7 +156,8 @@ func settingsOf(ls store.LocationSettings) oapi.WorkshopSettings {
 		Breaks: mapList(ls.Breaks, func(b workshop.Break) oapi.Break {
 			return oapi.Break{Day: oapi.Weekday(b.Day), Start: b.Start, End: b.End}
 		}),
-		PlanningDurations: oapi.WorkshopSettingsPlanningDurations(ls.PlanningDurations), PromiseConfidence: ls.PromiseConfidence}
+		PlanningDurations: oapi.WorkshopSettingsPlanningDurations(ls.PlanningDurations), PromiseConfidence: ls.PromiseConfidence,
+		CustomerDataRetentionDays: nullableOf(ls.CustomerDataRetentionDays)}
 }
 
 func (h *handlers) GetWorkshopSettings(ctx context.Context, _ oapi.GetWorkshopSettingsRequestObject) (oapi.GetWorkshopSettingsResponseObject, error) {

@@ -20,7 +20,7 @@ type ResourceStore interface {
 
 func technicianOf(t workshop.Technician) oapi.Technician {
 	return oapi.Technician{Id: t.ID, LocationId: t.LocationID, Name: t.Name, Skills: nonNilList(t.Skills), WipLimit: t.WIPLimit,
-		Status: oapi.TechnicianStatus(t.Status), ClockedIn: t.ClockedIn, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+		Status: oapi.TechnicianStatus(t.Status), ClockedIn: t.ClockedIn, WorkingHours: weeklyHoursOf(t.WorkingHours), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 }
 
 func bayOf(b workshop.Bay) oapi.Bay {

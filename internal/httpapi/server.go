@@ -42,6 +42,7 @@ type Store interface {
 	WebhookStore
 	OperationsStore
 	PlanStore
+	CalendarStore
 }
 
 // Config are the API's settings.

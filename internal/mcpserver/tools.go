@@ -54,7 +54,8 @@ var tools = []toolSpec{
 	{
 		name: "list_technicians", operationID: "listTechnicians", title: "List technicians",
 		description: "List technicians, oldest first: location, name, skills, work-in-progress limit, operational status " +
-			"(available, on_break, unavailable) and whether they are clocked in. Filter by locationId." + pagination +
+			"(available, on_break, unavailable), whether they are clocked in, and workingHours (null: all of the location's " +
+			"opening hours; else the weekly periods they work, local HH:MM). Filter by locationId." + pagination +
 			" The JSON of GET /v1/scheduler/technicians.",
 	},
 	{
@@ -84,7 +85,8 @@ var tools = []toolSpec{
 		description: "Quote when a new job with the given services (serviceCodes: catalog service codes, done one after " +
 			"another in that order) could be finished if the vehicle arrived at from (RFC 3339; now by default), without " +
 			"moving planned work: the earliest completion to offer as the promise time, and each step's technician, bay and " +
-			"times. Service codes are in list_catalog. locationId is required." + findLocations +
+			"times. With learned durations the completion includes marginMinutes of working time for the location's promise " +
+			"confidence (the share of promises it wants kept). Service codes are in list_catalog. locationId is required." + findLocations +
 			" The JSON of GET /v1/scheduler/availability.",
 	},
 	{

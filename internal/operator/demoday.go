@@ -22,6 +22,10 @@ type demoJob struct {
 	arrivedAgo, promiseIn time.Duration // 0: not arrived (booked) / no promise
 	steps                 []demoStep
 	end                   string // "", "deliver" or "cancel"
+	// dropOffIn is a booking's drop-off time, working time after now (0:
+	// none); customer is whom to call: name, phone and email.
+	dropOffIn time.Duration
+	customer  [3]string
 }
 
 // A demo step, done as far as its state says.
@@ -37,9 +41,11 @@ type demoStep struct {
 // jobs in Queens, steps in progress in bays with technicians.
 var demoJobs = []demoJob{
 	{loc: demoBerlinID, plate: "B-DM 1001", make_: "Volkswagen", model: "Golf", source: "phone", promiseIn: 12 * time.Hour,
+		dropOffIn: 5 * time.Hour, customer: [3]string{"Hanna Schulz", "+49 30 5550 1001", "hanna.schulz@example.com"},
 		steps: []demoStep{{label: "Annual service", minutes: 90}, {label: "Brake check", phase: 1, minutes: 30}}},
 	{loc: demoBerlinID, plate: "B-DM 1002", make_: "Opel", model: "Corsa", source: "walk_in", arrivedAgo: 25 * time.Minute, promiseIn: 4 * time.Hour,
-		steps: []demoStep{{label: "Diagnosis: engine warning light", minutes: 45}}},
+		customer: [3]string{"Murat Yilmaz", "+49 170 555 1002", ""},
+		steps:    []demoStep{{label: "Diagnosis: engine warning light", minutes: 45}}},
 	{loc: demoBerlinID, plate: "B-DM 1003", make_: "BMW", model: "320d", source: "dms", priority: "high", arrivedAgo: 3 * time.Hour, promiseIn: time.Hour,
 		steps: []demoStep{
 			{label: "Oil and filter change", minutes: 45, state: workshop.StepCompleted, tech: "Aylin Demir", bay: "Bay 2"},
@@ -63,6 +69,7 @@ var demoJobs = []demoJob{
 	{loc: demoBerlinID, plate: "B-DM 1007", make_: "Ford", model: "Focus", source: "phone", arrivedAgo: 7 * time.Hour, end: "deliver",
 		steps: []demoStep{{label: "Oil service", minutes: 45, state: workshop.StepCompleted, tech: "Aylin Demir", bay: "Bay 2"}}},
 	{loc: demoBerlinID, plate: "B-DM 1008", make_: "Renault", model: "Clio", source: "phone", promiseIn: 20 * time.Hour, end: "cancel",
+		dropOffIn: 9 * time.Hour, customer: [3]string{"Claire Dubois", "+49 30 5550 1008", "claire@example.com"},
 		steps: []demoStep{{label: "Air conditioning service", minutes: 60}}},
 	{loc: demoNewYorkID, plate: "NY ABC-1234", make_: "Toyota", model: "Camry", source: "walk_in", arrivedAgo: 90 * time.Minute, promiseIn: 2 * time.Hour,
 		steps: []demoStep{{label: "Brake inspection", minutes: 45, state: workshop.StepInProgress, tech: "Maria Lopez", bay: "Bay A"}}},
@@ -116,6 +123,9 @@ func (o *Operator) demoDay(ctx context.Context, seed store.DemoSeed) error {
 			}
 		}
 	}
+	if err := o.demoCalendars(ctx, v, now, cals[demoBerlinID], techs, bays); err != nil {
+		return err
+	}
 	for _, t := range seed.Technicians {
 		if _, err := o.Store.ClockIn(ctx, v, t.ID, lastOpening(cals[t.LocationID], now)); err != nil {
 			return fmt.Errorf("clock in %s: %w", t.Name, err)
@@ -128,6 +138,32 @@ func (o *Operator) demoDay(ctx context.Context, seed store.DemoSeed) error {
 		if err := o.demoJob(ctx, v, dj, now, cals[dj.loc], techs, bays); err != nil {
 			return fmt.Errorf("demo job %s: %w", dj.plate, err)
 		}
+	}
+	return nil
+}
+
+// demoCalendars gives Berlin a shop's calendars: Aylin works mornings
+// only, Lukas is on vacation from Monday to Wednesday next week and Bay 1's
+// lift is serviced next Thursday morning.
+func (o *Operator) demoCalendars(ctx context.Context, v store.Visibility, now time.Time, cal workshop.Calendar, techs, bays map[string]string) error {
+	var mornings []workshop.WeeklyHours
+	for _, day := range workshop.Weekdays[:5] {
+		mornings = append(mornings, workshop.WeeklyHours{Day: day, Start: "08:00", End: "13:00"})
+	}
+	if _, err := o.Store.SetTechnicianHours(ctx, v, techs["Aylin Demir"], mornings, workshop.MicrosOf(now)); err != nil {
+		return fmt.Errorf("demo hours: %w", err)
+	}
+	local := now.In(cal.Zone)
+	y, m, d := local.Date()
+	monday := time.Date(y, m, d+7-(int(local.Weekday())+6)%7, 0, 0, 0, 0, cal.Zone) // next week's
+	if _, err := o.Store.CreateAbsence(ctx, v, workshop.Absence{TechID: techs["Lukas Becker"], Start: monday, End: monday.AddDate(0, 0, 3),
+		Reason: "vacation", Note: "Family holiday"}); err != nil {
+		return fmt.Errorf("demo absence: %w", err)
+	}
+	thursday := monday.AddDate(0, 0, 3)
+	if _, err := o.Store.CreateMaintenanceWindow(ctx, v, workshop.MaintenanceWindow{BayID: bays[demoBerlinID+"/Bay 1"],
+		Start: thursday.Add(8 * time.Hour), End: thursday.Add(12 * time.Hour), Reason: "Lift inspection"}); err != nil {
+		return fmt.Errorf("demo maintenance window: %w", err)
 	}
 	return nil
 }
@@ -154,6 +190,15 @@ func (o *Operator) demoJob(ctx context.Context, v store.Visibility, dj demoJob, 
 	}
 	if dj.promiseIn > 0 {
 		j.PromiseTime = &workshop.OffsetTime{Time: cal.AddWork(now, dj.promiseIn).In(zone).Truncate(time.Minute)}
+	}
+	if dj.dropOffIn > 0 {
+		t := cal.AddWork(now, dj.dropOffIn).In(zone).Truncate(15 * time.Minute)
+		j.ExpectedArrival = &t
+	}
+	for i, p := range []**string{&j.CustomerName, &j.CustomerPhone, &j.CustomerEmail} {
+		if dj.customer[i] != "" {
+			*p = &dj.customer[i]
+		}
 	}
 	cursor := now
 	if dj.arrivedAgo > 0 {

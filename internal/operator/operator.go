@@ -30,6 +30,10 @@ type Store interface {
 	RevokeCredential(ctx context.Context, id string) (workshop.Micros, error)
 	CreateTechnician(ctx context.Context, t workshop.Technician) (workshop.Technician, error)
 	DeleteTechnician(ctx context.Context, id string) error
+	RecordVisibility(ctx context.Context, table, id string) (store.Visibility, error)
+	SetTechnicianHours(ctx context.Context, v store.Visibility, id string, hours []workshop.WeeklyHours, now workshop.Micros) (workshop.Technician, error)
+	CreateAbsence(ctx context.Context, v store.Visibility, a workshop.Absence, opts ...store.WriteOption) (workshop.Absence, error)
+	CreateMaintenanceWindow(ctx context.Context, v store.Visibility, w workshop.MaintenanceWindow, opts ...store.WriteOption) (workshop.MaintenanceWindow, error)
 	CreateBay(ctx context.Context, b workshop.Bay) (workshop.Bay, error)
 	DeleteBay(ctx context.Context, id string) error
 	SetCancelTags(ctx context.Context, locationID string, tags []workshop.CancelTag) ([]workshop.CancelTag, error)
@@ -416,4 +420,22 @@ func nonNil(list []string) []string {
 		return []string{}
 	}
 	return list
+}
+
+// SetTechnicianHours sets a technician's working hours from JSON: null
+// (the location's working time) or a weekly list
+// [{"day":"mon","start":"08:00","end":"14:00"}].
+func (o *Operator) SetTechnicianHours(ctx context.Context, id, hoursJSON string) (workshop.Technician, error) {
+	if strings.TrimSpace(hoursJSON) == "" {
+		return workshop.Technician{}, workshop.Invalid("workingHours", `Give the hours with --working-hours JSON: null, or a list such as [{"day":"mon","start":"08:00","end":"14:00"}].`)
+	}
+	hours, err := workshop.ParseWorkingHours(hoursJSON)
+	if err != nil {
+		return workshop.Technician{}, err
+	}
+	v, err := o.Store.RecordVisibility(ctx, "technicians", id)
+	if err != nil {
+		return workshop.Technician{}, err
+	}
+	return o.Store.SetTechnicianHours(ctx, v, id, hours, o.stamp())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +37,25 @@ func PromiseConfidence(v float64) SettingsOption {
 			s.PromiseConfidence = v
 		}
 	}
+}
+
+// CustomerDataRetention sets customerDataRetentionDays from the command
+// line: "" keeps it, "none" removes the limit, else a whole number of days
+// (30 to 3650, checked with the other settings).
+func CustomerDataRetention(v string) (SettingsOption, error) {
+	v = strings.TrimSpace(v)
+	switch v {
+	case "":
+		return func(*workshop.Settings) {}, nil
+	case "none":
+		return func(s *workshop.Settings) { s.CustomerDataRetentionDays = nil }, nil
+	}
+	days, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, workshop.Invalid("customerDataRetentionDays", "Give the days as a whole number from %d to %d, or none.",
+			workshop.MinRetentionDays, workshop.MaxRetentionDays)
+	}
+	return func(s *workshop.Settings) { s.CustomerDataRetentionDays = &days }, nil
 }
 
 // SetSettings replaces a location's workshop settings. hours and breaks

@@ -274,14 +274,17 @@ func startMinute(now time.Time) int64 {
 // durations as the plan p gives them.
 func inputOf(d store.PlanData, p *Plan, zone *time.Location, now time.Time) workshop.DispatchInput {
 	in := workshop.DispatchInput{Calendar: workshop.NewCalendar(zone, d.Settings), Now: now, BayBuffer: d.Settings.BayBuffer()}
+	techAway, bayAway := timeAway(d, now)
 	for _, t := range d.Techs {
-		in.Techs = append(in.Techs, workshop.DispatchTech{ID: t.ID, Skills: t.Skills, Unavailable: t.Status == "unavailable"})
+		in.Techs = append(in.Techs, workshop.DispatchTech{ID: t.ID, Skills: t.Skills, Unavailable: t.Status == "unavailable",
+			Work: workshop.WorkTime{Hours: t.WorkingHours, Away: techAway[t.ID]}})
 	}
 	for _, b := range d.Bays {
-		in.Bays = append(in.Bays, workshop.DispatchBay{ID: b.ID, Services: b.Services, Maintenance: b.Status == "maintenance"})
+		in.Bays = append(in.Bays, workshop.DispatchBay{ID: b.ID, Services: b.Services, Maintenance: b.Status == "maintenance",
+			Work: workshop.WorkTime{Away: bayAway[b.ID]}})
 	}
 	for _, j := range d.Jobs {
-		dj := workshop.DispatchJob{ID: j.ID, Priority: j.Priority, CreatedAt: j.CreatedAt.Time()}
+		dj := workshop.DispatchJob{ID: j.ID, Priority: j.Priority, CreatedAt: j.CreatedAt.Time(), ExpectedArrival: j.ExpectedArrival}
 		if j.PromiseTime != nil {
 			t := j.PromiseTime.Time
 			dj.PromiseTime = &t
@@ -301,6 +304,25 @@ func inputOf(d store.PlanData, p *Plan, zone *time.Location, now time.Time) work
 		in.Jobs = append(in.Jobs, dj)
 	}
 	return in
+}
+
+// timeAway are the absences by technician and the maintenance windows by
+// bay that reach into the plan's span (from a day before now: a step in
+// progress may have begun then).
+func timeAway(d store.PlanData, now time.Time) (techs, bays map[string][]workshop.Interval) {
+	from, to := now.Add(-24*time.Hour), now.Add(workshop.DispatchHorizon+3*24*time.Hour)
+	techs, bays = map[string][]workshop.Interval{}, map[string][]workshop.Interval{}
+	for _, a := range d.Absences {
+		if a.End.After(from) && a.Start.Before(to) {
+			techs[a.TechID] = append(techs[a.TechID], workshop.Interval{Start: a.Start, End: a.End})
+		}
+	}
+	for _, w := range d.MaintenanceWindows {
+		if w.End.After(from) && w.Start.Before(to) {
+			bays[w.BayID] = append(bays[w.BayID], workshop.Interval{Start: w.Start, End: w.End})
+		}
+	}
+	return techs, bays
 }
 
 func stepOf(st workshop.Step, skills map[string][]string) workshop.DispatchStep {

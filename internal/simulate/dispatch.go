@@ -72,7 +72,7 @@ func (r *run) applyPlan(now time.Time, plan workshop.Dispatch) {
 		}
 		s := steps[ps.StepID]
 		if s == nil || !s.job.arrived || !r.predecessorsDone(s) || len(ps.TechIDs) != 1 || r.techOn[ps.TechIDs[0]] != nil ||
-			r.absent(ps.TechIDs[0], now) || !r.bayFree(now, ps.BayID, s.job) || !r.w.Calendar.Open(now) {
+			r.away(ps.TechIDs[0], now) || !r.bayFree(now, ps.BayID, s.job) || !r.w.Calendar.Open(now) {
 			if ps.Start.After(now) {
 				r.waitUntil(now, ps.Start)
 			}
@@ -106,7 +106,7 @@ func (r *run) fillGaps(now time.Time, plan workshop.Dispatch) {
 	fits := func(end, next time.Time) bool { return next.IsZero() || !end.After(next) }
 	for i := range r.w.Techs {
 		t := &r.w.Techs[i]
-		if r.techOn[t.ID] != nil || r.absent(t.ID, now) {
+		if r.techOn[t.ID] != nil || r.away(t.ID, now) {
 			continue
 		}
 		for _, ps := range plan.Steps {
@@ -114,7 +114,7 @@ func (r *run) fillGaps(now time.Time, plan workshop.Dispatch) {
 			if s == nil || s.status != workshop.StepPending || !s.job.arrived || !r.predecessorsDone(s) || !hasAll(t.Skills, s.service.Skills) {
 				continue
 			}
-			end := r.w.Calendar.AddWork(now, r.w.Calendar.WorkBetween(ps.Start, ps.End))
+			end := r.workOf(t.ID).AddWork(now, r.w.Calendar.WorkBetween(ps.Start, ps.End))
 			if !fits(end, nextOn(t.ID, false, ps.StepID)) {
 				continue
 			}
@@ -191,7 +191,7 @@ func (r *run) predecessorsDone(s *step) bool {
 func (r *run) freeTech(now time.Time, s *step) *Tech {
 	for i := range r.w.Techs {
 		t := &r.w.Techs[i]
-		if r.techOn[t.ID] == nil && !r.absent(t.ID, now) && hasAll(t.Skills, s.service.Skills) {
+		if r.techOn[t.ID] == nil && !r.away(t.ID, now) && hasAll(t.Skills, s.service.Skills) {
 			return t
 		}
 	}

@@ -39,6 +39,31 @@ type run struct {
 	moved, compared int
 	confidence      float64   // the promise confidence of quotes with learned durations
 	wake            time.Time // the earliest time something waits for, after now
+	// shifts are the working time of the technicians with hours of their
+	// own (workshop.WorkPeriods, the planner's rule), over the run.
+	shifts map[string]workshop.Shift
+}
+
+// workClock is when someone works: the location's calendar or a
+// technician's own shift.
+type workClock interface {
+	Open(time.Time) bool
+	NextOpen(time.Time) time.Time
+	AddWork(time.Time, time.Duration) time.Time
+	WorkBetween(a, b time.Time) time.Duration
+}
+
+// workOf is when technician tech works.
+func (r *run) workOf(tech string) workClock {
+	if sh, ok := r.shifts[tech]; ok {
+		return sh
+	}
+	return r.w.Calendar
+}
+
+// away: the technician cannot work at now, absent or outside their hours.
+func (r *run) away(tech string, now time.Time) bool {
+	return r.absent(tech, now) || !r.workOf(tech).Open(now)
 }
 
 type job struct {
@@ -107,6 +132,15 @@ func newRun(shared *Workshop, days []Day, policy, durations string) *run {
 	}
 	for _, d := range days {
 		r.absences = append(r.absences, d.Absence)
+	}
+	r.shifts = map[string]workshop.Shift{}
+	if len(days) > 0 {
+		from, to := days[0].Date.AddDate(0, 0, -1), days[len(days)-1].Date.AddDate(0, 0, 60)
+		for _, t := range w.Techs {
+			if t.Hours != nil {
+				r.shifts[t.ID] = w.Calendar.Shift(from, to, workshop.WorkTime{Hours: t.Hours})
+			}
+		}
 	}
 	return r
 }
@@ -187,6 +221,9 @@ func (r *run) simulate() {
 				later(t)
 				break
 			}
+		}
+		for _, sh := range r.shifts { // a part-time technician's next start
+			later(sh.NextOpen(now))
 		}
 		if next.IsZero() {
 			return
@@ -290,7 +327,8 @@ func (r *run) input(now time.Time) workshop.DispatchInput { return r.inputWith(n
 func (r *run) inputWith(now time.Time, durations string) workshop.DispatchInput {
 	in := workshop.DispatchInput{Calendar: r.w.Calendar, Now: now, BayBuffer: r.w.BayBuffer}
 	for _, t := range r.w.Techs {
-		in.Techs = append(in.Techs, workshop.DispatchTech{ID: t.ID, Skills: t.Skills, Unavailable: r.absent(t.ID, now)})
+		in.Techs = append(in.Techs, workshop.DispatchTech{ID: t.ID, Skills: t.Skills, Unavailable: r.absent(t.ID, now),
+			Work: workshop.WorkTime{Hours: t.Hours}})
 	}
 	for _, b := range r.w.Bays {
 		in.Bays = append(in.Bays, workshop.DispatchBay{ID: b.ID, Services: b.Services})
@@ -390,7 +428,7 @@ func (r *run) start(now time.Time, s *step, tech *Tech, bay string) {
 	actual := float64(s.service.Estimate) * s.service.Bias * tech.Speed * s.spec.Noise
 	minutes := max(1, int(math.Round(actual)))
 	s.status, s.tech, s.bay, s.start, r.changed = workshop.StepInProgress, tech.ID, bay, now, true
-	s.end = r.w.Calendar.AddWork(now, time.Duration(minutes)*time.Minute)
+	s.end = r.workOf(tech.ID).AddWork(now, time.Duration(minutes)*time.Minute)
 	r.techOn[tech.ID] = s
 	if b := r.bays[bay]; b != nil {
 		b.on = s

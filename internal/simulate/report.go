@@ -115,10 +115,12 @@ func simulateOne(w *Workshop, days []Day, policy, durations string, confidence f
 // utilisation is the technicians' working time on steps within the window
 // over their working time there less their absences.
 func (r *run) utilisation(from, to time.Time) float64 {
-	cal := r.w.Calendar
-	present := time.Duration(len(r.w.Techs)) * cal.WorkBetween(from, to)
+	var present time.Duration
+	for _, t := range r.w.Techs {
+		present += r.workOf(t.ID).WorkBetween(from, to)
+	}
 	for _, a := range r.absences {
-		present -= cal.WorkBetween(workshop.Later(a.From, from), workshop.Earlier(a.To, to))
+		present -= r.workOf(a.Tech).WorkBetween(workshop.Later(a.From, from), workshop.Earlier(a.To, to))
 	}
 	var busy time.Duration
 	for _, j := range r.jobs {
@@ -127,7 +129,7 @@ func (r *run) utilisation(from, to time.Time) float64 {
 				continue
 			}
 			if a, b := workshop.Later(s.start, from), workshop.Earlier(s.end, to); b.After(a) {
-				busy += cal.WorkBetween(a, b)
+				busy += r.workOf(s.tech).WorkBetween(a, b)
 			}
 		}
 	}

@@ -31,7 +31,21 @@ type Config struct {
 	// Confidence is the promise confidence quotes are made at with learned
 	// durations (contract section 9): the margin over the work at its p50.
 	Confidence float64
+	// PartTime is how many of the generated technicians work mornings only
+	// (PartTimeHours), planned and worked by the working-time rule of
+	// contract section 8.
+	PartTime int
 }
+
+// PartTimeHours are a part-time technician's weekly hours: weekday
+// mornings.
+var PartTimeHours = func() []workshop.WeeklyHours {
+	var out []workshop.WeeklyHours
+	for _, d := range []string{"mon", "tue", "wed", "thu", "fri"} {
+		out = append(out, workshop.WeeklyHours{Day: d, Start: "07:00", End: "13:00"})
+	}
+	return out
+}()
 
 // DefaultConfig is the documented default workshop.
 func DefaultConfig() Config {
@@ -76,7 +90,8 @@ var (
 type Tech struct {
 	ID     string
 	Skills []string
-	Speed  float64 // actual durations are multiplied by it
+	Speed  float64                // actual durations are multiplied by it
+	Hours  []workshop.WeeklyHours // nil: the location's working time
 }
 
 // Bay is a simulated bay.
@@ -132,6 +147,9 @@ func NewWorkshop(c Config) (*Workshop, error) {
 			}
 		}
 		w.Techs = append(w.Techs, Tech{ID: fmt.Sprintf("tec_%02d", i+1), Skills: skills, Speed: 0.85 + 0.3*rng.Float64()})
+		if i < c.PartTime {
+			w.Techs[i].Hours = PartTimeHours
+		}
 	}
 	w.coverSkills(rng)
 	for i, skills := range c.Hire {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
@@ -39,6 +40,8 @@ type BoardJob struct {
 	// PlanLateMinutes is set when the promise watch last saw the plan
 	// finish the job after its promise (job.at_risk), by how much.
 	PlanLateMinutes *int
+	// ExpectedArrival is a booking's drop-off time (nil: none).
+	ExpectedArrival *time.Time
 }
 
 // BoardStep is a step in progress.
@@ -101,7 +104,7 @@ func (s *Store) BoardView(ctx context.Context, locationID string, perStatus int,
 	err := s.readTx(ctx, func(c conn) error {
 		for _, status := range BoardOpenStatuses {
 			rows, err := c.query(ctx, `SELECT j.id, j.job_number, j.status, j.vehicle_plate, j.vehicle_make, j.vehicle_model, j.promise_time,
-					j.priority, j.created_at, p.late_minutes
+					j.priority, j.created_at, p.late_minutes, j.expected_arrival
 				FROM jobs j LEFT JOIN job_promises p ON p.job_id = j.id
 				WHERE j.location_id = ? AND j.status = ?`+only+` ORDER BY j.created_at, j.id LIMIT ?`,
 				append(append([]any{locationID, status}, onlyArgs...), perStatus)...)
@@ -110,10 +113,18 @@ func (s *Store) BoardView(ctx context.Context, locationID string, perStatus int,
 			}
 			jobs, err := collect(rows, func(sc scanner) (BoardJob, error) {
 				var j BoardJob
-				var plate, mk, model, promise sql.NullString
+				var plate, mk, model, promise, expected sql.NullString
 				var late sql.NullInt64
-				if err := sc.Scan(&j.ID, &j.JobNumber, &j.Status, &plate, &mk, &model, &promise, &j.Priority, &j.CreatedAt, &late); err != nil {
+				if err := sc.Scan(&j.ID, &j.JobNumber, &j.Status, &plate, &mk, &model, &promise, &j.Priority, &j.CreatedAt, &late,
+					&expected); err != nil {
 					return j, err
+				}
+				if expected.Valid {
+					t, err := time.Parse(time.RFC3339Nano, expected.String)
+					if err != nil {
+						return j, err
+					}
+					j.ExpectedArrival = &t
 				}
 				if late.Valid {
 					n := int(late.Int64)

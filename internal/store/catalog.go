@@ -95,20 +95,23 @@ func (s *Store) Settings(ctx context.Context, locationID string) (workshop.Setti
 	var buffer int
 	var confidence float64
 	var updated workshop.Micros
-	err := s.read().queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes, planning_durations, promise_confidence, updated_at
-		FROM workshop_settings WHERE location_id = ?`, locationID).Scan(&hours, &breaks, &buffer, &planning, &confidence, &updated)
+	var retention sql.NullInt64
+	err := s.read().queryRow(ctx, `SELECT operating_hours, breaks, bay_buffer_minutes, planning_durations, promise_confidence, updated_at,
+		customer_data_retention_days FROM workshop_settings WHERE location_id = ?`, locationID).Scan(&hours, &breaks, &buffer, &planning,
+		&confidence, &updated, &retention)
 	if err != nil {
 		return workshop.Settings{}, notFoundOr(err, "location")
 	}
 	st, err := s.settings.parse(hours, breaks, buffer)
 	st.PlanningDurations, st.PromiseConfidence, st.UpdatedAt = planning, confidence, updated
+	st.CustomerDataRetentionDays = intPtr(retention)
 	return st, err
 }
 
 // LocationsSettings reads the workshop settings of the locations the caller sees.
 func (s *Store) LocationsSettings(ctx context.Context, v Visibility) ([]LocationSettings, error) {
 	rows, err := s.read().query(ctx, `SELECT l.id, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes, w.planning_durations,
-		w.promise_confidence FROM locations l JOIN workshop_settings w ON w.location_id = l.id
+		w.promise_confidence, w.customer_data_retention_days FROM locations l JOIN workshop_settings w ON w.location_id = l.id
 		WHERE l.org_id = ? AND (? = '' OR l.id = ?) ORDER BY l.created_at, l.id`, v.OrgID, v.LocationID, v.LocationID)
 	if err != nil {
 		return nil, err
@@ -118,12 +121,13 @@ func (s *Store) LocationsSettings(ctx context.Context, v Visibility) ([]Location
 		var hours, breaks, planning string
 		var buffer int
 		var confidence float64
-		if err := sc.Scan(&ls.LocationID, &ls.Timezone, &hours, &breaks, &buffer, &planning, &confidence); err != nil {
+		var retention sql.NullInt64
+		if err := sc.Scan(&ls.LocationID, &ls.Timezone, &hours, &breaks, &buffer, &planning, &confidence, &retention); err != nil {
 			return ls, err
 		}
 		var err error
 		ls.Settings, err = s.settings.parse(hours, breaks, buffer)
-		ls.PlanningDurations, ls.PromiseConfidence = planning, confidence
+		ls.PlanningDurations, ls.PromiseConfidence, ls.CustomerDataRetentionDays = planning, confidence, intPtr(retention)
 		return ls, err
 	})
 }

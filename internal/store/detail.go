@@ -28,8 +28,9 @@ func (s *Store) JobDetail(ctx context.Context, v Visibility, id string) (JobDeta
 	var in JobDetailInput
 	var hours, breaks, planning string
 	var buffer int
+	var confidence float64
 	var history sql.NullString
-	j, err := s.jobWithSteps(ctx, v, detailQuery, id, &in.Timezone, &hours, &breaks, &buffer, &planning, &history)
+	j, err := s.jobWithSteps(ctx, v, detailQuery, id, &in.Timezone, &hours, &breaks, &buffer, &planning, &confidence, &history)
 	if err != nil {
 		return in, err
 	}
@@ -37,7 +38,7 @@ func (s *Store) JobDetail(ctx context.Context, v Visibility, id string) (JobDeta
 	if in.Settings, err = s.settings.parse(hours, breaks, buffer); err != nil {
 		return in, err
 	}
-	in.Settings.PlanningDurations = planning
+	in.Settings.PlanningDurations, in.Settings.PromiseConfidence = planning, confidence
 	in.History, err = statusHistory(history.String)
 	return in, err
 }
@@ -48,10 +49,10 @@ func (s *Store) JobDetail(ctx context.Context, v Visibility, id string) (JobDeta
 // commas (statuses are single words), in no particular order: an ORDER BY
 // in the aggregate costs SQLite a sorter, more than the rest of the query.
 const detailQuery = `SELECT ` + jobColumns + `, timezone, operating_hours, breaks, bay_buffer_minutes, planning_durations,
-		(SELECT string_agg(h.status || ' ' || h.changed_at, ',') FROM job_status_history h WHERE h.job_id = jobs.id),
+		promise_confidence, (SELECT string_agg(h.status || ' ' || h.changed_at, ',') FROM job_status_history h WHERE h.job_id = jobs.id),
 		` + stepsVersion + `
-	FROM jobs JOIN (SELECT l.id AS loc, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes, w.planning_durations
-		FROM locations l JOIN workshop_settings w ON w.location_id = l.id) calendar ON calendar.loc = jobs.location_id
+	FROM jobs JOIN (SELECT l.id AS loc, l.timezone, w.operating_hours, w.breaks, w.bay_buffer_minutes, w.planning_durations,
+		w.promise_confidence FROM locations l JOIN workshop_settings w ON w.location_id = l.id) calendar ON calendar.loc = jobs.location_id
 	WHERE jobs.id = ?`
 
 // statusHistory parses the history column of detailQuery, oldest first.

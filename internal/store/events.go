@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/jsonenc"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -122,6 +123,14 @@ func offsetOrNil(t *workshop.OffsetTime) any {
 	return t.String()
 }
 
+// timeOrNil is an optional time with its offset, or nil.
+func timeOrNil(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
 // jobRow is the jobs row as stored, every column by its name, for events.
 // Audit timestamps are shown in the audit format, JSON columns decoded;
 // promise_time_us, the integer copy of promise_time kept for queries, is
@@ -130,7 +139,8 @@ func jobRow(j workshop.Job) eventRow {
 	return eventRow{
 		{"arrival_time", offsetOrNil(j.ArrivalTime)}, {"cancel_reason_tags", j.CancelReasons},
 		{"cancelled_at", microsOrNil(j.CancelledAt)}, {"created_at", j.CreatedAt.String()},
-		{"delivered_at", microsOrNil(j.DeliveredAt)}, {"external_key", j.ExternalKey}, {"id", j.ID},
+		{"customer_email", j.CustomerEmail}, {"customer_name", j.CustomerName}, {"customer_phone", j.CustomerPhone},
+		{"delivered_at", microsOrNil(j.DeliveredAt)}, {"expected_arrival", timeOrNil(j.ExpectedArrival)}, {"external_key", j.ExternalKey}, {"id", j.ID},
 		{"insurance_claim", j.InsuranceClaim}, {"integration_id", j.IntegrationID}, {"job_number", j.JobNumber},
 		{"location_id", j.LocationID}, {"org_id", j.OrgID}, {"priority", j.Priority},
 		{"promise_time", offsetOrNil(j.PromiseTime)}, {"source", j.Source}, {"status", j.Status},

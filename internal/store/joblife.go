@@ -121,9 +121,9 @@ func updateJob(ctx context.Context, c conn, j workshop.Job, prevStatus string) e
 	}
 	_, err := c.exec(ctx, `UPDATE jobs SET job_number = ?, vehicle_plate = ?, vehicle_make = ?, vehicle_model = ?, promise_time = ?,
 		promise_time_us = ?, priority = ?, source = ?, arrival_time = ?, status = ?, delivered_at = ?, cancelled_at = ?,
-		cancel_reason_tags = ?, updated_at = ? WHERE id = ?`,
+		cancel_reason_tags = ?, updated_at = ?, expected_arrival = ?, customer_name = ?, customer_phone = ?, customer_email = ? WHERE id = ?`,
 		j.JobNumber, j.VehiclePlate, j.VehicleMake, j.VehicleModel, offsetText(j.PromiseTime), offsetMicros(j.PromiseTime),
 		j.Priority, j.Source, offsetText(j.ArrivalTime), j.Status, nullMicros(j.DeliveredAt), nullMicros(j.CancelledAt),
-		reasonsText(j.CancelReasons), j.UpdatedAt, j.ID)
+		reasonsText(j.CancelReasons), j.UpdatedAt, timeText(j.ExpectedArrival), j.CustomerName, j.CustomerPhone, j.CustomerEmail, j.ID)
 	return err
 }

@@ -7,26 +7,36 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
 const jobColumns = `id, org_id, location_id, integration_id, external_key, job_number, vehicle_plate, vehicle_make,
 	vehicle_model, promise_time, priority, source, arrival_time, insurance_claim, status, delivered_at, cancelled_at,
-	cancel_reason_tags, created_at, updated_at`
+	cancel_reason_tags, created_at, updated_at, expected_arrival, customer_name, customer_phone, customer_email`
 
 func scanJob(sc scanner) (workshop.Job, error) {
 	var j workshop.Job
 	var ext, plate, make_, model, promise, arrival, claim sql.NullString
 	var delivered, cancelled sql.NullInt64
-	var reasons sql.NullString
+	var reasons, expected, name, phone, email sql.NullString
 	err := sc.Scan(&j.ID, &j.OrgID, &j.LocationID, &j.IntegrationID, &ext, &j.JobNumber, &plate, &make_, &model,
-		&promise, &j.Priority, &j.Source, &arrival, &claim, &j.Status, &delivered, &cancelled, &reasons, &j.CreatedAt, &j.UpdatedAt)
+		&promise, &j.Priority, &j.Source, &arrival, &claim, &j.Status, &delivered, &cancelled, &reasons, &j.CreatedAt, &j.UpdatedAt,
+		&expected, &name, &phone, &email)
 	if err != nil {
 		return j, err
 	}
 	j.ExternalKey, j.VehiclePlate, j.VehicleMake, j.VehicleModel, j.InsuranceClaim =
 		strPtr(ext), strPtr(plate), strPtr(make_), strPtr(model), strPtr(claim)
+	j.CustomerName, j.CustomerPhone, j.CustomerEmail = strPtr(name), strPtr(phone), strPtr(email)
+	if expected.Valid {
+		t, err := time.Parse(time.RFC3339Nano, expected.String)
+		if err != nil {
+			return j, err
+		}
+		j.ExpectedArrival = &t
+	}
 	if j.PromiseTime, err = offsetPtr(promise); err != nil {
 		return j, err
 	}
@@ -250,8 +260,9 @@ func (s *Store) JobByExternalKey(ctx context.Context, v Visibility, integrationI
 const (
 	jobInsert = `INSERT INTO jobs (id, org_id, location_id, integration_id, external_key, job_number, vehicle_plate,
 		vehicle_make, vehicle_model, promise_time, promise_time_us, priority, source, arrival_time, insurance_claim, status,
-		delivered_at, cancelled_at, cancel_reason_tags, created_at, updated_at) VALUES `
-	jobWidth = 21
+		delivered_at, cancelled_at, cancel_reason_tags, created_at, updated_at, expected_arrival, customer_name, customer_phone,
+		customer_email) VALUES `
+	jobWidth = 25
 )
 
 // jobArgs appends the values of j's jobs row to args.
@@ -259,7 +270,15 @@ func jobArgs(args []any, j workshop.Job) []any {
 	return append(args, j.ID, j.OrgID, j.LocationID, j.IntegrationID, j.ExternalKey, j.JobNumber, j.VehiclePlate, j.VehicleMake,
 		j.VehicleModel, offsetText(j.PromiseTime), offsetMicros(j.PromiseTime), j.Priority, j.Source, offsetText(j.ArrivalTime),
 		j.InsuranceClaim, j.Status, nullMicros(j.DeliveredAt), nullMicros(j.CancelledAt), reasonsText(j.CancelReasons),
-		j.CreatedAt, j.UpdatedAt)
+		j.CreatedAt, j.UpdatedAt, timeText(j.ExpectedArrival), j.CustomerName, j.CustomerPhone, j.CustomerEmail)
+}
+
+// timeText is an optional time as stored: RFC 3339 with its offset.
+func timeText(t *time.Time) sql.NullString {
+	if t == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: t.Format(time.RFC3339Nano), Valid: true}
 }
 
 // Job reads a job with its steps.

@@ -33,6 +33,12 @@ type PlanData struct {
 	// DurationVersion is the location's duration version, for
 	// Store.DurationStats (durations.go).
 	DurationVersion int64
+	// Absences are every absence of the location's technicians and
+	// MaintenanceWindows every maintenance window of its bays (past and
+	// future alike, by start: the planner keeps to its horizon); the
+	// technicians carry their WorkingHours.
+	Absences           []workshop.Absence
+	MaintenanceWindows []workshop.MaintenanceWindow
 }
 
 // PlanVersion reads a location's plan version, the cheap check of whether a
@@ -74,6 +80,12 @@ func (s *Store) PlanData(ctx context.Context, locationID string) (PlanData, erro
 		if d.Skills, d.Estimates, err = planCatalog(ctx, c, locationID); err != nil {
 			return err
 		}
+		if d.Absences, err = planAbsences(ctx, c, locationID); err != nil {
+			return err
+		}
+		if d.MaintenanceWindows, err = planWindows(ctx, c, locationID); err != nil {
+			return err
+		}
 		d.Jobs, err = openJobs(ctx, c, locationID)
 		return err
 	})
@@ -81,14 +93,14 @@ func (s *Store) PlanData(ctx context.Context, locationID string) (PlanData, erro
 }
 
 func planTechnicians(ctx context.Context, c conn, locationID string) ([]workshop.Technician, error) {
-	rows, err := c.query(ctx, `SELECT id, name, skills, status FROM technicians
+	rows, err := c.query(ctx, `SELECT id, name, skills, status, working_hours FROM technicians
 		WHERE location_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, locationID)
 	if err != nil {
 		return nil, err
 	}
 	return collect(rows, func(sc scanner) (workshop.Technician, error) {
 		t := workshop.Technician{LocationID: locationID}
-		return t, sc.Scan(&t.ID, &t.Name, jsonList[[]string]{&t.Skills}, &t.Status)
+		return t, sc.Scan(&t.ID, &t.Name, jsonList[[]string]{&t.Skills}, &t.Status, jsonList[[]workshop.WeeklyHours]{&t.WorkingHours})
 	})
 }
 

@@ -32,9 +32,9 @@ func (s *Store) userWorksAlready(ctx context.Context, userID string) error {
 }
 
 func insertTechnician(ctx context.Context, c conn, t workshop.Technician) error {
-	_, err := c.exec(ctx, `INSERT INTO technicians (id, org_id, location_id, name, skills, wip_limit, status, created_at, updated_at, user_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.OrgID, t.LocationID, t.Name, jsonText(t.Skills), t.WIPLimit, t.Status, t.CreatedAt,
-		t.UpdatedAt, nullString(t.UserID))
+	_, err := c.exec(ctx, `INSERT INTO technicians (id, org_id, location_id, name, skills, wip_limit, status, created_at, updated_at, user_id, working_hours)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.OrgID, t.LocationID, t.Name, jsonText(t.Skills), t.WIPLimit, t.Status, t.CreatedAt,
+		t.UpdatedAt, nullString(t.UserID), hoursText(t.WorkingHours))
 	return err
 }
 
@@ -171,11 +171,12 @@ func (s *Store) cancelTags(ctx context.Context, locationID, only string) ([]work
 
 func putSettings(ctx context.Context, c conn, locationID string, st workshop.Settings) error {
 	_, err := c.exec(ctx, `INSERT INTO workshop_settings (location_id, operating_hours, breaks, bay_buffer_minutes, planning_durations,
-		promise_confidence, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id) DO UPDATE SET operating_hours = excluded.operating_hours,
+		promise_confidence, customer_data_retention_days, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (location_id) DO UPDATE SET operating_hours = excluded.operating_hours,
 		breaks = excluded.breaks, bay_buffer_minutes = excluded.bay_buffer_minutes, planning_durations = excluded.planning_durations,
-		promise_confidence = excluded.promise_confidence, updated_at = excluded.updated_at`,
+		promise_confidence = excluded.promise_confidence, customer_data_retention_days = excluded.customer_data_retention_days,
+		updated_at = excluded.updated_at`,
 		locationID, jsonText(st.OperatingHours), jsonText(st.Breaks), st.BayBufferMinutes, cmp.Or(st.PlanningDurations, workshop.PlanWithEstimate),
-		cmp.Or(st.PromiseConfidence, workshop.DefaultPromiseConfidence), workshop.MicrosOf(c.s.now()))
+		cmp.Or(st.PromiseConfidence, workshop.DefaultPromiseConfidence), st.CustomerDataRetentionDays, workshop.MicrosOf(c.s.now()))
 	return err
 }

@@ -23,6 +23,8 @@ type TechnicianEdit struct {
 	Skills    []string
 	WIPLimit  int
 	UserID    string // the application user who works as the technician ("": none)
+	// WorkingHours: nil, the location's working time (workshop.WeeklyHours).
+	WorkingHours []workshop.WeeklyHours
 }
 
 // EditTechnician changes a technician the caller sees.
@@ -37,6 +39,7 @@ func (s *Store) EditTechnician(ctx context.Context, v Visibility, id string, e T
 		}
 		next := t
 		next.Name, next.Skills, next.WIPLimit, next.UserID = e.Name, workshop.Dedupe(e.Skills), e.WIPLimit, e.UserID
+		next.WorkingHours = workshop.NormalWorkingHours(e.WorkingHours)
 		if err := workshop.CheckTechnician(next); err != nil {
 			return t, err
 		}
@@ -45,7 +48,8 @@ func (s *Store) EditTechnician(ctx context.Context, v Visibility, id string, e T
 				return t, err
 			}
 		}
-		if next.Name == t.Name && slices.Equal(next.Skills, t.Skills) && next.WIPLimit == t.WIPLimit && next.UserID == t.UserID {
+		if next.Name == t.Name && slices.Equal(next.Skills, t.Skills) && next.WIPLimit == t.WIPLimit && next.UserID == t.UserID &&
+			sameHours(next.WorkingHours, t.WorkingHours) {
 			return t, nil
 		}
 		next.UpdatedAt = workshop.NextMicros(now.Time(), t.UpdatedAt)
@@ -59,8 +63,8 @@ func (s *Store) EditTechnician(ctx context.Context, v Visibility, id string, e T
 
 // updateTechnician writes a technician's editable fields.
 func updateTechnician(ctx context.Context, c conn, t workshop.Technician) error {
-	_, err := c.exec(ctx, `UPDATE technicians SET name = ?, skills = ?, wip_limit = ?, user_id = ?, updated_at = ? WHERE id = ?`,
-		t.Name, jsonText(t.Skills), t.WIPLimit, nullString(t.UserID), t.UpdatedAt, t.ID)
+	_, err := c.exec(ctx, `UPDATE technicians SET name = ?, skills = ?, wip_limit = ?, user_id = ?, working_hours = ?, updated_at = ? WHERE id = ?`,
+		t.Name, jsonText(t.Skills), t.WIPLimit, nullString(t.UserID), hoursText(t.WorkingHours), t.UpdatedAt, t.ID)
 	return err
 }
 

@@ -23,11 +23,11 @@ type staffKind[T any] struct {
 var technicianKind = staffKind[workshop.Technician]{
 	table: "technicians", alias: "t", what: "technician",
 	columns: `t.id, t.org_id, t.location_id, t.name, t.skills, t.wip_limit, t.status, t.created_at, t.updated_at,
-	EXISTS (SELECT 1 FROM attendance a WHERE a.tech_id = t.id AND a.clock_out IS NULL), COALESCE(t.user_id, '')`,
+	EXISTS (SELECT 1 FROM attendance a WHERE a.tech_id = t.id AND a.clock_out IS NULL), COALESCE(t.user_id, ''), t.working_hours`,
 	scan: func(sc scanner) (workshop.Technician, error) {
 		var t workshop.Technician
 		err := sc.Scan(&t.ID, &t.OrgID, &t.LocationID, &t.Name, jsonList[[]string]{&t.Skills}, &t.WIPLimit, &t.Status,
-			&t.CreatedAt, &t.UpdatedAt, &t.ClockedIn, &t.UserID)
+			&t.CreatedAt, &t.UpdatedAt, &t.ClockedIn, &t.UserID, jsonList[[]workshop.WeeklyHours]{&t.WorkingHours})
 		return t, err
 	},
 	fields: func(t *workshop.Technician) (*string, *string, *string, *string, *workshop.Micros, *workshop.Micros) {

@@ -16,11 +16,12 @@ import (
 func boardPath(locationID string) string { return "/locations/" + locationID + "/board" }
 
 // boardPerStatus is how many jobs of each open status the board lists,
-// wallPerStatus the wall display (one screen seen from across the room);
-// the rest are "and K more", from the counts.
+// wallPerStatus the wall display, whose wall.js pages through them (what
+// fits one screen, a page every 15 s); the rest are "and K more", from
+// the counts.
 const (
 	boardPerStatus = 50
-	wallPerStatus  = 5
+	wallPerStatus  = 50
 )
 
 // boardCount is one count of the board, labelled, with the job list it
@@ -65,9 +66,12 @@ type boardColumn struct {
 
 type boardJob struct {
 	Path, Number, Plate, Vehicle, Promise, Priority string
-	AtRisk                                          bool
-	Risk                                            string // why, in words
-	Steps                                           []boardStep
+	// Expected is a late booking's drop-off time ("13:00", the date too
+	// when it is not today): the car has not come yet.
+	Expected string
+	AtRisk   bool
+	Risk     string // why, in words
+	Steps    []boardStep
 }
 
 type boardStep struct{ Label, Techs, Bay string }
@@ -220,6 +224,12 @@ func (a *App) boardData(ctx context.Context, si *store.SignedIn, loc *workshop.L
 			// saw the plan finish it after its promise (job.at_risk).
 			if j.PromiseTime != nil {
 				bj.Promise = dateTimeText(j.PromiseTime.Time, zone)
+			}
+			if workshop.ArrivalOverdue(j.Status, j.ExpectedArrival, now) {
+				bj.Expected = clockText(*j.ExpectedArrival, zone)
+				if !sameDay(*j.ExpectedArrival, now, zone) {
+					bj.Expected = dateTimeText(*j.ExpectedArrival, zone)
+				}
 			}
 			if workshop.Late(j.Status, j.PromiseTime, now) {
 				bj.AtRisk, bj.Risk = true, "Late: promise passed"

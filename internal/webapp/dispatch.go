@@ -22,9 +22,11 @@ const scopeBoardRead = workshop.Scope("board:read")
 func (a *App) dispatchRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /locations/{locationID}/dispatch", a.member(a.dispatchPage))
 	mux.Handle("GET /locations/{locationID}/dispatch/events", a.member(a.dispatchEvents))
+	mux.Handle("GET /locations/{locationID}/dispatch/week", a.member(a.dispatchWeek))
 	mux.Handle("POST /locations/{locationID}/dispatch/apply", a.member(a.applyPlan))
 	mux.Handle("GET /locations/{locationID}/dispatch/steps/{stepID}", a.member(a.moveForm))
 	mux.Handle("POST /locations/{locationID}/dispatch/steps/{stepID}/move", a.member(a.moveStep))
+	mux.Handle("POST /locations/{locationID}/dispatch/steps/{stepID}/preview", a.member(a.movePreview))
 }
 
 func dispatchPath(locationID string) string { return "/locations/" + locationID + "/dispatch" }
@@ -42,6 +44,7 @@ var unplacedReasons = map[string]string{
 type dispatchQuery struct {
 	date  string
 	byBay bool
+	zoom  string // "" the day, zoomHalf, zoomTwoHours
 }
 
 // query is the query string that asks for q ("" or "?..."), with extra
@@ -57,6 +60,9 @@ func (q dispatchQuery) query(extra url.Values) string {
 	if q.byBay {
 		v.Set("by", "bay")
 	}
+	if q.zoom != "" && q.zoom != zoomDay {
+		v.Set("zoom", q.zoom)
+	}
 	if len(v) == 0 {
 		return ""
 	}
@@ -66,7 +72,7 @@ func (q dispatchQuery) query(extra url.Values) string {
 // readDispatchQuery reads the query; a bad date is a 400 that says how
 // to write one.
 func readDispatchQuery(r *http.Request, d *desk) (dispatchQuery, error) {
-	q := dispatchQuery{date: r.URL.Query().Get("date"), byBay: r.URL.Query().Get("by") == "bay"}
+	q := dispatchQuery{date: r.URL.Query().Get("date"), byBay: r.URL.Query().Get("by") == "bay", zoom: r.URL.Query().Get("zoom")}
 	if _, err := time.Parse(time.DateOnly, q.date); q.date != "" && err != nil {
 		return q, messageError(http.StatusBadRequest, d.header, "Not a date", "The date is written YYYY-MM-DD, such as 2026-11-25.")
 	}
@@ -117,7 +123,16 @@ func (a *App) dispatchBodyOf(r *http.Request, d *desk, q dispatchQuery) (dispatc
 	if err != nil {
 		return dispatchBody{}, timelineData{}, err
 	}
-	return dispatchBody{LocationID: d.loc.ID, MayWrite: mayWrite(d.si), T: d.dayTimeline(plan, date, td, q.byBay, now)}, td, nil
+	t := d.dayTimeline(plan, date, td, q.byBay, q.zoom, now)
+	if !q.byBay {
+		day, _ := time.ParseInLocation(time.DateOnly, date, d.zone)
+		caps, err := a.capacity(ctx, plan, day, 1, now)
+		if err != nil {
+			return dispatchBody{}, timelineData{}, err
+		}
+		d.rowHours(t.Rows, caps[0])
+	}
+	return dispatchBody{LocationID: d.loc.ID, MayWrite: mayWrite(d.si), T: t}, td, nil
 }
 
 // firstWorkDay is the local date of the first planned step that is not
@@ -145,9 +160,11 @@ func (a *App) renderDispatch(w http.ResponseWriter, r *http.Request, d *desk, q 
 	if problem != "" {
 		f.Errors[""] = problem
 	}
-	shown := dispatchQuery{date: body.T.Date, byBay: q.byBay} // the stream stays on the day shown
+	shown := dispatchQuery{date: body.T.Date, byBay: q.byBay, zoom: q.zoom} // the stream stays on the day shown
+	body.T.Zooms = zoomLinks(body.T.Zoom)
 	return a.render(w, r, status, "dispatch", view{Header: d.header, Form: f, Data: map[string]any{"Location": d.loc,
-		"Body": body, "Live": dispatchPath(d.loc.ID) + "/events" + shown.query(nil), "Done": doneMessage(r.URL.Query(), td)}})
+		"Body": body, "Live": dispatchPath(d.loc.ID) + "/events" + shown.query(nil), "Done": doneMessage(r.URL.Query(), td),
+		"Undo": undoFromQuery(d.loc.ID, r.URL.Query())}})
 }
 
 // applyPlan accepts what the plan chose: for every step it assigned, or
@@ -157,17 +174,26 @@ func (a *App) applyPlan(w http.ResponseWriter, r *http.Request, si *store.Signed
 	if err != nil {
 		return err
 	}
-	q := dispatchQuery{date: r.PostFormValue("date"), byBay: r.PostFormValue("by") == "bay"}
+	q := dispatchQuery{date: r.PostFormValue("date"), byBay: r.PostFormValue("by") == "bay", zoom: r.PostFormValue("zoom")}
 	var stepIDs []string
 	if id := r.PostFormValue("stepId"); id != "" {
 		stepIDs = []string{id}
 	}
 	before, err := a.plans.Plan(r.Context(), d.loc.ID, a.now())
+	if err == nil && r.PostFormValue("scope") == "day" { // this day's proposals alone
+		if stepIDs = d.dayProposals(before, q.date); len(stepIDs) == 0 {
+			http.Redirect(w, r, dispatchPath(d.loc.ID)+q.query(url.Values{"accepted": {"day"}, "n": {"0"}}), http.StatusSeeOther)
+			return nil
+		}
+	}
 	if err == nil {
 		var after *planning.Plan
 		if after, err = a.plans.Apply(r.Context(), d.visibility(), d.loc.ID, stepIDs, a.now); err == nil {
 			done := url.Values{"accepted": {"all"}, "n": {strconv.Itoa(proposedCount(before) - proposedCount(after))}}
-			if stepIDs != nil {
+			switch {
+			case r.PostFormValue("scope") == "day":
+				done.Set("accepted", "day")
+			case stepIDs != nil:
 				done = url.Values{"accepted": {stepIDs[0]}}
 			}
 			http.Redirect(w, r, dispatchPath(d.loc.ID)+q.query(done), http.StatusSeeOther)
@@ -195,10 +221,16 @@ func proposedCount(p *planning.Plan) int {
 // query its redirect left: a step accepted, the plan accepted, a step moved.
 func doneMessage(q url.Values, td timelineData) string {
 	switch id := q.Get("accepted"); {
-	case id == "all":
+	case id == "all" || id == "day":
 		n, _ := strconv.Atoi(q.Get("n"))
+		if n <= 0 && id == "day" {
+			return "The plan had no proposals left on this day: nothing was changed."
+		}
 		if n <= 0 {
 			return "The plan had no proposals left to accept: nothing was changed."
+		}
+		if id == "day" {
+			return "Accepted this day's proposals: the technicians and bays the plan proposed are now assigned to " + strconv.Itoa(n) + " step" + plural(n) + "."
 		}
 		return "Accepted the whole plan: the technicians and bays it proposed are now assigned to " + strconv.Itoa(n) + " step" + plural(n) + "."
 	case id != "":
@@ -212,6 +244,9 @@ func doneMessage(q url.Values, td timelineData) string {
 		st, ok := td.steps[id]
 		if !ok {
 			return "Moved the step."
+		}
+		if q.Get("how") == "undo" {
+			return undoneMessage(td, st)
 		}
 		return moveMessage(td, st, q.Get("how") == "unschedule")
 	}

@@ -33,8 +33,10 @@ type moveData struct {
 	Techs, Bays                     []option
 	Start, UpdatedAt                string
 	Proposed                        bool
+	Proposal                        string // who, where and when the planner proposes
 	Warning                         string // what to confirm
 	Zone                            string
+	Effects                         string // what the move as the form has it would do (the preview)
 }
 
 // moveStepOf finds a step of the location's open jobs.
@@ -73,6 +75,11 @@ func (a *App) moveForm(w http.ResponseWriter, r *http.Request, si *store.SignedI
 	for _, ps := range plan.Dispatch.Steps {
 		if ps.StepID == st.ID {
 			m.Start, m.Proposed = ps.Start.In(d.zone).Format(startLayout), !ps.Pinned
+			m.Proposal = td.techNames(ps.TechIDs)
+			if b, ok := td.bays[ps.BayID]; ok {
+				m.Proposal += ", " + b.Name
+			}
+			m.Proposal += ", " + d.when(ps.Start) + "–" + clockText(ps.End, d.zone)
 			m.Techs, m.Bays = d.moveOptions(td, ps.TechIDs, ps.BayID)
 		}
 	}
@@ -107,9 +114,53 @@ func (d *desk) moveOptions(td timelineData, techIDs []string, bayID string) (tec
 
 // moveAnswer is what a move tells dispatch.js (which asks for JSON).
 type moveAnswer struct {
-	Message string `json:"message,omitempty"` // done
-	Confirm string `json:"confirm,omitempty"` // not done: ask, then send again with confirm=1
-	Error   string `json:"error,omitempty"`   // refused, in words
+	Message   string    `json:"message,omitempty"`   // done
+	UpdatedAt string    `json:"updatedAt,omitempty"` // the step's version after it
+	Undo      *moveUndo `json:"undo,omitempty"`      // how to put it back
+	Confirm   string    `json:"confirm,omitempty"`   // not done: ask, then send again with confirm=1
+	Error     string    `json:"error,omitempty"`     // refused, in words
+}
+
+// moveUndo puts a moved step back: the form fields of a move (action
+// undo) that restore its technicians, bay and notBefore, with the version
+// the move left it at, so that a change made since is a conflict (409).
+type moveUndo struct {
+	URL    string              `json:"url"`
+	StepID string              `json:"step"`
+	Fields map[string][]string `json:"fields"`
+}
+
+// undoOf is the undo of a move of a step that was before.
+func undoOf(locationID string, before, after workshop.Step) *moveUndo {
+	nb := ""
+	if before.NotBefore != nil {
+		nb = before.NotBefore.Time.Format(time.RFC3339)
+	}
+	return &moveUndo{URL: dispatchPath(locationID) + "/steps/" + before.ID + "/move", StepID: before.ID,
+		Fields: map[string][]string{"action": {"undo"}, "techIds": slices.Clone(before.TechIDs), "bayId": {deref(before.BayID)},
+			"notBefore": {nb}, "updatedAt": {versionOf(after.UpdatedAt)}}}
+}
+
+// undoQuery carries an undo in the query of the page a move redirects to
+// (without JavaScript), and undoForm reads it back.
+func (u *moveUndo) query(v url.Values) {
+	for k, vs := range u.Fields {
+		if k != "action" {
+			v["undo."+k] = vs
+		}
+	}
+}
+
+func undoFromQuery(locationID string, q url.Values) *moveUndo {
+	id := q.Get("moved")
+	if id == "" || q.Get("undo.updatedAt") == "" {
+		return nil
+	}
+	u := &moveUndo{URL: dispatchPath(locationID) + "/steps/" + id + "/move", StepID: id, Fields: map[string][]string{"action": {"undo"}}}
+	for _, k := range []string{"techIds", "bayId", "notBefore", "updatedAt"} {
+		u.Fields[k] = q["undo."+k]
+	}
+	return u
 }
 
 func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
@@ -121,11 +172,12 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 	if err != nil {
 		return err
 	}
-	f := formOf(r, "bayId", "start", "updatedAt", "confirm", "action", "date", "by")
+	f := formOf(r, "bayId", "start", "updatedAt", "confirm", "action", "date", "by", "zoom", "notBefore")
 	techIDs := slices.Compact(slices.Sorted(slices.Values(r.PostForm["techIds"])))
 	m := d.moveDataOf(st, td, f.Values["date"], f.Values["by"])
 	m.Techs, m.Bays = d.moveOptions(td, techIDs, f.Values["bayId"])
 	m.Start, m.UpdatedAt = f.Values["start"], f.Values["updatedAt"]
+	action := f.Values["action"]
 	answer := func(status int, ans moveAnswer) error {
 		if strings.Contains(r.Header.Get("Accept"), "application/json") {
 			w.Header().Set("Content-Type", "application/json")
@@ -134,8 +186,12 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 			return nil
 		}
 		if ans.Message != "" {
-			q := dispatchQuery{date: m.Date, byBay: m.By == "bay"}
-			http.Redirect(w, r, dispatchPath(d.loc.ID)+q.query(url.Values{"moved": {st.ID}, "how": {f.Values["action"]}}), http.StatusSeeOther)
+			q := dispatchQuery{date: m.Date, byBay: m.By == "bay", zoom: f.Values["zoom"]}
+			v := url.Values{"moved": {st.ID}, "how": {action}}
+			if ans.Undo != nil {
+				ans.Undo.query(v)
+			}
+			http.Redirect(w, r, dispatchPath(d.loc.ID)+q.query(v), http.StatusSeeOther)
 			return nil
 		}
 		m.Warning = ans.Confirm
@@ -143,20 +199,56 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 		return a.render(w, r, status, "dispatch_move", view{Header: d.header, Form: fm, Data: m})
 	}
 
+	if action == "preview" { // without JavaScript: the form again, with what the move would do
+		p, problem := d.patchOf(r, st)
+		if st.Status != workshop.StepPending {
+			m.Effects = td.stepText(st.ID) + " is in progress: it stays where it is until it is completed."
+		} else if problem == "" {
+			e, err := a.previewOf(r.Context(), d, st, p)
+			if err != nil {
+				status, msg, known := refusalMessage(err)
+				if !known {
+					return err
+				}
+				return answer(status, moveAnswer{Error: td.namesFor(msg)})
+			}
+			m.Effects = "If moved so: " + e.words(td)
+		}
+		return answer(http.StatusOK, moveAnswer{Error: problem})
+	}
 	p := store.StepPatch{UpdatedAt: parseVersion(f.Values["updatedAt"])}
-	if f.Values["action"] != "unschedule" {
+	switch action {
+	case "unschedule":
+		scheduleAt(&p, nil)
+	case "undo": // back to the technicians, bay and notBefore it had
+		bay := optionalText(f.Values["bayId"])
+		p.TechIDs, p.BayID = &techIDs, &bay
+		var at *time.Time
+		if nb := f.Values["notBefore"]; nb != "" {
+			t, err := time.Parse(time.RFC3339, nb)
+			if err != nil {
+				return answer(http.StatusUnprocessableEntity, moveAnswer{Error: "The time to put the step back at is not a time."})
+			}
+			at = &t
+		}
+		scheduleAt(&p, at)
+	default:
 		start, err := time.ParseInLocation(startLayout, f.Values["start"], d.zone)
 		if err != nil {
 			return answer(http.StatusUnprocessableEntity, moveAnswer{Error: "The start is a date and a time, such as 2026-11-26 10:30."})
 		}
-		if warning := moveWarning(st, td, techIDs, f.Values["bayId"]); warning != "" && f.Values["confirm"] != "1" {
-			return answer(http.StatusOK, moveAnswer{Confirm: warning + " Move it anyway?"})
-		}
 		bay := optionalText(f.Values["bayId"])
 		p.TechIDs, p.BayID = &techIDs, &bay
 		scheduleAt(&p, &start)
-	} else {
-		scheduleAt(&p, nil)
+		if f.Values["confirm"] != "1" {
+			warning, err := a.moveCost(r, d, st, td, p)
+			if err != nil {
+				return err
+			}
+			if warning != "" {
+				return answer(http.StatusOK, moveAnswer{Confirm: warning + " Move it anyway?"})
+			}
+		}
 	}
 	moved, err := a.store.PatchStep(r.Context(), d.visibility(), st.JobID, st.ID, p, workshop.MicrosOf(a.now()))
 	if err != nil {
@@ -166,10 +258,17 @@ func (a *App) moveStep(w http.ResponseWriter, r *http.Request, si *store.SignedI
 		}
 		if workshop.ErrorCode(err) == workshop.CodeStaleUpdatedAt {
 			msg = "Someone else changed this step since your page showed it, so it was not moved; it is shown where it is now."
+			if action == "undo" {
+				msg = "Someone else changed " + td.stepText(st.ID) + " since it was moved, so it was not put back; it is shown where it is now."
+			}
 		}
 		return answer(status, moveAnswer{Error: td.namesFor(msg)})
 	}
-	return answer(http.StatusOK, moveAnswer{Message: moveMessage(td, moved, f.Values["action"] == "unschedule")})
+	if action == "undo" {
+		return answer(http.StatusOK, moveAnswer{Message: undoneMessage(td, moved), UpdatedAt: versionOf(moved.UpdatedAt)})
+	}
+	return answer(http.StatusOK, moveAnswer{Message: moveMessage(td, moved, action == "unschedule"), UpdatedAt: versionOf(moved.UpdatedAt),
+		Undo: undoOf(d.loc.ID, st, moved)})
 }
 
 // moveMessage says what a move did.
@@ -180,11 +279,46 @@ func moveMessage(td timelineData, st workshop.Step, unscheduled bool) string {
 	return "Moved " + td.stepText(st.ID) + " to " + td.assignment(st) + "."
 }
 
+// undoneMessage says where an undo put a step back.
+func undoneMessage(td timelineData, st workshop.Step) string {
+	when := "timed by the planner"
+	if st.NotBefore != nil {
+		when = "not before " + dateTimeText(st.NotBefore.Time, td.zone())
+	}
+	return "Put " + td.stepText(st.ID) + " back: " + td.assignment(st) + ", " + when + "."
+}
+
+// moveCost is what to ask before a move: what the step needs that the
+// chosen technicians or bay lack, and the jobs the move makes late.
+func (a *App) moveCost(r *http.Request, d *desk, st workshop.Step, td timelineData, p store.StepPatch) (string, error) {
+	warning, err := a.moveWarning(r, d, st, td, *p.TechIDs, deref(*p.BayID))
+	if err != nil {
+		return "", err
+	}
+	late, err := a.lateningOf(r, d, st, td, p)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(warning + " " + late), nil
+}
+
 // moveWarning names what the step needs that the chosen technicians or
-// bay do not have ("" when nothing).
-func moveWarning(st workshop.Step, td timelineData, techIDs []string, bayID string) string {
+// bay do not have ("" when nothing), as staff know them: the skills in
+// words, the service by its catalog name.
+func (a *App) moveWarning(r *http.Request, d *desk, st workshop.Step, td timelineData, techIDs []string, bayID string) (string, error) {
+	code := deref(st.ServiceCode)
+	service := st.Label
+	if code != "" {
+		items, err := a.store.CatalogItemsByCode(r.Context(), d.loc.ID, []string{code})
+		if err != nil {
+			return "", err
+		}
+		if it, ok := items[code]; ok && it.Name != "" {
+			service = it.Name
+		}
+	}
 	var warnings []string
-	skills := td.data.Skills[deref(st.ServiceCode)]
+	skills := td.data.Skills[code]
 	for _, id := range techIDs {
 		if slices.Contains(st.TechIDs, id) {
 			continue // already on the step: nothing new
@@ -193,18 +327,31 @@ func moveWarning(st workshop.Step, td timelineData, techIDs []string, bayID stri
 		var missing []string
 		for _, s := range skills {
 			if !slices.Contains(t.Skills, s) {
-				missing = append(missing, s)
+				missing = append(missing, skillWords(s))
 			}
 		}
 		if len(missing) > 0 {
-			warnings = append(warnings, t.Name+" lacks the skills "+strings.Join(missing, ", ")+" this step needs.")
+			warnings = append(warnings, t.Name+" does not have the "+listWords(missing)+" skill"+plural(len(missing))+" that "+service+" needs.")
 		}
 	}
-	if b, ok := td.bays[bayID]; ok && bayID != deref(st.BayID) && st.ServiceCode != nil && len(b.Services) > 0 &&
-		!slices.Contains(b.Services, *st.ServiceCode) {
-		warnings = append(warnings, b.Name+" does not offer the service "+*st.ServiceCode+".")
+	if b, ok := td.bays[bayID]; ok && bayID != deref(st.BayID) && code != "" && len(b.Services) > 0 &&
+		!slices.Contains(b.Services, code) {
+		warnings = append(warnings, b.Name+" does not take "+service+".")
 	}
-	return strings.Join(warnings, " ")
+	return strings.Join(warnings, " "), nil
+}
+
+// skillWords is a skill as staff say it: "high_voltage" is "high voltage".
+func skillWords(key string) string {
+	return strings.Join(strings.FieldsFunc(key, func(r rune) bool { return r == '_' || r == '-' || r == ' ' }), " ")
+}
+
+// listWords joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func listWords(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // scheduleAt sets the step's notBefore (nil: the planner times it).

@@ -2,6 +2,7 @@ package webapp
 
 import (
 	"context"
+	"html/template"
 	"math"
 	"slices"
 	"strings"
@@ -34,7 +35,16 @@ type timelineView struct {
 	Tray               []trayStep
 	AtRisk             []riskJob
 	Proposed           int // steps the plan assigned and nobody accepted yet
+	DayProposed        int // of them, those that start on Date
+	Proposals          []proposalDay
 	Totals             workshop.DispatchTotals
+	// Zoom is the zoom shown (zoomDay, zoomHalf, zoomTwoHours), Scale the
+	// track's width against the day's (1 for the day), Hours the axis in
+	// hours: the page's style sizes the track from them.
+	Zoom  string
+	Scale float64
+	Hours int
+	Zooms []zoomLink
 }
 
 type tick struct {
@@ -45,6 +55,7 @@ type tick struct {
 type span struct {
 	Left, Width float64
 	Label       string
+	Short       string // what the shade shows: why ("training", "maintenance: lift inspection")
 }
 
 // timelineRow is one technician's or bay's row. Off says why nothing can
@@ -52,18 +63,34 @@ type span struct {
 type timelineRow struct {
 	ID, Name, Off string
 	Bars          []bar
+	Lanes         int    // the bars' lanes: overlapping bars each have one
+	Hours         string // planned hours against working hours that day: "5:30 of 9:00"
+	Busy          bool   // planned above 90 % of the working time
+	Away          string // "away: vacation until Tue"
+	Shades        []span // absences, maintenance windows: who or what and why
 }
 
 // bar is a planned step in a row.
 type bar struct {
 	StepID, JobID string
 	Text          string // job number · step label · plate
-	Name          string // Text with the time, the other row and the state: tooltip and accessible name
-	State, Mark   string // in-progress, scheduled, assigned or proposed; its text mark
+	Short         string // job number · plate: what the bar shows first
+	Label         string // the step's label
+	Since, Until  string // a clipped bar's real start or end in words: "since Fri 16:10"
+	Beside        bool   // too short for its text at this zoom: the text is drawn beside it
+	BesideLeft    bool   // beside it before it (no room after it)
+	Lane          int
+	Style         template.CSS // its place: left, width and lane
+	Start         int          // its real start in minutes after the local midnight of the day shown (dispatch.js)
+	ClipStart     bool
+	ClipEnd       bool
+	from, to      float64 // drawn, in minutes from the axis start
+	reach         float64 // where its text ends, in minutes from the axis start
+	Name          string  // Text with the time, the other row and the state: tooltip and accessible name
+	State, Mark   string  // in-progress, scheduled, assigned or proposed; its text mark
 	AtRisk        bool
 	Shared        bool // one of several technicians' rows
 	Left, Width   float64
-	Clipped       bool // it goes on past the axis
 	TechIDs       string
 	BayID         string
 	UpdatedAt     string
@@ -168,8 +195,9 @@ func (td timelineData) techNames(ids []string) string {
 	return strings.Join(names, ", ")
 }
 
-// dayTimeline draws a date of the plan, rows by technician or by bay.
-func (d *desk) dayTimeline(p *planning.Plan, date string, td timelineData, byBay bool, now time.Time) timelineView {
+// dayTimeline draws a date of the plan, rows by technician or by bay, at
+// a zoom (zoomDay, zoomHalf, zoomTwoHours).
+func (d *desk) dayTimeline(p *planning.Plan, date string, td timelineData, byBay bool, zoom string, now time.Time) timelineView {
 	day, _ := time.ParseInLocation(time.DateOnly, date, d.zone)
 	v := timelineView{Date: date, ByBay: byBay, Totals: p.Dispatch.Totals,
 		Prev: day.AddDate(0, 0, -1).Format(time.DateOnly), Next: day.AddDate(0, 0, 1).Format(time.DateOnly),
@@ -178,8 +206,14 @@ func (d *desk) dayTimeline(p *planning.Plan, date string, td timelineData, byBay
 	from, to = from.Truncate(time.Hour), to.Add(time.Hour-time.Nanosecond).Truncate(time.Hour) // whole hours: tidy ticks
 	total := to.Sub(from)
 	v.AxisFrom, v.AxisSpan = int(from.Sub(day).Minutes()), int(total.Minutes())
+	v.Zoom, v.Scale = zoomOf(zoom, v.AxisSpan)
+	v.Hours = v.AxisSpan / 60
 	at := func(t time.Time) float64 { return math.Round(10000*t.Sub(from).Seconds()/total.Seconds()) / 100 }
-	for t := from; !t.After(to); t = t.Add(time.Hour) {
+	tickEvery := time.Hour
+	if v.Zoom == zoomTwoHours {
+		tickEvery = 30 * time.Minute
+	}
+	for t := from; !t.After(to); t = t.Add(tickEvery) {
 		v.Ticks = append(v.Ticks, tick{Left: at(t), Label: clockText(t, d.zone)})
 	}
 	for _, s := range offHours(p.Settings, day, from, to) {
@@ -190,6 +224,7 @@ func (d *desk) dayTimeline(p *planning.Plan, date string, td timelineData, byBay
 		n := at(now)
 		v.Now = &n
 	}
+	perMinute := pxPerMinute(v.AxisSpan, v.Scale)
 
 	rows, index := d.rowsOf(td, byBay)
 	atRisk := map[string]bool{}
@@ -197,24 +232,31 @@ func (d *desk) dayTimeline(p *planning.Plan, date string, td timelineData, byBay
 		atRisk[o.JobID] = o.AtRisk
 	}
 	for _, ps := range p.Dispatch.Steps {
-		if !ps.Pinned {
-			v.Proposed++
-		}
 		if !ps.Start.Before(to) || !ps.End.After(from) {
 			continue
 		}
 		st := td.steps[ps.StepID]
-		b := bar{StepID: ps.StepID, JobID: ps.JobID, Text: td.stepText(ps.StepID), AtRisk: atRisk[ps.JobID],
-			State: stateOf(st, ps), TechIDs: strings.Join(ps.TechIDs, " "), BayID: ps.BayID,
+		b := bar{StepID: ps.StepID, JobID: ps.JobID, Text: td.stepText(ps.StepID), Short: td.jobText(ps.StepID), Label: st.Label,
+			AtRisk: atRisk[ps.JobID], State: stateOf(st, ps), TechIDs: strings.Join(ps.TechIDs, " "), BayID: ps.BayID,
 			UpdatedAt: versionOf(st.UpdatedAt), Movable: st.Status == workshop.StepPending}
 		b.Mark = barStates[b.State].mark
 		start, end := workshop.Later(ps.Start, from), workshop.Earlier(ps.End, to)
-		b.Left, b.Width, b.Clipped = at(start), max(at(end)-at(start), 0.5), ps.End.After(to) || ps.Start.Before(from)
-		when := clockText(ps.Start, d.zone) + "–" + clockText(ps.End, d.zone)
-		if ps.End.In(d.zone).Format(time.DateOnly) != date {
-			when = clockText(ps.Start, d.zone) + " until " + d.when(ps.End)
+		b.Left, b.Width = at(start), max(at(end)-at(start), 0.5)
+		b.Start = int(ps.Start.Sub(day).Round(time.Minute).Minutes())
+		b.ClipStart, b.ClipEnd = ps.Start.Before(from), ps.End.After(to)
+		if b.ClipStart {
+			b.Since = "since " + d.when(ps.Start)
 		}
-		words := []string{b.Text, when}
+		if b.ClipEnd {
+			b.Until = "until " + d.when(ps.End)
+		}
+		b.from, b.to = start.Sub(from).Minutes(), end.Sub(from).Minutes()
+		b.fit(perMinute, float64(v.AxisSpan))
+		when := clockText(ps.Start, d.zone) + "–" + clockText(ps.End, d.zone)
+		if ps.Start.In(d.zone).Format(time.DateOnly) != date || ps.End.In(d.zone).Format(time.DateOnly) != date {
+			when = d.when(ps.Start) + " until " + d.when(ps.End)
+		}
+		words := []string{b.shown(), when}
 		if byBay {
 			if names := td.techNames(ps.TechIDs); names != "" {
 				words = append(words, names)
@@ -241,7 +283,18 @@ func (d *desk) dayTimeline(p *planning.Plan, date string, td timelineData, byBay
 			rows[i].Bars = append(rows[i].Bars, tb.named(words))
 		}
 	}
+	for i := range rows {
+		rows[i].Lanes = laneBars(rows[i].Bars)
+	}
+	d.shadeAway(rows, td, byBay, day, from, to, at)
 	v.Rows = rows
+	v.Proposals = d.proposalDays(p, date)
+	for _, pd := range v.Proposals {
+		v.Proposed += pd.N
+		if pd.Date == date {
+			v.DayProposed = pd.N
+		}
+	}
 	for _, u := range p.Dispatch.Unplaced {
 		st := td.steps[u.StepID]
 		v.Tray = append(v.Tray, trayStep{StepID: u.StepID, JobID: u.JobID, Text: td.stepText(u.StepID),
@@ -274,8 +327,11 @@ func (b bar) named(words []string) bar {
 	if b.AtRisk {
 		words = append(words, "job at risk")
 	}
-	if b.Clipped {
-		words = append(words, "continues beyond this day's view")
+	if b.Since != "" {
+		words = append(words, "begun before this day's view, "+b.Since)
+	}
+	if b.Until != "" {
+		words = append(words, "goes on after this day's view, "+b.Until)
 	}
 	b.Name = strings.Join(words, ", ")
 	return b
@@ -349,10 +405,13 @@ func offHours(set workshop.Settings, day, from, to time.Time) []offSpan {
 	return out
 }
 
-// window is the part of the plan's day the lanes draw: the day's opening
-// hours, widened to the steps planned on it.
+// window is the part of the plan's day the rows draw: the day's opening
+// hours (08:00-18:00 on a closed day), widened only for work that runs
+// over them on that date (a step begun before the opening, one in
+// progress past the close). Work that began on an earlier date or goes on
+// to a later one is drawn clipped, its real times in words.
 func (d *desk) window(p *planning.Plan, day time.Time) (from, to time.Time) {
-	from, to = day.Add(8*time.Hour), day.Add(18*time.Hour) // a closed day: the usual working day
+	from, to = day.Add(8*time.Hour), day.Add(18*time.Hour)
 	weekday := workshop.Weekdays[(int(day.Weekday())+6)%7]
 	if i := slices.IndexFunc(p.Settings.OperatingHours, func(h workshop.OpeningHours) bool { return h.Day == weekday }); i >= 0 {
 		h := p.Settings.OperatingHours[i]
@@ -363,9 +422,64 @@ func (d *desk) window(p *planning.Plan, day time.Time) (from, to time.Time) {
 	}
 	end := day.AddDate(0, 0, 1)
 	for _, ps := range p.Dispatch.Steps {
-		if ps.Start.Before(end) && ps.End.After(day) {
-			from, to = workshop.Earlier(from, workshop.Later(ps.Start, day)), workshop.Later(to, workshop.Earlier(ps.End, end))
+		if !ps.Start.Before(day) && ps.Start.Before(from) { // begun on this date before the opening
+			from = ps.Start
+		}
+		if ps.End.After(to) && ps.End.Before(end) && ps.Start.Before(to) { // runs past the close, ends this date
+			to = ps.End
 		}
 	}
 	return from, to
+}
+
+// zone is the location's time zone (UTC when it does not load).
+func (td timelineData) zone() *time.Location {
+	z, err := workshop.LoadZone(td.data.Timezone)
+	if err != nil {
+		return time.UTC
+	}
+	return z
+}
+
+// shadeAway shades on each row the technician's absences (or the bay's
+// maintenance windows) in [from, to), saying who or what and why, and
+// says on a technician's row that they are away that day.
+func (d *desk) shadeAway(rows []timelineRow, td timelineData, byBay bool, day, from, to time.Time, at func(time.Time) float64) {
+	spans := td.absences()
+	if byBay {
+		spans = td.windows()
+	}
+	index := map[string]int{}
+	for i, r := range rows {
+		index[r.ID] = i
+	}
+	byOwner := map[string][]awaySpan{}
+	for _, s := range spans {
+		i, ok := index[s.Owner]
+		if !ok {
+			continue
+		}
+		byOwner[s.Owner] = append(byOwner[s.Owner], s)
+		if !s.Start.Before(to) || !s.End.After(from) {
+			continue
+		}
+		a, b := workshop.Later(s.Start, from), workshop.Earlier(s.End, to)
+		short := "away: " + reasonWords(s.Reason)
+		if byBay {
+			short = "in maintenance"
+			if s.Reason != "" {
+				short += ": " + s.Reason
+			}
+		} else if s.Note != "" {
+			short += " (" + s.Note + ")"
+		}
+		label := rows[i].Name + " " + short + ", " + d.when(s.Start) + " until " + d.when(s.End)
+		rows[i].Shades = append(rows[i].Shades, span{Left: at(a), Width: at(b) - at(a), Label: label, Short: short})
+	}
+	if byBay {
+		return
+	}
+	for id, ss := range byOwner {
+		rows[index[id]].Away = awayWords(ss, day, day.AddDate(0, 0, 1), d.zone)
+	}
 }

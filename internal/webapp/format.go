@@ -34,3 +34,8 @@ func dateTimeText(t time.Time, zone *time.Location) string {
 func clockText(t time.Time, zone *time.Location) string {
 	return t.In(zone).Format(clockTimeLayout)
 }
+
+// sameDay tells whether two instants fall on the same local date in zone.
+func sameDay(a, b time.Time, zone *time.Location) bool {
+	return a.In(zone).Format(time.DateOnly) == b.In(zone).Format(time.DateOnly)
+}

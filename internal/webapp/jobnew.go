@@ -43,8 +43,8 @@ func (a *App) catalogOf(r *http.Request, d *desk, checked []string) ([]option, e
 	return out, nil
 }
 
-var newJobFields = []string{"kind", "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority",
-	"serviceCodes", "stepLabel", "stepDuration"}
+var newJobFields = append([]string{"kind", "jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority",
+	"serviceCodes", "stepLabel", "stepDuration"}, customerFieldNames...)
 
 // newJobPage is the form of a new job.
 func (a *App) newJobPage(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
@@ -89,6 +89,11 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 		f.Values["promiseTime"] = promise
 		return a.renderNewJob(w, r, d, http.StatusOK, f, codes)
 	}
+	if day := r.PostFormValue("useDay"); day != "" { // a day of the strip: a booking dropped off then, its promise
+		dropOff, promise, _ := strings.Cut(day, "|")
+		f.Values["kind"], f.Values["expectedArrival"], f.Values["promiseTime"] = "booking", dropOff, promise
+		return a.renderNewJob(w, r, d, http.StatusOK, f, codes)
+	}
 	var v workshop.Validation
 	// The application's own rules (the API creates a job of a location
 	// alone): a vehicle to work on, and something to do.
@@ -102,13 +107,15 @@ func (a *App) createJob(w http.ResponseWriter, r *http.Request, si *store.Signed
 		v.Add("kind", "Choose walk-in or booking.")
 	}
 	number, promise := d.jobFields(&v, f)
+	name, phone, email, expected := d.customerFields(&v, f)
 	now := workshop.MicrosOf(a.now())
 	j := workshop.Job{ID: workshop.NewID(workshop.PrefixJob), OrgID: si.Member.Org.ID, LocationID: d.loc.ID, JobNumber: number,
 		VehiclePlate: optionalText(f.Values["vehiclePlate"]), VehicleMake: optionalText(f.Values["vehicleMake"]),
 		VehicleModel: optionalText(f.Values["vehicleModel"]), PromiseTime: promise, Priority: f.Values["priority"],
-		Source: "other", CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{}}
+		Source: "other", CreatedAt: now, UpdatedAt: now, Steps: []workshop.Step{},
+		CustomerName: name, CustomerPhone: phone, CustomerEmail: email, ExpectedArrival: expected}
 	if f.Values["kind"] == "walk_in" {
-		j.Source = "walk_in"
+		j.Source, j.ExpectedArrival = "walk_in", nil // a walk-in is here: no drop-off to expect
 	}
 	newStep := func() workshop.Step {
 		at := now + workshop.Micros(len(j.Steps)) // steps keep the order they were chosen in

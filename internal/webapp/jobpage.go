@@ -34,13 +34,16 @@ type timeRow struct{ When, What string }
 
 // jobPageData is a job's page.
 type jobPageData struct {
-	Location       workshop.Location
-	Job            jobRow
-	Version        string
-	Arrival        string
-	Priority       string
-	ExternalKey    string
-	CancelReasons  string
+	Location      workshop.Location
+	Job           jobRow
+	Version       string
+	Arrival       string
+	Priority      string
+	ExternalKey   string
+	CancelReasons string
+	Customer      string // name · phone · email, those known
+	Expected      string // the booking's drop-off time
+
 	Open, MayWrite bool
 	Closing        bool
 	Timeline       jobTimeline
@@ -167,9 +170,14 @@ func (a *App) renderJob(w http.ResponseWriter, r *http.Request, d *desk, j works
 		}
 		p.Tags = append(p.Tags, option{Value: t.Tag, Label: t.Label, Checked: slices.Contains(fs.tags, t.Tag)})
 	}
-	p.Edit = formOr(fs.edit, map[string]string{"jobNumber": j.JobNumber, "vehiclePlate": deref(j.VehiclePlate),
+	p.Edit = formOr(fs.edit, d.customerValues(j, map[string]string{"jobNumber": j.JobNumber, "vehiclePlate": deref(j.VehiclePlate),
 		"vehicleMake": deref(j.VehicleMake), "vehicleModel": deref(j.VehicleModel), "promiseTime": d.localInput(j.PromiseTime),
-		"priority": j.Priority})
+		"priority": j.Priority}))
+	p.Customer = strings.Join(slices.DeleteFunc([]string{deref(j.CustomerName), deref(j.CustomerPhone), deref(j.CustomerEmail)},
+		func(s string) bool { return s == "" }), " · ")
+	if j.ExpectedArrival != nil {
+		p.Expected = d.when(*j.ExpectedArrival)
+	}
 	p.Edit.Values["updatedAt"] = versionOf(j.UpdatedAt) // a conflict shows the current version to send again
 	p.Priorities = priorityOptions(p.Edit.Values["priority"])
 	p.AddStep = formOr(fs.addStep, map[string]string{"serviceCode": "", "label": "", "estimatedDuration": "60"})

@@ -18,6 +18,47 @@ type quoteView struct {
 	Ready   string // "Thu 26 Nov 14:30"
 	Promise string // the same minute as the promise input takes it
 	Problem string // why it cannot be quoted
+	// Days are the next working days to offer a booking: a drop-off at
+	// each day's opening and when it would be ready (contract section 8).
+	Days []offerView
+}
+
+// offerView is one day of the strip: "Mon: ready 15:10", and the values
+// choosing it puts into the form.
+type offerView struct {
+	Label, Choice string // Choice: "DROPOFF|PROMISE" as the inputs take them
+}
+
+// offerDays is how many working days the strip offers.
+const offerDays = 5
+
+// offersOf words the days to offer a booking.
+func (d *desk) offersOf(days []workshop.DayOffer) []offerView {
+	var out []offerView
+	for _, o := range days {
+		day := o.Date.Format("Mon")
+		if o.EarliestCompletion == nil {
+			continue // not offered: it cannot be planned from that day
+		}
+		ready := readyMinute(*o.EarliestCompletion)
+		when := clockText(ready, d.zone)
+		if !o.SameDay {
+			when = dateTimeText(ready, d.zone)
+		}
+		out = append(out, offerView{Label: day + ": ready " + when,
+			Choice: d.localInput(&workshop.OffsetTime{Time: o.DropOff}) + "|" + d.localInput(&workshop.OffsetTime{Time: ready})})
+	}
+	return out
+}
+
+// readyMinute is a completion as a promise: the next whole minute (a
+// promise is never before the work is done).
+func readyMinute(t time.Time) time.Time {
+	ready := t.Truncate(time.Minute)
+	if ready.Before(t) {
+		ready = ready.Add(time.Minute)
+	}
+	return ready
 }
 
 // quoteOf quotes the catalog services codes; nil without any.
@@ -41,11 +82,12 @@ func (a *App) quoteOf(r *http.Request, d *desk, codes []string) (*quoteView, err
 	if q.EarliestCompletion == nil {
 		return &quoteView{Problem: "It cannot be planned now: " + unplacedReasons[q.Unplaced] + "."}, nil
 	}
-	ready := q.EarliestCompletion.Truncate(time.Minute)
-	if ready.Before(*q.EarliestCompletion) {
-		ready = ready.Add(time.Minute) // a promise is never before the work is done
+	ready := readyMinute(*q.EarliestCompletion)
+	offers, err := a.plans.AvailabilityDays(ctx, d.loc.ID, now, "", offerDays, steps)
+	if err != nil {
+		return nil, err
 	}
-	return &quoteView{Ready: d.when(ready), Promise: d.localInput(&workshop.OffsetTime{Time: ready})}, nil
+	return &quoteView{Ready: d.when(ready), Promise: d.localInput(&workshop.OffsetTime{Time: ready}), Days: d.offersOf(offers.Days)}, nil
 }
 
 // newJobQuote answers the new-job form's quote alone (htmx asks for it

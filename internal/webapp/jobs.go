@@ -284,6 +284,33 @@ func (d *desk) jobFields(v *workshop.Validation, f form) (number string, promise
 	return strings.TrimSpace(f.Values["jobNumber"]), promise
 }
 
+// customerFields reads a job form's customer and drop-off fields: blanks
+// are nil; the domain checks the phone and email (CheckJob, ChangeJob).
+func (d *desk) customerFields(v *workshop.Validation, f form) (name, phone, email *string, expected *time.Time) {
+	at, ok := d.parseLocalTime(f.Values["expectedArrival"])
+	if !ok {
+		v.Add("expectedArrival", "Enter the drop-off as a date and time.")
+	}
+	if at != nil {
+		expected = &at.Time
+	}
+	return optionalText(f.Values["customerName"]), optionalText(f.Values["customerPhone"]), optionalText(f.Values["customerEmail"]), expected
+}
+
+// customerValues are a job's customer and drop-off fields as its forms
+// show them.
+func (d *desk) customerValues(j workshop.Job, into map[string]string) map[string]string {
+	into["customerName"], into["customerPhone"], into["customerEmail"] = deref(j.CustomerName), deref(j.CustomerPhone), deref(j.CustomerEmail)
+	into["expectedArrival"] = ""
+	if j.ExpectedArrival != nil {
+		into["expectedArrival"] = d.localInput(&workshop.OffsetTime{Time: *j.ExpectedArrival})
+	}
+	return into
+}
+
+// customerFieldNames are the inputs customerFields reads.
+var customerFieldNames = []string{"customerName", "customerPhone", "customerEmail", "expectedArrival"}
+
 func (d *desk) parseLocalTime(s string) (*workshop.OffsetTime, bool) {
 	if s == "" {
 		return nil, true

@@ -81,7 +81,8 @@ func (a *App) settleJob(w http.ResponseWriter, r *http.Request, d *desk, jobID s
 	})
 }
 
-var editFields = []string{"jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority", "updatedAt"}
+var editFields = append([]string{"jobNumber", "vehiclePlate", "vehicleMake", "vehicleModel", "promiseTime", "priority", "updatedAt"},
+	customerFieldNames...)
 
 // editJob changes a job's fields against the version the form was made
 // from.
@@ -93,12 +94,17 @@ func (a *App) editJob(w http.ResponseWriter, r *http.Request, si *store.SignedIn
 	f := formOf(r, editFields...)
 	var v workshop.Validation
 	number, promise := d.jobFields(&v, f)
+	name, phone, email, expected := d.customerFields(&v, f)
+	if expected != nil && j.ExpectedArrival != nil && expected.Equal(*j.ExpectedArrival) {
+		expected = j.ExpectedArrival // the form shows minutes in the location's zone: unchanged keeps the stored offset
+	}
 	err = v.Err()
 	if err == nil && len(f.Errors) == 0 {
 		prio := f.Values["priority"]
 		plate, make_, model := optionalText(f.Values["vehiclePlate"]), optionalText(f.Values["vehicleMake"]), optionalText(f.Values["vehicleModel"])
 		_, err = a.store.PatchJob(r.Context(), d.visibility(), j.ID, store.JobPatch{UpdatedAt: parseVersion(f.Values["updatedAt"]),
-			JobNumber: &number, VehiclePlate: &plate, VehicleMake: &make_, VehicleModel: &model, PromiseTime: &promise, Priority: &prio},
+			JobNumber: &number, VehiclePlate: &plate, VehicleMake: &make_, VehicleModel: &model, PromiseTime: &promise, Priority: &prio,
+			CustomerName: &name, CustomerPhone: &phone, CustomerEmail: &email, ExpectedArrival: &expected},
 			workshop.MicrosOf(a.now()))
 	}
 	return a.settleJob(w, r, d, j.ID, err, &f, jobForms{edit: &f}, doneSaved, "edit-heading", "edit-heading")

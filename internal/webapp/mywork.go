@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/workshop"
@@ -42,6 +43,8 @@ type myWorkData struct {
 	// Refusal is why the start or complete just sent was refused, naming
 	// the step: above the list, which the live stream replaces.
 	Refusal string
+	// Absences are the technician's own absences from today on.
+	Absences []calendarRow
 }
 
 // myWork is the steps assigned to the technician the user works as, in
@@ -91,7 +94,14 @@ func (a *App) myWorkData(ctx context.Context, r *http.Request, si *store.SignedI
 		return nil, myWorkData{}, err
 	}
 	data := myWorkData{Technician: &tech, Next: myWorkPath, Live: myWorkPath + "/events" + done.query()}
-	data.Steps, err = a.assignedViews(ctx, d, techID, done)
+	if data.Steps, err = a.assignedViews(ctx, d, techID, done); err != nil {
+		return d, data, err
+	}
+	absences, err := a.store.Absences(ctx, store.CalendarFilter{Visibility: d.visibility(), Owner: techID,
+		From: a.now().In(d.zone).Format(time.DateOnly)}, workshop.PageRequest{Limit: listedLimit})
+	for _, ab := range absences.Data {
+		data.Absences = append(data.Absences, calendarRow{Start: d.when(ab.Start), End: d.when(ab.End), What: absenceReasonLabels[ab.Reason], Note: ab.Note})
+	}
 	return d, data, err
 }
 

@@ -14,9 +14,11 @@ import (
 // with the edit form, and a delete refused while open work uses it:
 //
 //	/locations/{locationID}/technicians              list, POST: create
-//	/technicians/{techID}                            page; POST .../edit, .../status, .../delete
+//	/technicians/{techID}                            page; POST .../edit, .../status, .../delete, .../absences;
+//	                                                 .../absences/{id}/remove (GET asks, POST removes)
 //	/locations/{locationID}/bays                     list, POST: create
-//	/bays/{bayID}                                    page; POST .../edit, .../status (maintenance), .../delete
+//	/bays/{bayID}                                    page; POST .../edit, .../status (maintenance), .../delete,
+//	                                                 .../maintenance-windows; .../maintenance-windows/{id}/remove
 //	/locations/{locationID}/catalog                  list, POST: create
 //	/locations/{locationID}/catalog/{serviceCode}    page; POST .../edit, .../delete
 //
@@ -28,6 +30,9 @@ func (a *App) resourceRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /technicians/{techID}/edit", a.member(a.editTechnician))
 	mux.Handle("POST /technicians/{techID}/status", a.member(a.technicianStatus))
 	mux.Handle("POST /technicians/{techID}/delete", a.member(a.deleteTechnician))
+	mux.Handle("POST /technicians/{techID}/absences", a.member(a.addAbsence))
+	mux.Handle("GET /technicians/{techID}/absences/{absenceID}/remove", a.member(a.removeAbsence))
+	mux.Handle("POST /technicians/{techID}/absences/{absenceID}/remove", a.member(a.removeAbsence))
 
 	mux.Handle("GET /locations/{locationID}/bays", a.member(a.bays))
 	mux.Handle("POST /locations/{locationID}/bays", a.member(a.createBay))
@@ -35,6 +40,9 @@ func (a *App) resourceRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /bays/{bayID}/edit", a.member(a.editBay))
 	mux.Handle("POST /bays/{bayID}/status", a.member(a.bayStatus))
 	mux.Handle("POST /bays/{bayID}/delete", a.member(a.deleteBay))
+	mux.Handle("POST /bays/{bayID}/maintenance-windows", a.member(a.addWindow))
+	mux.Handle("GET /bays/{bayID}/maintenance-windows/{windowID}/remove", a.member(a.removeWindow))
+	mux.Handle("POST /bays/{bayID}/maintenance-windows/{windowID}/remove", a.member(a.removeWindow))
 
 	mux.Handle("GET /locations/{locationID}/catalog", a.member(a.catalog))
 	mux.Handle("POST /locations/{locationID}/catalog", a.member(a.createCatalogItem))

@@ -69,7 +69,7 @@ func (a *App) createBay(w http.ResponseWriter, r *http.Request, si *store.Signed
 }
 
 // bayForms are the forms of a bay's page a write failed on.
-type bayForms struct{ edit, status, remove *form }
+type bayForms struct{ edit, status, remove, window *form }
 
 // bayOf reads the bay of the path and the desk of its location; false:
 // answered.
@@ -96,8 +96,12 @@ func (a *App) renderBay(w http.ResponseWriter, r *http.Request, d *desk, id stri
 	version := versionOf(b.UpdatedAt)
 	st := formOr(fs.status, map[string]string{})
 	st.Values["updatedAt"] = version // into or out of maintenance from what the page shows
+	windows, err := a.windowsView(r, d, b, fs.window)
+	if err != nil {
+		return err
+	}
 	return a.render(w, r, status, "bay", view{Header: d.header, Data: map[string]any{
-		"Location": d.loc, "Bay": bayRowOf(b), "MayWrite": allows(d.si, baysScopes.write),
+		"Location": d.loc, "Bay": bayRowOf(b), "MayWrite": allows(d.si, baysScopes.write), "Windows": windows,
 		"Edit": formOr(fs.edit, map[string]string{"name": b.Name, "equipment": listText(b.Equipment), "services": listText(b.Services),
 			"updatedAt": version}),
 		"Status": st, "Remove": formOr(fs.remove, map[string]string{})}})

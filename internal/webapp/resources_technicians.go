@@ -24,14 +24,34 @@ var wipMessage = fmt.Sprintf("Enter the limit as a whole number from 1 to %d.", 
 
 // technicianRow is a technician in the location's list.
 type technicianRow struct {
-	ID, Name, Skills, Status, StatusLabel, User string
-	WIPLimit                                    int
-	ClockedIn                                   bool
+	ID, Name, Skills, Status, StatusLabel, User, Hours string
+	WIPLimit                                           int
+	ClockedIn                                          bool
 }
 
 func technicianRowOf(t workshop.Technician, emails map[string]string) technicianRow {
 	return technicianRow{ID: t.ID, Name: t.Name, Skills: listText(t.Skills), Status: t.Status, StatusLabel: technicianStatusLabels[t.Status],
-		User: emails[t.UserID], WIPLimit: t.WIPLimit, ClockedIn: t.ClockedIn}
+		User: emails[t.UserID], WIPLimit: t.WIPLimit, ClockedIn: t.ClockedIn, Hours: hoursLabel(t.WorkingHours)}
+}
+
+// hoursText is working hours as the edit form writes them: "" for the
+// location's time, "none" for an empty list.
+func hoursText(h []workshop.WeeklyHours) string {
+	if h != nil && len(h) == 0 {
+		return "none"
+	}
+	return workshop.FormatWorkingHours(h)
+}
+
+// hoursLabel is working hours as the page shows them.
+func hoursLabel(h []workshop.WeeklyHours) string {
+	switch {
+	case h == nil:
+		return "The location's opening hours"
+	case len(h) == 0:
+		return "No working time"
+	}
+	return workshop.FormatWorkingHours(h)
 }
 
 // technicianUsers are the users a technician may work as (the
@@ -95,7 +115,7 @@ func (a *App) createTechnician(w http.ResponseWriter, r *http.Request, si *store
 }
 
 // technicianForms are the forms of a technician's page a write failed on.
-type technicianForms struct{ edit, status, remove *form }
+type technicianForms struct{ edit, status, remove, absence *form }
 
 // technicianOf reads the technician of the path and the desk of its
 // location; false: answered.
@@ -121,7 +141,7 @@ func (a *App) renderTechnician(w http.ResponseWriter, r *http.Request, d *desk, 
 	}
 	version := versionOf(t.UpdatedAt)
 	edit := formOr(fs.edit, map[string]string{"name": t.Name, "skills": listText(t.Skills), "wipLimit": strconv.Itoa(t.WIPLimit),
-		"userId": t.UserID, "updatedAt": version})
+		"userId": t.UserID, "workingHours": hoursText(t.WorkingHours), "updatedAt": version})
 	users, emails, err := a.technicianUsers(r, d, edit.Values["userId"])
 	if err != nil {
 		return err
@@ -132,9 +152,14 @@ func (a *App) renderTechnician(w http.ResponseWriter, r *http.Request, d *desk, 
 	for _, s := range workshop.TechnicianStatuses {
 		statuses = append(statuses, option{Value: s, Label: technicianStatusLabels[s], Checked: s == st.Values["status"]})
 	}
+	absences, err := a.absencesView(r, d, t, fs.absence)
+	if err != nil {
+		return err
+	}
 	return a.render(w, r, status, "technician", view{Header: d.header, Data: map[string]any{
 		"Location": d.loc, "Technician": technicianRowOf(t, emails), "MayWrite": allows(d.si, techniciansScopes.write),
-		"Edit": edit, "Users": users, "Status": st, "Statuses": statuses, "Remove": formOr(fs.remove, map[string]string{})}})
+		"Edit": edit, "Users": users, "Status": st, "Statuses": statuses, "Remove": formOr(fs.remove, map[string]string{}),
+		"Absences": absences}})
 }
 
 func (a *App) editTechnician(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
@@ -142,10 +167,12 @@ func (a *App) editTechnician(w http.ResponseWriter, r *http.Request, si *store.S
 	if err != nil {
 		return err
 	}
-	f := formOf(r, append(technicianFields, "updatedAt")...)
+	f := formOf(r, append(technicianFields, "workingHours", "updatedAt")...)
 	e := store.TechnicianEdit{UpdatedAt: parseVersion(f.Values["updatedAt"]), Name: f.Values["name"], Skills: listOf(f.Values["skills"]),
 		UserID: f.Values["userId"]}
 	f.wholeNumber("wipLimit", wipMessage, &e.WIPLimit)
+	e.WorkingHours, err = workshop.ParseWorkingHoursText(f.Values["workingHours"])
+	f.invalid(err)
 	if len(f.Errors) == 0 {
 		_, err = a.store.EditTechnician(r.Context(), d.visibility(), t.ID, e, workshop.MicrosOf(a.now()))
 	}

@@ -45,7 +45,7 @@ func (a *App) settingsPage(w http.ResponseWriter, r *http.Request, si *store.Sig
 
 // settingsFields are the names of the settings form's inputs.
 func settingsFields() []string {
-	fields := []string{"updatedAt", "bayBufferMinutes", "planningDurations", "promiseConfidence"}
+	fields := []string{"updatedAt", "bayBufferMinutes", "planningDurations", "promiseConfidence", "customerDataRetentionDays"}
 	for _, day := range workshop.Weekdays {
 		fields = append(fields, "open-"+day, "close-"+day, "breaks-"+day)
 	}
@@ -57,6 +57,9 @@ func settingsForm(st workshop.Settings) form {
 	f := form{Values: map[string]string{"updatedAt": versionOf(st.UpdatedAt), "bayBufferMinutes": strconv.Itoa(st.BayBufferMinutes),
 		"planningDurations": st.PlanningDurations, "promiseConfidence": strconv.Itoa(int(math.Round(100 * st.PromiseConfidence)))},
 		Errors: map[string]string{}}
+	if d := st.CustomerDataRetentionDays; d != nil {
+		f.Values["customerDataRetentionDays"] = strconv.Itoa(*d)
+	}
 	for _, h := range st.OperatingHours {
 		f.Values["open-"+h.Day], f.Values["close-"+h.Day] = h.Open, h.Close
 	}
@@ -142,6 +145,13 @@ func settingsOf(f form) (workshop.Settings, *workshop.Validation) {
 		v.Add("promiseConfidence", "Enter the share of promises to keep in whole per cent, from 50 to 99.")
 	}
 	st.PromiseConfidence = float64(percent) / 100
+	if days := strings.TrimSpace(f.Values["customerDataRetentionDays"]); days != "" {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			v.Add("customerDataRetentionDays", "Enter whole days from %d to %d, or leave empty to keep customer contact.", workshop.MinRetentionDays, workshop.MaxRetentionDays)
+		}
+		st.CustomerDataRetentionDays = &n
+	}
 	for _, day := range workshop.Weekdays {
 		open, close := strings.TrimSpace(f.Values["open-"+day]), strings.TrimSpace(f.Values["close-"+day])
 		switch {

@@ -159,7 +159,7 @@ const DispatchHorizon = 14 * 24 * time.Hour
 // jobs of 4 steps (smaller plans get a share in proportion, sizedBudget):
 // enough to improve a day of 80 jobs markedly, few enough to plan it in
 // well under 200 ms on two cores (docs/benchmarks.md).
-const DefaultDispatchBudget = 15000
+const DefaultDispatchBudget = 10000
 
 // PriorityWeight is a priority's weight in weighted lateness.
 func PriorityWeight(priority string) int {

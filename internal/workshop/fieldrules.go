@@ -37,6 +37,51 @@ func checkJobFields(v *Validation, j Job) {
 	}{{"externalKey", j.ExternalKey}, {"vehiclePlate", j.VehiclePlate}, {"vehicleMake", j.VehicleMake}, {"vehicleModel", j.VehicleModel}} {
 		checkOptionalLength(v, f.name, f.value)
 	}
+	checkCustomer(v, j, true, true, true)
+}
+
+// MaxCustomerPhoneLength bounds a customer's phone number.
+const MaxCustomerPhoneLength = 32
+
+// checkCustomer checks the customer fields that are set: a name's length,
+// a phone of digits, spaces and +()-./, and an email address.
+func checkCustomer(v *Validation, j Job, name, phone, email bool) {
+	if name {
+		checkOptionalLength(v, "customerName", j.CustomerName)
+	}
+	if p := j.CustomerPhone; phone && p != nil {
+		if !ValidPhone(*p) {
+			v.Add("customerPhone", "A phone number is at most %d characters of digits, spaces and + ( ) - . /, with a digit.", MaxCustomerPhoneLength)
+		}
+	}
+	if e := j.CustomerEmail; email && e != nil {
+		if !ValidEmail(*e) {
+			v.Add("customerEmail", "%q is not an email address (name@example.com).", *e)
+		}
+	}
+}
+
+// ValidPhone tells whether s may be a customer's phone number.
+func ValidPhone(s string) bool {
+	digit := false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case !strings.ContainsRune(" +()-./", r):
+			return false
+		}
+	}
+	return digit && len(s) <= MaxCustomerPhoneLength
+}
+
+// ValidEmail tells whether s is an email address: one @ with something
+// before it and a dotted domain after it, no spaces, at most 255
+// characters.
+func ValidEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && len(s) <= MaxJobTextLength && !strings.ContainsAny(s, " \t\r\n<>,;\"") &&
+		!strings.Contains(domain, "@") && strings.Contains(strings.Trim(domain, "."), ".") && !strings.Contains(domain, "..")
 }
 
 // checkJobPatch checks the fields a patch sets, as they leave the job.
@@ -55,6 +100,7 @@ func checkJobPatch(next Job, p JobPatch) error {
 			checkOptionalLength(&v, f.name, f.value)
 		}
 	}
+	checkCustomer(&v, next, p.CustomerName != nil, p.CustomerPhone != nil, p.CustomerEmail != nil)
 	return v.Err()
 }
 

@@ -23,13 +23,19 @@ type Job struct {
 	Source         string
 	ArrivalTime    *OffsetTime
 	InsuranceClaim *string // insurance claim reference; not in the REST form, in the stored row
-	Status         string
-	DeliveredAt    *Micros
-	CancelledAt    *Micros
-	CancelReasons  []string
-	CreatedAt      Micros
-	UpdatedAt      Micros
-	Steps          []Step // only where a read asks for them
+	// ExpectedArrival is a booking's drop-off time, with the offset it was
+	// sent with (nil: none); the plan starts a booked job no earlier.
+	ExpectedArrival *time.Time
+	// CustomerName, CustomerPhone and CustomerEmail say whom to call (nil:
+	// not known, or erased after the location's retention).
+	CustomerName, CustomerPhone, CustomerEmail *string
+	Status                                     string
+	DeliveredAt                                *Micros
+	CancelledAt                                *Micros
+	CancelReasons                              []string
+	CreatedAt                                  Micros
+	UpdatedAt                                  Micros
+	Steps                                      []Step // only where a read asks for them
 }
 
 // Step is one task of a job.

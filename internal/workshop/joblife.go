@@ -1,6 +1,9 @@
 package workshop
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // JobPatch is a change to a job; nil fields stay as they are. For the
 // nullable fields a non-nil pointer to nil clears the value.
@@ -14,6 +17,9 @@ type JobPatch struct {
 	Priority     *string
 	Source       *string
 	ArrivalTime  **OffsetTime
+	// ExpectedArrival and the customer fields: as the other nullable ones.
+	ExpectedArrival                            **time.Time
+	CustomerName, CustomerPhone, CustomerEmail **string
 }
 
 // ChangeJob decides a patch of job j at now: the job as the patch leaves
@@ -36,6 +42,10 @@ func ChangeJob(j Job, p JobPatch, now Micros) (Job, error) {
 	set(&next.Priority, p.Priority)
 	set(&next.Source, p.Source)
 	set(&next.ArrivalTime, p.ArrivalTime)
+	set(&next.ExpectedArrival, p.ExpectedArrival)
+	set(&next.CustomerName, p.CustomerName)
+	set(&next.CustomerPhone, p.CustomerPhone)
+	set(&next.CustomerEmail, p.CustomerEmail)
 	if next.ArrivalTime != nil && j.ArrivalTime == nil && j.Status == JobBooked {
 		next.Status = JobArrived
 	}
@@ -66,7 +76,15 @@ func jobsEqual(a, b Job) bool {
 	}
 	return a.JobNumber == b.JobNumber && eq(a.VehiclePlate, b.VehiclePlate) && eq(a.VehicleMake, b.VehicleMake) &&
 		eq(a.VehicleModel, b.VehicleModel) && teq(a.PromiseTime, b.PromiseTime) && a.Priority == b.Priority &&
-		a.Source == b.Source && teq(a.ArrivalTime, b.ArrivalTime) && a.Status == b.Status
+		a.Source == b.Source && teq(a.ArrivalTime, b.ArrivalTime) && a.Status == b.Status &&
+		sameInstantAndOffset(a.ExpectedArrival, b.ExpectedArrival) && eq(a.CustomerName, b.CustomerName) &&
+		eq(a.CustomerPhone, b.CustomerPhone) && eq(a.CustomerEmail, b.CustomerEmail)
+}
+
+// sameInstantAndOffset tells whether two optional times are the same
+// instant written with the same offset.
+func sameInstantAndOffset(x, y *time.Time) bool {
+	return (x == nil && y == nil) || (x != nil && y != nil && x.Equal(*y) && x.Format(time.RFC3339Nano) == y.Format(time.RFC3339Nano))
 }
 
 // FinishJob decides the delivery (to JobDelivered) or cancellation (to

@@ -85,8 +85,11 @@ type Technician struct {
 	WIPLimit   int      `json:"wipLimit"`
 	Status     string   `json:"status"`
 	ClockedIn  bool     `json:"clockedIn"` // derived from attendance
-	CreatedAt  Micros   `json:"createdAt"`
-	UpdatedAt  Micros   `json:"updatedAt"`
+	// WorkingHours is when the technician works: nil, the location's
+	// working time; a weekly list otherwise (calendars.go).
+	WorkingHours []WeeklyHours `json:"workingHours"`
+	CreatedAt    Micros        `json:"createdAt"`
+	UpdatedAt    Micros        `json:"updatedAt"`
 	// UserID is the application user who works as this technician ("":
 	// none), as a create or the application's edit sets it and every read
 	// fills it in; the API's record leaves it out.

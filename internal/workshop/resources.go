@@ -22,11 +22,12 @@ var serviceCodeRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 func ValidServiceCode(s string) bool { return serviceCodeRe.MatchString(s) }
 
 // CheckTechnician checks a technician's editable fields: name, skills,
-// work-in-progress limit and status.
+// work-in-progress limit, working hours and status.
 func CheckTechnician(t Technician) error {
 	var v Validation
 	checkName(&v, t.Name)
 	checkList(&v, "skills", t.Skills)
+	_ = v.Check(CheckWorkingHours(t.WorkingHours))
 	if t.WIPLimit < 1 || t.WIPLimit > MaxWIPLimit {
 		v.Add("wipLimit", "The work-in-progress limit must be between 1 and %d.", MaxWIPLimit)
 	}

@@ -13,6 +13,9 @@ type Settings struct {
 	// kept, 0.5 to 0.99 (DefaultPromiseConfidence): with learned durations
 	// the availability quote adds the margin it takes (contract section 9).
 	PromiseConfidence float64 `json:"promiseConfidence"`
+	// CustomerDataRetentionDays is how many days a closed job keeps its
+	// customer fields after it closed (nil: kept), 30 to 3650.
+	CustomerDataRetentionDays *int `json:"customerDataRetentionDays"`
 	// UpdatedAt is the settings' version, for the application's edit; the
 	// API's settings record does not show it.
 	UpdatedAt Micros `json:"-"`

@@ -56,8 +56,17 @@ func ValidateSettings(s Settings) error {
 		v.Add("promiseConfidence", "The promise confidence is a share from %.2f to %.2f, such as 0.9 for nine promises in ten kept.",
 			MinPromiseConfidence, MaxPromiseConfidence)
 	}
+	if d := s.CustomerDataRetentionDays; d != nil && (*d < MinRetentionDays || *d > MaxRetentionDays) {
+		v.Add("customerDataRetentionDays", "Customer data is kept %d to %d days after a job closes, or without a limit.", MinRetentionDays, MaxRetentionDays)
+	}
 	return v.Err()
 }
+
+// The bounds of customerDataRetentionDays.
+const (
+	MinRetentionDays = 30
+	MaxRetentionDays = 3650
+)
 
 // checkBreaks checks one day's breaks against its hours (zero: closed).
 func checkBreaks(v *Validation, day string, h OpeningHours, breaks []Break) {

@@ -13,13 +13,6 @@ import (
 // technician or bay only, as closed hours are for everyone: a step may span
 // it, and its length is counted in the working time of all its resources.
 
-// WeeklyHours is a stretch of a weekday a technician works, in local
-// wall-clock times ("08:00", "14:00"); Day is mon..sun.
-type WeeklyHours struct {
-	Day        string `json:"day"`
-	Start, End string
-}
-
 // WorkTime is what makes one technician's or bay's working time differ
 // from the location's.
 type WorkTime struct {

@@ -20,6 +20,30 @@ import (
 	"github.com/workshop-platform/workshop/internal/workshop"
 )
 
+// Defines values for AbsenceReason.
+const (
+	AbsenceReasonOther    AbsenceReason = "other"
+	AbsenceReasonSickness AbsenceReason = "sickness"
+	AbsenceReasonTraining AbsenceReason = "training"
+	AbsenceReasonVacation AbsenceReason = "vacation"
+)
+
+// Valid indicates whether the value is a known member of the AbsenceReason enum.
+func (e AbsenceReason) Valid() bool {
+	switch e {
+	case AbsenceReasonOther:
+		return true
+	case AbsenceReasonSickness:
+		return true
+	case AbsenceReasonTraining:
+		return true
+	case AbsenceReasonVacation:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BayStatus.
 const (
 	BayStatusAvailable   BayStatus = "available"
@@ -698,6 +722,56 @@ func (e WorkshopSettingsPlanningDurations) Valid() bool {
 	}
 }
 
+// Absence defines model for Absence.
+type Absence struct {
+	// CreatedAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	CreatedAt AuditTimestamp `json:"createdAt"`
+
+	// End With the offset it was sent with; the absence ends before it.
+	End time.Time `json:"end"`
+
+	// Id The absence's id (`abs_...`).
+	//
+	// Example: abs_01jd4f3k2q8v6w9x0y1z2a3b4c
+	Id string `json:"id"`
+
+	// LocationId The technician's location.
+	LocationId string                    `json:"locationId"`
+	Note       nullable.Nullable[string] `json:"note"`
+	Reason     AbsenceReason             `json:"reason"`
+
+	// Start With the offset it was sent with.
+	Start  time.Time `json:"start"`
+	TechId string    `json:"techId"`
+}
+
+// AbsenceCreate defines model for AbsenceCreate.
+type AbsenceCreate struct {
+	// End After start, at most 366 days later (422 field `end` otherwise).
+	End    time.Time                 `json:"end"`
+	Note   nullable.Nullable[string] `json:"note,omitempty"`
+	Reason AbsenceReason             `json:"reason"`
+
+	// Start A timestamp with offset.
+	Start time.Time `json:"start"`
+
+	// TechId A technician of the key's location (422 field `techId` otherwise).
+	TechId string `json:"techId"`
+}
+
+// AbsenceList defines model for AbsenceList.
+type AbsenceList struct {
+	Data []Absence `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// AbsenceReason defines model for AbsenceReason.
+type AbsenceReason string
+
 // Attendance defines model for Attendance.
 type Attendance struct {
 	// ClockIn With the location's UTC offset at that instant.
@@ -1243,10 +1317,24 @@ type Job struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
+	// CustomerEmail Example: maria@example.com
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail"`
+
+	// CustomerName Whom to call (shown to staff). Erased (null, with job.updated) once the job is closed longer than the location's customerDataRetentionDays.
+	//
+	// Example: Maria Lopez
+	CustomerName nullable.Nullable[string] `json:"customerName"`
+
+	// CustomerPhone Example: +49 30 1234567
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone"`
+
 	// DeliveredAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
+
+	// ExpectedArrival A booking's drop-off time, with the offset it was sent with: the plan starts a booked job no earlier. It stays as written once the vehicle arrives.
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1302,8 +1390,18 @@ type Job struct {
 type JobCreate struct {
 	// ArrivalTime Omitted: now (walk-in). null: not arrived (pre-booking). A value: when it arrived.
 	ArrivalTime nullable.Nullable[time.Time] `json:"arrivalTime,omitempty"`
-	ExternalKey *string                      `json:"externalKey,omitempty"`
-	JobNumber   *string                      `json:"jobNumber,omitempty"`
+
+	// CustomerEmail An email address (422 field `customerEmail` otherwise).
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail,omitempty"`
+	CustomerName  nullable.Nullable[string] `json:"customerName,omitempty"`
+
+	// CustomerPhone At most 32 characters of digits, spaces and `+()-./` (422 field `customerPhone` otherwise).
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone,omitempty"`
+
+	// ExpectedArrival A booking's drop-off time, a timestamp with offset (422 field `expectedArrival` otherwise).
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival,omitempty"`
+	ExternalKey     *string                      `json:"externalKey,omitempty"`
+	JobNumber       *string                      `json:"jobNumber,omitempty"`
 
 	// LocationId Required with an organisation key; a location key implies its location.
 	LocationId *string `json:"locationId,omitempty"`
@@ -1345,6 +1443,17 @@ type JobDetail struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
+	// CustomerEmail Example: maria@example.com
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail"`
+
+	// CustomerName Whom to call (shown to staff). Erased (null, with job.updated) once the job is closed longer than the location's customerDataRetentionDays.
+	//
+	// Example: Maria Lopez
+	CustomerName nullable.Nullable[string] `json:"customerName"`
+
+	// CustomerPhone Example: +49 30 1234567
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone"`
+
 	// Delays Steps that started and ended (or will end) after the end their estimate gave from their actual start.
 	Delays []Delay `json:"delays"`
 
@@ -1352,6 +1461,9 @@ type JobDetail struct {
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
+
+	// ExpectedArrival A booking's drop-off time, with the offset it was sent with: the plan starts a booked job no earlier. It stays as written once the vehicle arrives.
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1453,10 +1565,24 @@ type JobFields struct {
 	// Example: 2026-11-21T10:15:30.123456Z
 	CreatedAt AuditTimestamp `json:"createdAt"`
 
+	// CustomerEmail Example: maria@example.com
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail"`
+
+	// CustomerName Whom to call (shown to staff). Erased (null, with job.updated) once the job is closed longer than the location's customerDataRetentionDays.
+	//
+	// Example: Maria Lopez
+	CustomerName nullable.Nullable[string] `json:"customerName"`
+
+	// CustomerPhone Example: +49 30 1234567
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone"`
+
 	// DeliveredAt An audit timestamp, or null when the event has not happened (startedAt, completedAt, deliveredAt, cancelledAt).
 	//
 	// Example: 2026-11-21T10:15:30.123456Z
 	DeliveredAt nullable.Nullable[NullableAuditTimestamp] `json:"deliveredAt"`
+
+	// ExpectedArrival A booking's drop-off time, with the offset it was sent with: the plan starts a booked job no earlier. It stays as written once the vehicle arrives.
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival"`
 
 	// ExternalKey The caller's own id of the job; a lookup handle only.
 	//
@@ -1517,7 +1643,17 @@ type JobList struct {
 type JobPatch struct {
 	// ArrivalTime null clears the arrival, a value sets it.
 	ArrivalTime nullable.Nullable[time.Time] `json:"arrivalTime,omitempty"`
-	JobNumber   *string                      `json:"jobNumber,omitempty"`
+
+	// CustomerEmail An email address (422 field `customerEmail` otherwise).
+	CustomerEmail nullable.Nullable[string] `json:"customerEmail,omitempty"`
+	CustomerName  nullable.Nullable[string] `json:"customerName,omitempty"`
+
+	// CustomerPhone At most 32 characters of digits, spaces and `+()-./` (422 field `customerPhone` otherwise).
+	CustomerPhone nullable.Nullable[string] `json:"customerPhone,omitempty"`
+
+	// ExpectedArrival A booking's drop-off time, a timestamp with offset (422 field `expectedArrival` otherwise).
+	ExpectedArrival nullable.Nullable[time.Time] `json:"expectedArrival,omitempty"`
+	JobNumber       *string                      `json:"jobNumber,omitempty"`
 
 	// Priority Default normal.
 	Priority    *Priority                    `json:"priority,omitempty"`
@@ -1564,6 +1700,51 @@ type LocationList struct {
 	Data []Location `json:"data"`
 
 	// NextCursor Always null; every visible location is on one page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// MaintenanceWindow defines model for MaintenanceWindow.
+type MaintenanceWindow struct {
+	BayId string `json:"bayId"`
+
+	// CreatedAt UTC with exactly six fractional digits.
+	//
+	// Example: 2026-11-21T10:15:30.123456Z
+	CreatedAt AuditTimestamp `json:"createdAt"`
+
+	// End With the offset it was sent with.
+	End time.Time `json:"end"`
+
+	// Id The window's id (`bmw_...`).
+	//
+	// Example: bmw_01jd4f3k2q8v6w9x0y1z2a3b4c
+	Id string `json:"id"`
+
+	// LocationId The bay's location.
+	LocationId string `json:"locationId"`
+
+	// Reason Example: Lift inspection
+	Reason nullable.Nullable[string] `json:"reason"`
+
+	// Start With the offset it was sent with.
+	Start time.Time `json:"start"`
+}
+
+// MaintenanceWindowCreate defines model for MaintenanceWindowCreate.
+type MaintenanceWindowCreate struct {
+	// End After start, at most 366 days later (422 field `end` otherwise).
+	End    time.Time                 `json:"end"`
+	Reason nullable.Nullable[string] `json:"reason,omitempty"`
+
+	// Start A timestamp with offset.
+	Start time.Time `json:"start"`
+}
+
+// MaintenanceWindowList defines model for MaintenanceWindowList.
+type MaintenanceWindowList struct {
+	Data []MaintenanceWindow `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
@@ -1972,6 +2153,11 @@ type Technician struct {
 	//
 	// Example: 2
 	WipLimit int `json:"wipLimit"`
+
+	// WorkingHours When the technician works: null, all of the location's working time; otherwise a weekly list of local periods (several a day allowed), and the technician works where they overlap the location's working time (an empty list: never). Read-only here: set on the technician's page of the application or with `workshop admin technician set-hours`.
+	//
+	// Example: [{"day":"mon","end":"14:00","start":"08:00"},{"day":"tue","end":"14:00","start":"08:00"}]
+	WorkingHours nullable.Nullable[[]WeeklyHours] `json:"workingHours"`
 }
 
 // TechnicianStatus Operational status.
@@ -2135,6 +2321,21 @@ type WebhookWithSecret struct {
 // Weekday defines model for Weekday.
 type Weekday string
 
+// WeeklyHours defines model for WeeklyHours.
+type WeeklyHours struct {
+	Day Weekday `json:"day"`
+
+	// End Local time HH:MM, after start (24:00: midnight).
+	//
+	// Example: 14:00
+	End string `json:"end"`
+
+	// Start Local time HH:MM.
+	//
+	// Example: 08:00
+	Start string `json:"start"`
+}
+
 // Windows defines model for Windows.
 type Windows struct {
 	// ActualEnd When work ended; null before (for the job, until every step is completed).
@@ -2153,10 +2354,13 @@ type Windows struct {
 // WorkshopSettings defines model for WorkshopSettings.
 type WorkshopSettings struct {
 	// BayBufferMinutes Turnaround kept free in a bay between two jobs.
-	BayBufferMinutes int            `json:"bayBufferMinutes"`
-	Breaks           []Break        `json:"breaks"`
-	LocationId       string         `json:"locationId"`
-	OperatingHours   []OpeningHours `json:"operatingHours"`
+	BayBufferMinutes int     `json:"bayBufferMinutes"`
+	Breaks           []Break `json:"breaks"`
+
+	// CustomerDataRetentionDays How many days a closed job keeps its customer fields (customerName, customerPhone, customerEmail) after its deliveredAt or cancelledAt; null (the default) keeps them. A daily sweep erases older ones (set to null, with job.updated), in the job and in the stored data of its earlier events. Set with `workshop admin settings set --customer-data-retention-days N|none` or on the settings page.
+	CustomerDataRetentionDays nullable.Nullable[int] `json:"customerDataRetentionDays"`
+	LocationId                string                 `json:"locationId"`
+	OperatingHours            []OpeningHours         `json:"operatingHours"`
 
 	// PlanningDurations The duration the plan and the availability quote give a step that is not completed: estimate (its estimatedDuration), or with p50 or p80 that percentile of its catalog item's durationStats when the step's estimatedDuration is still the item's and the item has at least 5 samples.
 	PlanningDurations WorkshopSettingsPlanningDurations `json:"planningDurations"`
@@ -2175,6 +2379,12 @@ type WorkshopSettingsPlanningDurations string
 type WorkshopSettingsList struct {
 	Data []WorkshopSettings `json:"data"`
 }
+
+// CalendarFrom defines model for CalendarFrom.
+type CalendarFrom = openapi_types.Date
+
+// CalendarTo defines model for CalendarTo.
+type CalendarTo = openapi_types.Date
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -2316,6 +2526,33 @@ type RedeliverWebhookDeliveryParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListAbsencesParams defines parameters for ListAbsences.
+type ListAbsencesParams struct {
+	// LocationId Only this location's records (a location key may name only its own).
+	LocationId *LocationFilter `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// TechId Only this technician's absences.
+	TechId *string `form:"techId,omitempty" json:"techId,omitempty"`
+
+	// From Keep what overlaps this local date or later, YYYY-MM-DD.
+	From *CalendarFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive).
+	To *CalendarTo `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Rows per page, 1 to 200.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateAbsenceParams defines parameters for CreateAbsence.
+type CreateAbsenceParams struct {
+	// IdempotencyKey Makes a retried POST safe; see the conventions above.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListAttendanceParams defines parameters for ListAttendance.
 type ListAttendanceParams struct {
 	// LocationId Only this location's records (a location key may name only its own).
@@ -2400,6 +2637,27 @@ type PatchBayParams struct {
 	// with `currentUpdatedAt` and nothing applied. On a PATCH it replaces the body's `updatedAt`; sent with an
 	// `updatedAt` naming another version, the request is 412 before anything is read.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// ListBayMaintenanceWindowsParams defines parameters for ListBayMaintenanceWindows.
+type ListBayMaintenanceWindowsParams struct {
+	// From Keep what overlaps this local date or later, YYYY-MM-DD.
+	From *CalendarFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive).
+	To *CalendarTo `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Rows per page, 1 to 200.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateMaintenanceWindowParams defines parameters for CreateMaintenanceWindow.
+type CreateMaintenanceWindowParams struct {
+	// IdempotencyKey Makes a retried POST safe; see the conventions above.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetBoardParams defines parameters for GetBoard.
@@ -2515,6 +2773,27 @@ type PatchStepParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// ListMaintenanceWindowsParams defines parameters for ListMaintenanceWindows.
+type ListMaintenanceWindowsParams struct {
+	// LocationId Only this location's records (a location key may name only its own).
+	LocationId *LocationFilter `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// BayId Only this bay's windows.
+	BayId *string `form:"bayId,omitempty" json:"bayId,omitempty"`
+
+	// From Keep what overlaps this local date or later, YYYY-MM-DD.
+	From *CalendarFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Keep what overlaps this local date or earlier, YYYY-MM-DD (inclusive).
+	To *CalendarTo `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Rows per page, 1 to 200.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // GetPlanParams defines parameters for GetPlan.
 type GetPlanParams struct {
 	// LocationId The location (implied for a location key).
@@ -2570,6 +2849,9 @@ type CreateWebhookJSONRequestBody = WebhookCreate
 // PatchWebhookJSONRequestBody defines body for PatchWebhook for application/json ContentType.
 type PatchWebhookJSONRequestBody = WebhookPatch
 
+// CreateAbsenceJSONRequestBody defines body for CreateAbsence for application/json ContentType.
+type CreateAbsenceJSONRequestBody = AbsenceCreate
+
 // ClockInJSONRequestBody defines body for ClockIn for application/json ContentType.
 type ClockInJSONRequestBody = ClockRequest
 
@@ -2578,6 +2860,9 @@ type ClockOutJSONRequestBody = ClockRequest
 
 // PatchBayJSONRequestBody defines body for PatchBay for application/json ContentType.
 type PatchBayJSONRequestBody = BayPatch
+
+// CreateMaintenanceWindowJSONRequestBody defines body for CreateMaintenanceWindow for application/json ContentType.
+type CreateMaintenanceWindowJSONRequestBody = MaintenanceWindowCreate
 
 // PutCatalogItemJSONRequestBody defines body for PutCatalogItem for application/json ContentType.
 type PutCatalogItemJSONRequestBody = CatalogItemPut
@@ -2712,6 +2997,15 @@ type ServerInterface interface {
 	// RedeliverWebhookDelivery Deliver again
 	// (POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver)
 	RedeliverWebhookDelivery(w http.ResponseWriter, r *http.Request, webhookId WebhookId, deliveryId DeliveryId, params RedeliverWebhookDeliveryParams)
+	// ListAbsences List absences
+	// (GET /v1/scheduler/absences)
+	ListAbsences(w http.ResponseWriter, r *http.Request, params ListAbsencesParams)
+	// CreateAbsence Record an absence
+	// (POST /v1/scheduler/absences)
+	CreateAbsence(w http.ResponseWriter, r *http.Request, params CreateAbsenceParams)
+	// DeleteAbsence Delete an absence
+	// (DELETE /v1/scheduler/absences/{absenceId})
+	DeleteAbsence(w http.ResponseWriter, r *http.Request, absenceId string)
 	// ListAttendance List attendance
 	// (GET /v1/scheduler/attendance)
 	ListAttendance(w http.ResponseWriter, r *http.Request, params ListAttendanceParams)
@@ -2736,6 +3030,15 @@ type ServerInterface interface {
 	// PatchBay Put a bay into or out of maintenance
 	// (PATCH /v1/scheduler/bays/{bayId})
 	PatchBay(w http.ResponseWriter, r *http.Request, bayId string, params PatchBayParams)
+	// ListBayMaintenanceWindows List a bay's maintenance windows
+	// (GET /v1/scheduler/bays/{bayId}/maintenance-windows)
+	ListBayMaintenanceWindows(w http.ResponseWriter, r *http.Request, bayId string, params ListBayMaintenanceWindowsParams)
+	// CreateMaintenanceWindow Plan a bay maintenance window
+	// (POST /v1/scheduler/bays/{bayId}/maintenance-windows)
+	CreateMaintenanceWindow(w http.ResponseWriter, r *http.Request, bayId string, params CreateMaintenanceWindowParams)
+	// DeleteMaintenanceWindow Delete a bay maintenance window
+	// (DELETE /v1/scheduler/bays/{bayId}/maintenance-windows/{windowId})
+	DeleteMaintenanceWindow(w http.ResponseWriter, r *http.Request, bayId string, windowId string)
 	// GetBoard Get a location's live board
 	// (GET /v1/scheduler/board)
 	GetBoard(w http.ResponseWriter, r *http.Request, params GetBoardParams)
@@ -2778,6 +3081,9 @@ type ServerInterface interface {
 	// PatchStep Update a step
 	// (PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId})
 	PatchStep(w http.ResponseWriter, r *http.Request, jobId JobId, stepId string, params PatchStepParams)
+	// ListMaintenanceWindows List maintenance windows
+	// (GET /v1/scheduler/maintenance-windows)
+	ListMaintenanceWindows(w http.ResponseWriter, r *http.Request, params ListMaintenanceWindowsParams)
 	// GetPlan Get a location's dispatch plan
 	// (GET /v1/scheduler/plan)
 	GetPlan(w http.ResponseWriter, r *http.Request, params GetPlanParams)
@@ -3411,6 +3717,171 @@ func (siw *ServerInterfaceWrapper) RedeliverWebhookDelivery(w http.ResponseWrite
 	handler.ServeHTTP(w, r)
 }
 
+// ListAbsences operation middleware
+func (siw *ServerInterfaceWrapper) ListAbsences(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAbsencesParams
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", r.URL.Query(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "locationId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "locationId", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "techId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "techId", r.URL.Query(), &params.TechId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "techId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "techId", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", r.URL.Query(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "from"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "from", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", r.URL.Query(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "to"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "to", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", r.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "limit"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "limit", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", r.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "cursor"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "cursor", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListAbsences(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// CreateAbsence operation middleware
+func (siw *ServerInterfaceWrapper) CreateAbsence(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateAbsenceParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Idempotency-Key", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Idempotency-Key", Err: err})
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CreateAbsence(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// DeleteAbsence operation middleware
+func (siw *ServerInterfaceWrapper) DeleteAbsence(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "absenceId" -------------
+	var absenceId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "absenceId", r.PathValue("absenceId"), &absenceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "absenceId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.DeleteAbsence(w, r, absenceId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // ListAttendance operation middleware
 func (siw *ServerInterfaceWrapper) ListAttendance(w http.ResponseWriter, r *http.Request) {
 
@@ -3872,6 +4343,172 @@ func (siw *ServerInterfaceWrapper) PatchBay(w http.ResponseWriter, r *http.Reque
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.PatchBay(w, r, bayId, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ListBayMaintenanceWindows operation middleware
+func (siw *ServerInterfaceWrapper) ListBayMaintenanceWindows(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "bayId" -------------
+	var bayId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bayId", r.PathValue("bayId"), &bayId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "bayId", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBayMaintenanceWindowsParams
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", r.URL.Query(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "from"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "from", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", r.URL.Query(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "to"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "to", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", r.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "limit"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "limit", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", r.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "cursor"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "cursor", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListBayMaintenanceWindows(w, r, bayId, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// CreateMaintenanceWindow operation middleware
+func (siw *ServerInterfaceWrapper) CreateMaintenanceWindow(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "bayId" -------------
+	var bayId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bayId", r.PathValue("bayId"), &bayId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "bayId", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateMaintenanceWindowParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Idempotency-Key", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Idempotency-Key", Err: err})
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CreateMaintenanceWindow(w, r, bayId, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// DeleteMaintenanceWindow operation middleware
+func (siw *ServerInterfaceWrapper) DeleteMaintenanceWindow(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "bayId" -------------
+	var bayId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bayId", r.PathValue("bayId"), &bayId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "bayId", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "windowId" -------------
+	var windowId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "windowId", r.PathValue("windowId"), &windowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "windowId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.DeleteMaintenanceWindow(w, r, bayId, windowId)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -4603,6 +5240,104 @@ func (siw *ServerInterfaceWrapper) PatchStep(w http.ResponseWriter, r *http.Requ
 	handler.ServeHTTP(w, r)
 }
 
+// ListMaintenanceWindows operation middleware
+func (siw *ServerInterfaceWrapper) ListMaintenanceWindows(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMaintenanceWindowsParams
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", r.URL.Query(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "locationId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "locationId", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "bayId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "bayId", r.URL.Query(), &params.BayId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "bayId"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "bayId", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", r.URL.Query(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "from"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "from", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", r.URL.Query(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "to"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "to", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", r.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "limit"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "limit", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", r.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "cursor"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "cursor", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListMaintenanceWindows(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // GetPlan operation middleware
 func (siw *ServerInterfaceWrapper) GetPlan(w http.ResponseWriter, r *http.Request) {
 
@@ -5011,6 +5746,9 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries", wrapper.ListWebhookDeliveries)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/attempts", wrapper.ListDeliveryAttempts)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", wrapper.RedeliverWebhookDelivery)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/absences", wrapper.ListAbsences)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/absences", wrapper.CreateAbsence)
+	m.HandleFunc(http.MethodDelete+" "+options.BaseURL+"/v1/scheduler/absences/{absenceId}", wrapper.DeleteAbsence)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/attendance", wrapper.ListAttendance)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/attendance/clock-in", wrapper.ClockIn)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/attendance/clock-out", wrapper.ClockOut)
@@ -5019,6 +5757,9 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays", wrapper.ListBays)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.GetBay)
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}", wrapper.PatchBay)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}/maintenance-windows", wrapper.ListBayMaintenanceWindows)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}/maintenance-windows", wrapper.CreateMaintenanceWindow)
+	m.HandleFunc(http.MethodDelete+" "+options.BaseURL+"/v1/scheduler/bays/{bayId}/maintenance-windows/{windowId}", wrapper.DeleteMaintenanceWindow)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/board", wrapper.GetBoard)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/cancel-reason-tags", wrapper.ListCancelReasonTags)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/capacity", wrapper.GetCapacity)
@@ -5033,6 +5774,7 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/detail", wrapper.GetJobDetail)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/steps", wrapper.CreateStep)
 	m.HandleFunc(http.MethodPatch+" "+options.BaseURL+"/v1/scheduler/jobs/{jobId}/steps/{stepId}", wrapper.PatchStep)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/maintenance-windows", wrapper.ListMaintenanceWindows)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/v1/scheduler/plan", wrapper.GetPlan)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/apply", wrapper.ApplyPlan)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/v1/scheduler/plan/preview", wrapper.PreviewPlan)
@@ -7227,6 +7969,494 @@ func (response RedeliverWebhookDelivery500ApplicationProblemPlusJSONResponse) Vi
 	return err
 }
 
+type ListAbsencesRequestObject struct {
+	Params ListAbsencesParams
+}
+
+type ListAbsencesResponseObject interface {
+	VisitListAbsencesResponse(w http.ResponseWriter) error
+}
+
+type ListAbsences200JSONResponse AbsenceList
+
+func (response ListAbsences200JSONResponse) VisitListAbsencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAbsences400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListAbsences400ApplicationProblemPlusJSONResponse) VisitListAbsencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAbsences401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListAbsences401ApplicationProblemPlusJSONResponse) VisitListAbsencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAbsences403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListAbsences403ApplicationProblemPlusJSONResponse) VisitListAbsencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAbsences404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListAbsences404ApplicationProblemPlusJSONResponse) VisitListAbsencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAbsences429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListAbsences429ApplicationProblemPlusJSONResponse) VisitListAbsencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAbsences500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListAbsences500ApplicationProblemPlusJSONResponse) VisitListAbsencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsenceRequestObject struct {
+	Params CreateAbsenceParams
+	Body   *CreateAbsenceJSONRequestBody
+}
+
+type CreateAbsenceResponseObject interface {
+	VisitCreateAbsenceResponse(w http.ResponseWriter) error
+}
+
+type CreateAbsence201JSONResponse Absence
+
+func (response CreateAbsence201JSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence400ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence401ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence403ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence404ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence409ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence413ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence415ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence422ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence429ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAbsence500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAbsence500ApplicationProblemPlusJSONResponse) VisitCreateAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAbsenceRequestObject struct {
+	AbsenceId string `json:"absenceId"`
+}
+
+type DeleteAbsenceResponseObject interface {
+	VisitDeleteAbsenceResponse(w http.ResponseWriter) error
+}
+
+type DeleteAbsence204Response struct {
+}
+
+func (response DeleteAbsence204Response) VisitDeleteAbsenceResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteAbsence400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAbsence400ApplicationProblemPlusJSONResponse) VisitDeleteAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAbsence401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAbsence401ApplicationProblemPlusJSONResponse) VisitDeleteAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAbsence403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAbsence403ApplicationProblemPlusJSONResponse) VisitDeleteAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAbsence404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAbsence404ApplicationProblemPlusJSONResponse) VisitDeleteAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAbsence429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAbsence429ApplicationProblemPlusJSONResponse) VisitDeleteAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAbsence500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAbsence500ApplicationProblemPlusJSONResponse) VisitDeleteAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAttendanceRequestObject struct {
 	Params ListAttendanceParams
 }
@@ -8648,6 +9878,497 @@ type PatchBay500ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response PatchBay500ApplicationProblemPlusJSONResponse) VisitPatchBayResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBayMaintenanceWindowsRequestObject struct {
+	BayId  string `json:"bayId"`
+	Params ListBayMaintenanceWindowsParams
+}
+
+type ListBayMaintenanceWindowsResponseObject interface {
+	VisitListBayMaintenanceWindowsResponse(w http.ResponseWriter) error
+}
+
+type ListBayMaintenanceWindows200JSONResponse MaintenanceWindowList
+
+func (response ListBayMaintenanceWindows200JSONResponse) VisitListBayMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBayMaintenanceWindows400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListBayMaintenanceWindows400ApplicationProblemPlusJSONResponse) VisitListBayMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBayMaintenanceWindows401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBayMaintenanceWindows401ApplicationProblemPlusJSONResponse) VisitListBayMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBayMaintenanceWindows403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListBayMaintenanceWindows403ApplicationProblemPlusJSONResponse) VisitListBayMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBayMaintenanceWindows404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListBayMaintenanceWindows404ApplicationProblemPlusJSONResponse) VisitListBayMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBayMaintenanceWindows429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListBayMaintenanceWindows429ApplicationProblemPlusJSONResponse) VisitListBayMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBayMaintenanceWindows500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListBayMaintenanceWindows500ApplicationProblemPlusJSONResponse) VisitListBayMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindowRequestObject struct {
+	BayId  string `json:"bayId"`
+	Params CreateMaintenanceWindowParams
+	Body   *CreateMaintenanceWindowJSONRequestBody
+}
+
+type CreateMaintenanceWindowResponseObject interface {
+	VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error
+}
+
+type CreateMaintenanceWindow201JSONResponse MaintenanceWindow
+
+func (response CreateMaintenanceWindow201JSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow400ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow401ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow403ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow404ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow409ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow413ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow415ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow422ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow429ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMaintenanceWindow500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateMaintenanceWindow500ApplicationProblemPlusJSONResponse) VisitCreateMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMaintenanceWindowRequestObject struct {
+	BayId    string `json:"bayId"`
+	WindowId string `json:"windowId"`
+}
+
+type DeleteMaintenanceWindowResponseObject interface {
+	VisitDeleteMaintenanceWindowResponse(w http.ResponseWriter) error
+}
+
+type DeleteMaintenanceWindow204Response struct {
+}
+
+func (response DeleteMaintenanceWindow204Response) VisitDeleteMaintenanceWindowResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteMaintenanceWindow400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteMaintenanceWindow400ApplicationProblemPlusJSONResponse) VisitDeleteMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMaintenanceWindow401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteMaintenanceWindow401ApplicationProblemPlusJSONResponse) VisitDeleteMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMaintenanceWindow403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteMaintenanceWindow403ApplicationProblemPlusJSONResponse) VisitDeleteMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMaintenanceWindow404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteMaintenanceWindow404ApplicationProblemPlusJSONResponse) VisitDeleteMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMaintenanceWindow429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteMaintenanceWindow429ApplicationProblemPlusJSONResponse) VisitDeleteMaintenanceWindowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMaintenanceWindow500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteMaintenanceWindow500ApplicationProblemPlusJSONResponse) VisitDeleteMaintenanceWindowResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -11225,6 +12946,145 @@ func (response PatchStep500ApplicationProblemPlusJSONResponse) VisitPatchStepRes
 	return err
 }
 
+type ListMaintenanceWindowsRequestObject struct {
+	Params ListMaintenanceWindowsParams
+}
+
+type ListMaintenanceWindowsResponseObject interface {
+	VisitListMaintenanceWindowsResponse(w http.ResponseWriter) error
+}
+
+type ListMaintenanceWindows200JSONResponse MaintenanceWindowList
+
+func (response ListMaintenanceWindows200JSONResponse) VisitListMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMaintenanceWindows400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListMaintenanceWindows400ApplicationProblemPlusJSONResponse) VisitListMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMaintenanceWindows401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListMaintenanceWindows401ApplicationProblemPlusJSONResponse) VisitListMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMaintenanceWindows403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListMaintenanceWindows403ApplicationProblemPlusJSONResponse) VisitListMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMaintenanceWindows404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListMaintenanceWindows404ApplicationProblemPlusJSONResponse) VisitListMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMaintenanceWindows429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListMaintenanceWindows429ApplicationProblemPlusJSONResponse) VisitListMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMaintenanceWindows500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListMaintenanceWindows500ApplicationProblemPlusJSONResponse) VisitListMaintenanceWindowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPlanRequestObject struct {
 	Params GetPlanParams
 }
@@ -12506,6 +14366,15 @@ type StrictServerInterface interface {
 	// RedeliverWebhookDelivery Deliver again
 	// (POST /v1/platform/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver)
 	RedeliverWebhookDelivery(ctx context.Context, request RedeliverWebhookDeliveryRequestObject) (RedeliverWebhookDeliveryResponseObject, error)
+	// ListAbsences List absences
+	// (GET /v1/scheduler/absences)
+	ListAbsences(ctx context.Context, request ListAbsencesRequestObject) (ListAbsencesResponseObject, error)
+	// CreateAbsence Record an absence
+	// (POST /v1/scheduler/absences)
+	CreateAbsence(ctx context.Context, request CreateAbsenceRequestObject) (CreateAbsenceResponseObject, error)
+	// DeleteAbsence Delete an absence
+	// (DELETE /v1/scheduler/absences/{absenceId})
+	DeleteAbsence(ctx context.Context, request DeleteAbsenceRequestObject) (DeleteAbsenceResponseObject, error)
 	// ListAttendance List attendance
 	// (GET /v1/scheduler/attendance)
 	ListAttendance(ctx context.Context, request ListAttendanceRequestObject) (ListAttendanceResponseObject, error)
@@ -12530,6 +14399,15 @@ type StrictServerInterface interface {
 	// PatchBay Put a bay into or out of maintenance
 	// (PATCH /v1/scheduler/bays/{bayId})
 	PatchBay(ctx context.Context, request PatchBayRequestObject) (PatchBayResponseObject, error)
+	// ListBayMaintenanceWindows List a bay's maintenance windows
+	// (GET /v1/scheduler/bays/{bayId}/maintenance-windows)
+	ListBayMaintenanceWindows(ctx context.Context, request ListBayMaintenanceWindowsRequestObject) (ListBayMaintenanceWindowsResponseObject, error)
+	// CreateMaintenanceWindow Plan a bay maintenance window
+	// (POST /v1/scheduler/bays/{bayId}/maintenance-windows)
+	CreateMaintenanceWindow(ctx context.Context, request CreateMaintenanceWindowRequestObject) (CreateMaintenanceWindowResponseObject, error)
+	// DeleteMaintenanceWindow Delete a bay maintenance window
+	// (DELETE /v1/scheduler/bays/{bayId}/maintenance-windows/{windowId})
+	DeleteMaintenanceWindow(ctx context.Context, request DeleteMaintenanceWindowRequestObject) (DeleteMaintenanceWindowResponseObject, error)
 	// GetBoard Get a location's live board
 	// (GET /v1/scheduler/board)
 	GetBoard(ctx context.Context, request GetBoardRequestObject) (GetBoardResponseObject, error)
@@ -12572,6 +14450,9 @@ type StrictServerInterface interface {
 	// PatchStep Update a step
 	// (PATCH /v1/scheduler/jobs/{jobId}/steps/{stepId})
 	PatchStep(ctx context.Context, request PatchStepRequestObject) (PatchStepResponseObject, error)
+	// ListMaintenanceWindows List maintenance windows
+	// (GET /v1/scheduler/maintenance-windows)
+	ListMaintenanceWindows(ctx context.Context, request ListMaintenanceWindowsRequestObject) (ListMaintenanceWindowsResponseObject, error)
 	// GetPlan Get a location's dispatch plan
 	// (GET /v1/scheduler/plan)
 	GetPlan(ctx context.Context, request GetPlanRequestObject) (GetPlanResponseObject, error)
@@ -13021,6 +14902,91 @@ func (sh *strictHandler) RedeliverWebhookDelivery(w http.ResponseWriter, r *http
 	}
 }
 
+// ListAbsences operation middleware
+func (sh *strictHandler) ListAbsences(w http.ResponseWriter, r *http.Request, params ListAbsencesParams) {
+	var request ListAbsencesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAbsences(ctx, request.(ListAbsencesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAbsences")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListAbsencesResponseObject); ok {
+		if err := validResponse.VisitListAbsencesResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateAbsence operation middleware
+func (sh *strictHandler) CreateAbsence(w http.ResponseWriter, r *http.Request, params CreateAbsenceParams) {
+	var request CreateAbsenceRequestObject
+
+	request.Params = params
+
+	var body CreateAbsenceJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAbsence(ctx, request.(CreateAbsenceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAbsence")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CreateAbsenceResponseObject); ok {
+		if err := validResponse.VisitCreateAbsenceResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// DeleteAbsence operation middleware
+func (sh *strictHandler) DeleteAbsence(w http.ResponseWriter, r *http.Request, absenceId string) {
+	var request DeleteAbsenceRequestObject
+
+	request.AbsenceId = absenceId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteAbsence(ctx, request.(DeleteAbsenceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteAbsence")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(DeleteAbsenceResponseObject); ok {
+		if err := validResponse.VisitDeleteAbsenceResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // ListAttendance operation middleware
 func (sh *strictHandler) ListAttendance(w http.ResponseWriter, r *http.Request, params ListAttendanceParams) {
 	var request ListAttendanceRequestObject
@@ -13245,6 +15211,94 @@ func (sh *strictHandler) PatchBay(w http.ResponseWriter, r *http.Request, bayId 
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(PatchBayResponseObject); ok {
 		if err := validResponse.VisitPatchBayResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListBayMaintenanceWindows operation middleware
+func (sh *strictHandler) ListBayMaintenanceWindows(w http.ResponseWriter, r *http.Request, bayId string, params ListBayMaintenanceWindowsParams) {
+	var request ListBayMaintenanceWindowsRequestObject
+
+	request.BayId = bayId
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBayMaintenanceWindows(ctx, request.(ListBayMaintenanceWindowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBayMaintenanceWindows")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListBayMaintenanceWindowsResponseObject); ok {
+		if err := validResponse.VisitListBayMaintenanceWindowsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateMaintenanceWindow operation middleware
+func (sh *strictHandler) CreateMaintenanceWindow(w http.ResponseWriter, r *http.Request, bayId string, params CreateMaintenanceWindowParams) {
+	var request CreateMaintenanceWindowRequestObject
+
+	request.BayId = bayId
+	request.Params = params
+
+	var body CreateMaintenanceWindowJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateMaintenanceWindow(ctx, request.(CreateMaintenanceWindowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateMaintenanceWindow")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CreateMaintenanceWindowResponseObject); ok {
+		if err := validResponse.VisitCreateMaintenanceWindowResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// DeleteMaintenanceWindow operation middleware
+func (sh *strictHandler) DeleteMaintenanceWindow(w http.ResponseWriter, r *http.Request, bayId string, windowId string) {
+	var request DeleteMaintenanceWindowRequestObject
+
+	request.BayId = bayId
+	request.WindowId = windowId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteMaintenanceWindow(ctx, request.(DeleteMaintenanceWindowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteMaintenanceWindow")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(DeleteMaintenanceWindowResponseObject); ok {
+		if err := validResponse.VisitDeleteMaintenanceWindowResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
@@ -13658,6 +15712,32 @@ func (sh *strictHandler) PatchStep(w http.ResponseWriter, r *http.Request, jobId
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(PatchStepResponseObject); ok {
 		if err := validResponse.VisitPatchStepResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListMaintenanceWindows operation middleware
+func (sh *strictHandler) ListMaintenanceWindows(w http.ResponseWriter, r *http.Request, params ListMaintenanceWindowsParams) {
+	var request ListMaintenanceWindowsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMaintenanceWindows(ctx, request.(ListMaintenanceWindowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMaintenanceWindows")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListMaintenanceWindowsResponseObject); ok {
+		if err := validResponse.VisitListMaintenanceWindowsResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

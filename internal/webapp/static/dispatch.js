@@ -19,19 +19,37 @@
   var alarm = document.getElementById("dispatch-alert");
   var SNAP = 5;
 
-  function say(text) { alarm.textContent = ""; said.textContent = text; }
+  function say(text, undo) {
+    alarm.textContent = "";
+    said.textContent = text;
+    if (undo) { // the step's earlier technicians, bay and time, with its new version
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "undo";
+      b.textContent = "Undo";
+      b.addEventListener("click", function () { sendUndo(undo, b); });
+      said.appendChild(document.createTextNode(" "));
+      said.appendChild(b);
+    }
+  }
   function warn(text) { said.textContent = ""; alarm.textContent = text; }
 
   // ---- live updates
-  var pendingBody = null, busy = false;
+  var pendingBody = null, busy = false, keep = null; // keep: the step whose bar keeps the focus
   function swap(html) {
     if (busy) { pendingBody = html; return; }
     var focused = document.activeElement && root.contains(document.activeElement) && document.activeElement.closest("[data-step]");
+    var step = focused ? focused.dataset.step : keep;
+    var scroll = tl() ? tl().scrollLeft : 0;
     root.innerHTML = html;
-    if (focused) { // keep the keyboard where it was
-      var again = root.querySelector("[data-step=\"" + focused.dataset.step + "\"] a");
-      if (again) again.focus();
-    }
+    if (tl()) tl().scrollLeft = scroll;
+    if (step) refocus(step);
+  }
+  function tl() { return root.querySelector(".tl"); }
+  // refocus puts the keyboard on the step's bar (in the row it moved to).
+  function refocus(step) {
+    var again = root.querySelector(".tl-bar[data-step=\"" + step + "\"] a, .tray-step[data-step=\"" + step + "\"] a");
+    if (again) again.focus({ preventScroll: true });
   }
   function idle() {
     busy = false;
@@ -86,7 +104,7 @@
     this.fromRow = item.closest(".tl-row");
     this.width = item.classList.contains("tl-bar") ? parseFloat(item.style.width) : 100 * 60 / ax.span;
     this.row = this.fromRow || rows()[0];
-    this.minute = item.classList.contains("tl-bar") ? snap(ax.from + parseFloat(item.style.left) / 100 * ax.span, ax) : ax.from;
+    this.minute = item.classList.contains("tl-bar") ? +item.dataset.start : ax.from; // its real start, on or off the grid
     this.ghost = document.createElement("span");
     this.ghost.className = "drop-ghost";
     this.ghost.setAttribute("aria-hidden", "true");
@@ -101,6 +119,11 @@
     this.ghost.style.left = leftOf(this.minute, this.ax) + "%";
     this.ghost.style.width = this.width + "%";
     this.ghost.textContent = clock(this.minute);
+  };
+  // by moves the start to the next (or previous) multiple of step minutes.
+  Move.prototype.by = function (step) {
+    var m = step > 0 ? Math.floor(this.minute / step) * step + step : Math.ceil(this.minute / -step) * -step + step;
+    this.minute = Math.max(this.ax.from, Math.min(this.ax.from + this.ax.span - SNAP, m));
   };
   Move.prototype.where = function () { return this.row.dataset.name + ", " + clock(this.minute); };
   Move.prototype.end = function () {
@@ -135,33 +158,83 @@
     var m = this, f = m.fields();
     if (confirmed) f.append("confirm", "1");
     var url = timeline().dataset.steps + m.item.dataset.step + "/move";
+    var step = m.item.dataset.step, wasBar = m.item.classList.contains("tl-bar");
     m.item.setAttribute("aria-busy", "true");
+    return post(url, f).then(function (a) {
+      m.item.removeAttribute("aria-busy");
+      if (a.confirm) {
+        if (window.confirm(a.confirm)) return m.send(true);
+        m.end();
+        say("Not moved.");
+        idle();
+        if (wasBar) refocus(step);
+        return;
+      }
+      m.end();
+      if (a.error) {
+        warn(a.error + " " + "The step stays where it was.");
+      } else {
+        say(a.message, a.undo);
+        if (a.updatedAt) m.item.dataset.updated = a.updatedAt; // a next move before the redraw is not stale
+        if (wasBar) { // where it went, until the server's drawing arrives
+          m.row.querySelector(".tl-track").appendChild(m.item);
+          m.item.style.left = leftOf(m.minute, m.ax) + "%";
+          m.item.dataset.start = m.minute;
+        }
+      }
+      keep = step;
+      idle();
+      refocus(step);
+    });
+  };
+
+  // post sends a form's fields and reads the JSON answer.
+  function post(url, f) {
     return fetch(url, { method: "POST", body: f, credentials: "same-origin", headers: { "Accept": "application/json" } })
       .then(function (r) {
-        return r.json().catch(function () { return { error: "The server did not answer the move (" + r.status + ")." }; });
-      }, function () { return { error: "The server could not be reached: nothing was moved." }; })
-      .then(function (a) {
-        m.item.removeAttribute("aria-busy");
-        if (a.confirm) {
-          if (window.confirm(a.confirm)) return m.send(true);
-          m.end();
-          say("Not moved.");
-          idle();
-          return;
-        }
-        m.end();
-        if (a.error) {
-          warn(a.error + " " + "The step stays where it was.");
-        } else {
-          say(a.message);
-          if (m.item.classList.contains("tl-bar")) { // where it went, until the server's drawing arrives
-            m.row.querySelector(".tl-track").appendChild(m.item);
-            m.item.style.left = leftOf(m.minute, m.ax) + "%";
-          }
-        }
-        idle();
+        return r.json().catch(function () { return { error: "The server did not answer (" + r.status + ")." }; });
+      }, function () { return { error: "The server could not be reached: nothing was changed." }; });
+  }
+
+  // sendUndo puts a moved step back as it was, if no one changed it since.
+  function sendUndo(undo, button) {
+    var f = new URLSearchParams();
+    Object.keys(undo.fields).forEach(function (k) {
+      [].concat(undo.fields[k]).forEach(function (v) { f.append(k, v); });
+    });
+    button.disabled = true;
+    post(undo.url, f).then(function (a) {
+      if (a.error) warn(a.error); else say(a.message);
+      var item = root.querySelector("[data-step=\"" + undo.step + "\"]");
+      if (item && a.updatedAt) item.dataset.updated = a.updatedAt;
+      keep = undo.step;
+      refocus(undo.step);
+    });
+  }
+
+  // ---- what a move would do: the plan's preview, asked 150 ms after the
+  // pointer (or the keyboard) stops, said beside the ghost and in words.
+  var previewTimer = null, previewSeq = 0;
+  var previewed = document.getElementById("dispatch-preview");
+  function preview(m) {
+    clearTimeout(previewTimer);
+    var seq = ++previewSeq;
+    previewTimer = setTimeout(function () {
+      var f = m.fields();
+      post(timeline().dataset.steps + m.item.dataset.step + "/preview", f).then(function (a) {
+        if (seq !== previewSeq || !m.ghost.isConnected) return; // moved on since
+        var words = a.error || a.effects || "";
+        m.ghost.dataset.effects = words;
+        m.ghost.classList.toggle("costly", !!a.late);
+        if (previewed) previewed.textContent = words ? "If moved to " + m.where() + ": " + words : "";
       });
-  };
+    }, 150);
+  }
+  function stopPreview() {
+    clearTimeout(previewTimer);
+    previewSeq++;
+    if (previewed) previewed.textContent = "";
+  }
 
   function movable(target) {
     if (!timeline() || !timeline().dataset.mayMove) return null;
@@ -198,14 +271,20 @@
     var under = rowAt(e.clientX, e.clientY, drag.item);
     if (under) {
       drag.move.row = under;
-      drag.move.minute = minuteAt(e.clientX - drag.offset, under.querySelector(".tl-track"), drag.move.ax);
-      drag.move.show();
+      var minute = minuteAt(e.clientX - drag.offset, under.querySelector(".tl-track"), drag.move.ax);
+      if (under !== drag.move.row || minute !== drag.move.minute || !drag.move.ghost.isConnected) {
+        drag.move.row = under;
+        drag.move.minute = minute;
+        drag.move.show();
+        preview(drag.move);
+      }
     }
   });
   function drop(e) {
     if (!drag || e.pointerId !== drag.id) return;
     var d = drag;
     drag = null;
+    stopPreview();
     if (!d.move) { idle(); return; } // a click: the link opens the form
     justDragged = true;
     setTimeout(function () { justDragged = false; }, 0);
@@ -219,7 +298,8 @@
   root.addEventListener("pointercancel", drop);
   root.addEventListener("click", function (e) { if (justDragged) { e.preventDefault(); e.stopPropagation(); } }, true);
 
-  // ---- keyboard moves
+  // ---- keyboard moves: each arrow key moves the bar to be (a row, or the
+  // next 5 minutes), Enter moves it there, Escape leaves it.
   var picked = null;
   root.addEventListener("keydown", function (e) {
     var item = e.target.tagName === "A" && movable(e.target);
@@ -231,25 +311,112 @@
         if (picked) picked.end();
         picked = new Move(item);
         item.classList.add("picked");
-      } else {
-        var step = e.shiftKey ? 60 : SNAP, all = rows(), i = all.indexOf(picked.row);
-        if (e.key === "ArrowLeft") picked.minute = snap(picked.minute - step, picked.ax);
-        if (e.key === "ArrowRight") picked.minute = snap(picked.minute + step, picked.ax);
-        if (e.key === "ArrowUp" && i > 0) picked.row = all[i - 1];
-        if (e.key === "ArrowDown" && i < all.length - 1) picked.row = all[i + 1];
       }
+      var step = e.shiftKey ? 60 : SNAP, all = rows(), i = all.indexOf(picked.row);
+      if (e.key === "ArrowLeft") picked.by(-step);
+      if (e.key === "ArrowRight") picked.by(step);
+      if (e.key === "ArrowUp" && i > 0) picked.row = all[i - 1];
+      if (e.key === "ArrowDown" && i < all.length - 1) picked.row = all[i + 1];
       picked.show();
+      preview(picked);
       say("Move to " + picked.where() + "? Enter to move, Escape to leave it.");
     } else if (e.key === "Enter" && picked && picked.item === item) {
       e.preventDefault();
       var m = picked;
       picked = null;
+      stopPreview();
       m.send(false);
     } else if (e.key === "Escape" && picked) {
       picked.end();
       picked = null;
+      stopPreview();
       say("Not moved.");
       idle();
     }
   });
+
+  // ---- a bar's form in place: a click or tap on a bar (or the text beside
+  // it) opens the form its link leads to in a dialog; without this script
+  // the link opens the form's page.
+  var dialog = null;
+  function openForm(href, opener) {
+    if (!dialog) {
+      dialog = document.createElement("dialog");
+      dialog.className = "step-dialog";
+      dialog.setAttribute("aria-labelledby", "step-dialog-title");
+      document.body.appendChild(dialog);
+      dialog.addEventListener("close", function () {
+        busy = false;
+        idle();
+        if (dialog.opener && dialog.opener.isConnected) dialog.opener.focus();
+        else if (dialog.step) refocus(dialog.step);
+      });
+    }
+    fetch(href, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var sheet = doc.querySelector(".step-sheet");
+      if (!sheet) { location.href = href; return; }
+      var h = sheet.querySelector("h1");
+      if (h) { h.id = "step-dialog-title"; }
+      dialog.innerHTML = "";
+      var close = document.createElement("button");
+      close.type = "button";
+      close.className = "dialog-close secondary";
+      close.textContent = "Close";
+      close.addEventListener("click", function () { dialog.close(); });
+      dialog.appendChild(close);
+      dialog.appendChild(document.importNode(sheet, true));
+      dialog.opener = opener;
+      dialog.step = opener && opener.closest("[data-step]") && opener.closest("[data-step]").dataset.step;
+      busy = true; // no redraw under an open form
+      if (!dialog.open) dialog.showModal();
+      formPreview(dialog.querySelector("form.move-form"));
+    });
+  }
+  root.addEventListener("click", function (e) {
+    if (e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    var bar = e.target.closest(".tl-bar");
+    if (!bar) return;
+    var link = bar.querySelector("a");
+    if (!link) return;
+    e.preventDefault();
+    openForm(link.href, link);
+  });
+  // The move form in the dialog: its preview as its fields change, and
+  // its move sent as a drag's is (Undo offered); Accept and the rest post
+  // as they do without this script.
+  function formPreview(form) {
+    if (!form) return;
+    var out = form.querySelector(".form-preview");
+    var seq = 0;
+    function ask() {
+      var f = new URLSearchParams(new FormData(form));
+      var s = ++seq;
+      out.textContent = "Working out what this move would do…";
+      post(form.getAttribute("action").replace(/\/move$/, "/preview"), f).then(function (a) {
+        if (s === seq) out.textContent = a.error || ("If moved so: " + a.effects);
+      });
+    }
+    form.addEventListener("change", ask);
+    form.addEventListener("submit", function (e) {
+      var how = e.submitter && e.submitter.value;
+      if (how !== "move" && how !== "unschedule") return;
+      e.preventDefault();
+      var f = new URLSearchParams(new FormData(form));
+      f.set("action", how);
+      var to = form.getAttribute("action");
+      post(to, f).then(function answer(a) {
+        if (a.confirm) {
+          if (!window.confirm(a.confirm)) return;
+          f.set("confirm", "1");
+          return post(to, f).then(answer);
+        }
+        if (a.error) { out.textContent = a.error; out.classList.add("error"); return; }
+        keep = dialog.step;
+        dialog.close();
+        say(a.message, a.undo);
+      });
+    });
+    ask();
+  }
 })();
