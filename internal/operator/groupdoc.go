@@ -43,6 +43,9 @@ type GroupTechnician struct {
 	Name     string    `json:"name"`
 	Skills   *[]string `json:"skills,omitempty"`
 	WIPLimit *int      `json:"wipLimit,omitempty"`
+	// WorkingHours: left out keeps them; null is the location's working
+	// time; a weekly list as `admin technician set-hours` takes.
+	WorkingHours json.RawMessage `json:"workingHours,omitempty"`
 }
 
 // GroupBay is a bay, matched by name within its location.

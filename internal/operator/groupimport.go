@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -259,10 +260,20 @@ func orList(p *[]string, cur []string) []string {
 
 func techniciansOf(orgID string, now workshop.Micros) func(GroupTechnician) (store.EntryImport[workshop.Technician], error) {
 	return func(g GroupTechnician) (store.EntryImport[workshop.Technician], error) {
+		var hours []workshop.WeeklyHours
+		if len(g.WorkingHours) > 0 {
+			var err error
+			if hours, err = workshop.ParseWorkingHours(string(g.WorkingHours)); err != nil {
+				return store.EntryImport[workshop.Technician]{}, err
+			}
+		}
 		merge := func(t workshop.Technician) workshop.Technician {
 			t.Name, t.Skills = g.Name, orList(g.Skills, t.Skills)
 			if g.WIPLimit != nil {
 				t.WIPLimit = *g.WIPLimit
+			}
+			if len(g.WorkingHours) > 0 {
+				t.WorkingHours = hours
 			}
 			return t
 		}
@@ -340,7 +351,11 @@ func (o *Operator) exportLocation(ctx context.Context, l workshop.Location) (Gro
 		return g, err
 	}
 	for _, t := range techs {
-		g.Technicians = append(g.Technicians, GroupTechnician{Name: t.Name, Skills: &t.Skills, WIPLimit: &t.WIPLimit})
+		hours, err := json.Marshal(t.WorkingHours) // null: the location's working time
+		if err != nil {
+			return g, err
+		}
+		g.Technicians = append(g.Technicians, GroupTechnician{Name: t.Name, Skills: &t.Skills, WIPLimit: &t.WIPLimit, WorkingHours: hours})
 	}
 	bays, err := workshop.EveryPage(func(p workshop.PageRequest) (workshop.Page[workshop.Bay], error) { return o.Store.Bays(ctx, v, p) })
 	if err != nil {

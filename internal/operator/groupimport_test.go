@@ -22,7 +22,7 @@ const groupDoc = `{"locations":[
   "operatingHours":[{"day":"mon","open":"08:00","close":"17:00"},{"day":"tue","open":"08:00","close":"17:00"}],
   "breaks":[{"day":"mon","start":"12:00","end":"12:30"}],"bayBufferMinutes":5,"planningDurations":"p80","promiseConfidence":0.9,
   "cancelTags":[{"tag":"no_show","label":"No show"},{"tag":"parts"}],
-  "technicians":[{"name":"Ana","skills":["ev","brakes"],"wipLimit":3},{"name":"Ben"}],
+  "technicians":[{"name":"Ana","skills":["ev","brakes"],"wipLimit":3,"workingHours":[{"day":"mon","start":"08:00","end":"14:00"}]},{"name":"Ben","workingHours":null}],
   "bays":[{"name":"Bay 1","equipment":["lift"],"services":["OIL"]}],
   "catalog":[{"serviceCode":"OIL","name":"Oil change","estimatedDuration":45,"requiredSkills":[],"isActive":true}]},
  {"name":"South","timezone":"Europe/Paris","technicians":[{"name":"Cy","skills":["ev"]}]}
@@ -91,7 +91,8 @@ func TestImportCreatesUpdatesAndSaysUnchanged(t *testing.T) {
 			t.Fatalf("import of the export = %+v, %v; want nothing changed", back, errs)
 		}
 		for _, want := range []string{`"promiseConfidence":0.9`, `"planningDurations":"p80"`, `"bayBufferMinutes":5`, `{"tag":"parts","label":"Parts"}`,
-			`{"name":"Ana","skills":["ev","brakes"],"wipLimit":3}`, `"services":["OIL"]`, `"estimatedDuration":45`} {
+			`{"name":"Ana","skills":["ev","brakes"],"wipLimit":3,"workingHours":[{"day":"mon","start":"08:00","end":"14:00"}]}`,
+			`{"name":"Ben","skills":[],"wipLimit":2,"workingHours":null}`, `"services":["OIL"]`, `"estimatedDuration":45`} {
 			if !strings.Contains(exported, want) {
 				t.Errorf("export lacks %s: %s", want, exported)
 			}
@@ -140,6 +141,8 @@ func TestImportRefusesBadEntries(t *testing.T) {
 			[]string{"locations[1].technicians[0].wipLimit"}},
 		{"break outside hours", `{"name":"Bad","timezone":"UTC","operatingHours":[{"day":"mon","open":"08:00","close":"12:00"}],"breaks":[{"day":"mon","start":"13:00","end":"14:00"}]}`,
 			[]string{"locations[1].breaks.mon"}},
+		{"working hours", `{"name":"Bad","timezone":"UTC","technicians":[{"name":"X","workingHours":[{"day":"someday","start":"08:00","end":"07:00"}]}]}`,
+			[]string{"locations[1].technicians[0].workingHours"}},
 		{"cancel tag", `{"name":"Bad","timezone":"UTC","cancelTags":[{"tag":"Not A Tag"}]}`, []string{"locations[1].cancelTags[0].tag"}},
 		{"not an object", `"Bad"`, []string{"locations[1]"}},
 		{"null entry", `{"name":"Bad","timezone":"UTC","bays":[null]}`, []string{"locations[1].bays[0]"}},

@@ -305,7 +305,7 @@ var technicianImport = entryKind[workshop.Technician]{
 	},
 	key: func(t workshop.Technician) string { return t.Name },
 	same: func(a, b workshop.Technician) bool {
-		return a.Name == b.Name && slices.Equal(a.Skills, b.Skills) && a.WIPLimit == b.WIPLimit
+		return a.Name == b.Name && slices.Equal(a.Skills, b.Skills) && a.WIPLimit == b.WIPLimit && sameHours(a.WorkingHours, b.WorkingHours)
 	},
 	create: func(ctx context.Context, c conn, locationID string, t workshop.Technician) error {
 		t.ID, t.LocationID = workshop.NewID(workshop.PrefixTechnician), locationID
