@@ -31,7 +31,7 @@ CREATE VIEW job_search_values AS
         char(2, 2) || replace(replace(replace(replace(replace(replace(replace(coalesce(customer_phone, ''),
             ' ', ''), '+', ''), '(', ''), ')', ''), '-', ''), '.', ''), '/', '') AS phone,
         job_number || ' ' || coalesce(vehicle_plate, '') || ' ' || coalesce(vehicle_make, '') || ' ' || coalesce(vehicle_model, '')
-            || ' ' || coalesce(customer_name, '') AS worded
+            || coalesce(' ' || customer_name, '') AS worded
     FROM jobs);
 INSERT INTO job_search_open (rowid, number, plate, make, model, ext, name, phone, words)
     SELECT job_rowid, number, plate, make, model, ext, name, phone, words FROM job_search_values WHERE NOT closed;
