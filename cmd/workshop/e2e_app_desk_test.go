@@ -104,7 +104,7 @@ func TestAppDesk(t *testing.T) {
 
 		// A value the job cannot take: 422, the message beside its field, the values kept.
 		form := url.Values{"kind": {"walk_in"}, "vehiclePlate": {"ab 123 cd"}, "vehicleMake": {"VW"}, "priority": {"high"},
-			"promiseTime": {"tomorrow-ish"}, "serviceCodes": {"OIL"}}
+			"promiseTime": {"tomorrow-ish"}, "serviceCodes": {"OIL"}, "customerName": {"Ines Brandt"}, "customerPhone": {"+49 (40) 9876-55"}}
 		b.post(newJob, form).want(t, "an invalid promise", http.StatusUnprocessableEntity, "",
 			`id="promiseTime-error"`, `aria-describedby="promiseTime-error"`, `value="ab 123 cd"`)
 		form.Set("promiseTime", "")
@@ -134,10 +134,14 @@ func TestAppDesk(t *testing.T) {
 			t.Errorf("promise = %s, want %s in the location's zone", got, promise)
 		}
 
-		// Find it by its plate in another case and spacing, and by number.
+		// Find it by its plate in another case and spacing, by number, by
+		// the start of a word of its customer's name and by a part of the
+		// phone.
 		b.get(jobs+"?q="+url.QueryEscape("AB123 CD")).want(t, "find by plate", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
 		b.get(jobs+"?q="+url.QueryEscape(j.JobNumber)).want(t, "find by number", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
-		b.get(jobs+"?q=NOPE").want(t, "find nothing", http.StatusOK, "", "No job number, plate, make, model or external key contains this")
+		b.get(jobs+"?q=br").want(t, "find by a word of the customer", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
+		b.get(jobs+"?q="+url.QueryEscape("987655")).want(t, "find by the phone", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
+		b.get(jobs+"?q=NOPE").want(t, "find nothing", http.StatusOK, "", "No job number, plate, make, model, external key, customer or phone contains this")
 		b.get(jobs).want(t, "open jobs", http.StatusOK, "", `href="/jobs/`+jobID+`"`)
 		b.get("/jobs/"+jobID).want(t, "the job page", http.StatusOK, "", "Oil change", "Pending", "Plan", "Actual", "History")
 		b.get("/jobs/"+stranger.ID).want(t, "another organisation's job", http.StatusNotFound, "")

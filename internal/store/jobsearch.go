@@ -15,12 +15,15 @@ import (
 
 // SearchJobs finds the jobs of a location by any part of three or more
 // characters of the job number, the plate (in any case, spaces and dashes
-// ignored), the make, the model or the external key (of any integration);
-// a shorter q by the start of one of these values or of any word of the
-// number, plate, make or model ("dm" finds "B-DM 1001"; migration 00040
-// says what a word is, one rule in each database): open jobs first, then
-// newest first, at most limit. Both databases find them through trigram
-// indexes (migration 00026; on SQLite one of the open jobs and one of the
+// ignored), the make, the model, the external key (of any integration) or
+// the customer's name, or of three or more digits of the customer's phone
+// (its separators ignored, in the phone and in q); a shorter q by the
+// start of one of these values (the phone's excepted) or of any word of
+// the number, plate, make, model or customer's name ("dm" finds "B-DM 1001"; migration
+// 00040 says what a word is, one rule in each database, and 00041 adds the
+// customer): open jobs first, then newest first, at most limit. Both
+// databases find them through trigram indexes (migration 00026, made again
+// with the customer by 00041; on SQLite one of the open jobs and one of the
 // closed ones since 00027), never a scan of every job: the open jobs through an
 // index of the open ones only, the others newest first until limit are
 // found, so a common term costs no more than a rare one. The closed jobs
@@ -73,13 +76,17 @@ func (s *Store) searchPart(ctx context.Context, query string, args []any, limit 
 // open jobs and of the closed ones, each newest first, with the arguments
 // they share; each takes its limit last.
 func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed string, args []any) {
-	plate := plateKey(q)
+	plate, phone := plateKey(q), phoneKey(q)
 	if s.dialect == postgresDialect {
 		// NULL matches nothing: the plate of a q of spaces and dashes,
-		// the words of a long q.
-		var platePattern, wordPattern any
+		// the words of a long q, the phone of a q that is not three
+		// digits or more.
+		var platePattern, wordPattern, phonePattern any
 		if plate != "" {
 			platePattern = likePattern(plate)
+		}
+		if phone != "" {
+			phonePattern = likePattern(phone)
 		}
 		if short(q) {
 			wordPattern = "%" + searchMark + likeEscaper.Replace(q) + "%"
@@ -92,15 +99,19 @@ func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed 
 		// limit.
 		found := `SELECT ` + jobColumns + ` FROM jobs WHERE location_id = ? AND org_id = ? AND (job_number ILIKE ?
 			OR replace(replace(vehicle_plate, ' ', ''), '-', '') ILIKE ? OR vehicle_make ILIKE ?
-			OR vehicle_model ILIKE ? OR external_key ILIKE ? OR ` + searchWords + ` ILIKE ?) AND status `
+			OR vehicle_model ILIKE ? OR external_key ILIKE ? OR customer_name ILIKE ? OR ` + searchPhone + ` ILIKE ?
+			OR ` + searchWords + ` ILIKE ?) AND status `
 		open = found + `NOT IN ('delivered', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT ?`
 		closed = found + `IN ('delivered', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT ?`
 		p := likePattern(q)
-		return open, closed, []any{locationID, v.OrgID, p, platePattern, p, p, p, wordPattern}
+		return open, closed, []any{locationID, v.OrgID, p, platePattern, p, p, p, p, phonePattern, wordPattern}
 	}
-	match := `{number make model ext} : ` + ftsPhrase(q)
+	match := `{number make model ext name} : ` + ftsPhrase(q)
 	if plate != "" {
 		match += ` OR plate : ` + ftsPhrase(plate)
+	}
+	if phone != "" {
+		match += ` OR phone : ` + ftsPhrase(phone)
 	}
 	if short(q) {
 		match += ` OR words : ` + ftsPhrase(q)
@@ -119,9 +130,14 @@ func (s *Store) searchQueries(v Visibility, locationID, q string) (open, closed 
 	return open, closed, []any{match, locationID, v.OrgID}
 }
 
-// searchWords is PostgreSQL's text of the words of a job (migration
-// 00040), as its trigram indexes hold it: every word after a searchMark.
-const searchWords = `job_search_words(job_number, vehicle_plate, vehicle_make, vehicle_model)`
+// searchWords is PostgreSQL's text of the words of a job (migrations
+// 00040 and 00041), as its trigram indexes hold it: every word after a
+// searchMark.
+const searchWords = `job_search_words(job_number, vehicle_plate, vehicle_make, vehicle_model, customer_name)`
+
+// searchPhone is PostgreSQL's customer phone as searched (migration
+// 00041), as its trigram indexes hold it: without its separators.
+const searchPhone = `translate(customer_phone, '` + workshop.PhoneSeparators + `', '')`
 
 // short is whether q is searched by the start of a value or a word (it is
 // shorter than a trigram) rather than anywhere in a value.
@@ -131,6 +147,26 @@ func short(q string) bool { return utf8.RuneCountInString(q) < 3 }
 // as migration 00026 indexes it.
 func plateKey(s string) string {
 	return strings.ToUpper(strings.NewReplacer(" ", "", "-", "").Replace(s))
+}
+
+// phoneKey is q as a phone is searched, its digits alone (migration 00041
+// removes workshop.PhoneSeparators from the phone), or "" when q is not
+// three digits or more with separators: a phone is found by a part of
+// three digits or more.
+func phoneKey(q string) string {
+	var digits strings.Builder
+	for _, r := range q {
+		switch {
+		case r >= '0' && r <= '9':
+			digits.WriteRune(r)
+		case !strings.ContainsRune(workshop.PhoneSeparators, r):
+			return ""
+		}
+	}
+	if digits.Len() < 3 {
+		return ""
+	}
+	return digits.String()
 }
 
 // searchMark starts every value of SQLite's job_search table (migration

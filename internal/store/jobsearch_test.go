@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/workshop-platform/workshop/internal/store"
 	"github.com/workshop-platform/workshop/internal/store/storetest"
@@ -16,12 +17,18 @@ func withVehicle(make_, model string) func(*workshop.Job) {
 	return func(j *workshop.Job) { j.VehicleMake, j.VehicleModel = &make_, &model }
 }
 
+func withCustomer(name, phone string) func(*workshop.Job) {
+	return func(j *workshop.Job) { j.CustomerName, j.CustomerPhone = &name, &phone }
+}
+
 // TestStoreSearchJobs: a search finds a location's jobs by any part of
 // three or more characters of the job number, the plate (any case, spaces
-// and dashes ignored), the make, the model or the external key, when
-// shorter by the start of a value or of any word of the number, plate,
-// make or model; open jobs first, then newest first; never a job of
-// another location or organisation.
+// and dashes ignored), the make, the model, the external key or the
+// customer's name, or of three or more digits of the customer's phone
+// (separators ignored), when shorter by the start of a value or of any
+// word of the number, plate, make, model or customer's name; open jobs
+// first, then newest first; never a job of another location or
+// organisation.
 func TestStoreSearchJobs(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
@@ -38,6 +45,10 @@ func TestStoreSearchJobs(t *testing.T) {
 		demo := e.createJob(t, e.loc.ID, withPlate("B-DM 1001"), withVehicle("Mercedes-Benz", "E 220"))
 		e.tick()
 		plain := e.createJob(t, e.loc.ID)
+		e.tick()
+		customer := e.createJob(t, e.loc.ID, withNumber("C-7"), withCustomer("Jürgen O'Neill-Krause", "+49 (30) 555-86.41/9"))
+		e.tick()
+		e.createJob(t, other.ID, withCustomer("Jürgen O'Neill-Krause", "+49 (30) 555-86.41/9"))
 
 		for _, tc := range []struct {
 			name, q string
@@ -67,6 +78,17 @@ func TestStoreSearchJobs(t *testing.T) {
 			{"short: a word's start, not inside it", "mw", []string{older.ID}},
 			{"short: not across words", "sb", []string{}},
 			{"short: a wildcard is text", "d%", []string{}},
+			{"customer name", "krause", []string{customer.ID}},
+			{"part of a customer name", "NEILL", []string{customer.ID}},
+			{"short: the start of the customer name", "jü", []string{customer.ID}},
+			{"short: the start of a word of the customer name", "kr", []string{customer.ID}},
+			{"short: inside a word of the customer name", "ra", []string{}},
+			{"phone as written", "+49 (30) 555-86.41/9", []string{customer.ID}},
+			{"part of the phone", "555 86", []string{customer.ID}},
+			{"part of the phone across its separators", "05558641", []string{customer.ID}},
+			{"part of the phone with other separators", "30/555.8", []string{customer.ID}},
+			{"short: not a part of the phone", "55", []string{}},
+			{"digits and a letter are not a phone", "5558x", []string{}},
 			{"a quote is text", `"a`, []string{}},
 			{"nothing matches", "ZZZ", []string{}},
 			{"empty", "  ", []string{}},
@@ -106,6 +128,18 @@ func TestStoreSearchJobs(t *testing.T) {
 		for q, want := range map[string][]string{"hhab": {older.ID}, "golf": {older.ID}, "passat": {}, "B MW": {newer.ID}} {
 			if got, err := e.st.SearchJobs(t.Context(), e.v, e.loc.ID, q, 50); err != nil || !slices.Equal(jobIDs(got), want) {
 				t.Errorf("SearchJobs(%q) after an edit = %v, %v, want %v", q, jobIDs(got), err, want)
+			}
+		}
+		// And so is an edit of the customer.
+		e.tick()
+		name, phone := "Ada Lindqvist", "0171 2345"
+		pn, pt := &name, &phone
+		if _, err := e.st.PatchJob(t.Context(), e.v, customer.ID, store.JobPatch{UpdatedAt: customer.UpdatedAt, CustomerName: &pn, CustomerPhone: &pt}, e.now()); err != nil {
+			t.Fatalf("PatchJob of the customer: %v", err)
+		}
+		for q, want := range map[string][]string{"lindqvist": {customer.ID}, "li": {customer.ID}, "1712": {customer.ID}, "krause": {}, "kr": {}, "5558": {}} {
+			if got, err := e.st.SearchJobs(t.Context(), e.v, e.loc.ID, q, 50); err != nil || !slices.Equal(jobIDs(got), want) {
+				t.Errorf("SearchJobs(%q) after an edit of the customer = %v, %v, want %v", q, jobIDs(got), err, want)
 			}
 		}
 
@@ -239,8 +273,9 @@ func TestStoreCreateJobWithSteps(t *testing.T) {
 }
 
 // TestStoreSearchJobsUsesIndexes: SearchJobs's query is served by
-// migration 00026's trigram indexes, never a scan of the location's jobs,
-// whether the term is long or short, rare or in every job.
+// migration 00026's trigram indexes (made again with the customer by
+// 00041), never a scan of the location's jobs, whether the term is long or
+// short, rare or in every job, a phone's digits or not.
 func TestStoreSearchJobsUsesIndexes(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
@@ -248,7 +283,7 @@ func TestStoreSearchJobsUsesIndexes(t *testing.T) {
 		e.createJob(t, e.loc.ID, withPlate("AB 1"))
 		byIndex := []string{"SCAN s VIRTUAL TABLE INDEX", "SEARCH j USING INTEGER PRIMARY KEY"}
 		sqlitePlan := slices.Concat(byIndex, byIndex) // the open jobs, then the closed ones
-		want := map[string][]string{"abc": sqlitePlan, "ab": sqlitePlan, "XY 1": sqlitePlan, "N-12345": sqlitePlan}
+		want := map[string][]string{"abc": sqlitePlan, "ab": sqlitePlan, "XY 1": sqlitePlan, "N-12345": sqlitePlan, "123 45": sqlitePlan}
 		if db.Name == "postgres" {
 			// The planner weighs the indexes against the location's jobs:
 			// give it many, mostly delivered, and let it count them.
@@ -270,7 +305,9 @@ func TestStoreSearchJobsUsesIndexes(t *testing.T) {
 			// jobs newest first and stops at the limit.
 			rare := []string{"Bitmap Index Scan on jobs_search_open_trgm", "Bitmap Index Scan on jobs_search_trgm"}
 			// A short one too, by the start of a word (migration 00040).
-			want = map[string][]string{"abc": rare, "N-12345": rare, "ab": {"Bitmap Index Scan on jobs_search_words_open_trgm"},
+			// A phone's digits too (migration 00041): "123 45" is a plate's
+			// part and a phone's.
+			want = map[string][]string{"abc": rare, "N-12345": rare, "123 45": rare, "ab": {"Bitmap Index Scan on jobs_search_words_open_trgm"},
 				"XY 1": {"Index Scan Backward using jobs_location_open_created", "Index Scan Backward using jobs_"}}
 		}
 		for q, want := range want {
@@ -290,6 +327,50 @@ func TestStoreSearchJobsUsesIndexes(t *testing.T) {
 			if strings.Contains(plan, "SCAN j ") || strings.Contains(plan, "SEARCH j USING INDEX") || strings.Contains(plan, "Seq Scan") {
 				t.Errorf("plan of a search for %q = %s, want no scan of the jobs", q, plan)
 			}
+		}
+	})
+}
+
+// TestStoreSearchJobsAfterCustomerSweep: the customer data sweep's erasing
+// of a closed job's customer leaves it found by its other values only: its
+// customer's name and phone no longer find it, an open job's still do.
+func TestStoreSearchJobsAfterCustomerSweep(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Database) {
+		e := newJobEnv(t, db)
+		ctx := t.Context()
+		closed := e.createJob(t, e.loc.ID, withNumber("S-1"), withCustomer("Maria Lopez", "+49 30 1234"))
+		e.tick()
+		open := e.createJob(t, e.loc.ID, withNumber("S-2"), withCustomer("Maria Lopez", "+49 30 1234"))
+		if _, err := e.st.DeliverJob(ctx, e.v, closed.ID, e.now()); err != nil {
+			t.Fatal(err)
+		}
+		st, err := e.st.Settings(ctx, e.loc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		days := 30
+		st.CustomerDataRetentionDays = &days
+		if err := e.st.SetSettings(ctx, e.loc.ID, st); err != nil {
+			t.Fatal(err)
+		}
+		search := func(when string, want map[string][]string) {
+			t.Helper()
+			for q, want := range want {
+				if got, err := e.st.SearchJobs(ctx, e.v, e.loc.ID, q, 50); err != nil || !slices.Equal(jobIDs(got), want) {
+					t.Errorf("SearchJobs(%q) %s = %v, %v, want %v", q, when, jobIDs(got), err, want)
+				}
+			}
+		}
+		both := []string{open.ID, closed.ID}
+		search("before the sweep", map[string][]string{"lopez": both, "lo": both, "301234": both, "S-1": {closed.ID}})
+		e.setClock(e.clk.Now().Add(31 * 24 * time.Hour))
+		if got, err := e.st.SweepCustomerData(ctx, e.clk.Now()); err != nil || got.Jobs != 1 {
+			t.Fatalf("SweepCustomerData = %+v, %v, want one job erased", got, err)
+		}
+		search("after the sweep", map[string][]string{"lopez": {open.ID}, "lo": {open.ID}, "301234": {open.ID}, "S-1": {closed.ID}})
+		if db.Name == "sqlite" {
+			wantIndexedOnce(t, db)
 		}
 	})
 }

@@ -188,7 +188,8 @@ func (d *desk) rowOf(j workshop.Job) jobRow {
 var openStatuses = []string{workshop.JobBooked, workshop.JobArrived, workshop.JobInProgress, workshop.JobWaiting, workshop.JobReady}
 
 // findJobs is a location's job desk: the jobs found by q (any part of
-// the number, plate, make, model or external key), those of a status, or
+// the number, plate, make, model, external key, customer name or phone;
+// store.SearchJobs says how), those of a status, or
 // its open jobs.
 func (a *App) findJobs(w http.ResponseWriter, r *http.Request, si *store.SignedIn) error {
 	d, err := a.deskOf(r, si, r.PathValue("locationID"))
@@ -237,7 +238,7 @@ func (a *App) jobList(ctx context.Context, d *desk, q, status string) (jobList, 
 	var err error
 	switch {
 	case q != "":
-		l := jobList{heading: "Jobs matching “" + q + "”", empty: "No job number, plate, make, model or external key contains this."}
+		l := jobList{heading: "Jobs matching “" + q + "”", empty: "No job number, plate, make, model, external key, customer or phone contains this."}
 		l.jobs, err = a.store.SearchJobs(ctx, d.visibility(), d.loc.ID, q, searchLimit)
 		return l, err
 	case status == jobsLate:

@@ -43,6 +43,11 @@ func checkJobFields(v *Validation, j Job) {
 // MaxCustomerPhoneLength bounds a customer's phone number.
 const MaxCustomerPhoneLength = 32
 
+// PhoneSeparators are the characters a phone number may hold besides its
+// digits. The job search removes them from a phone and from a term
+// (store.phoneKey, migration 00041 of both databases).
+const PhoneSeparators = " +()-./"
+
 // checkCustomer checks the customer fields that are set: a name's length,
 // a phone of digits, spaces and +()-./, and an email address.
 func checkCustomer(v *Validation, j Job, name, phone, email bool) {
@@ -68,7 +73,7 @@ func ValidPhone(s string) bool {
 		switch {
 		case r >= '0' && r <= '9':
 			digit = true
-		case !strings.ContainsRune(" +()-./", r):
+		case !strings.ContainsRune(PhoneSeparators, r):
 			return false
 		}
 	}
