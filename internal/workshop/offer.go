@@ -72,13 +72,6 @@ func Capacity(in DispatchInput, plan Dispatch, from time.Time, days int) []Capac
 	cal := in.Calendar
 	zone := from.Location()
 	span := Interval{Start: from.AddDate(0, 0, -1), End: from.AddDate(0, 0, days+1)}
-	techs, bays := map[string]DispatchTech{}, map[string]DispatchBay{}
-	for _, t := range in.Techs {
-		techs[t.ID] = t
-	}
-	for _, b := range in.Bays {
-		bays[b.ID] = b
-	}
 	inProgress := map[string]bool{}
 	for _, j := range in.Jobs {
 		for _, s := range j.Steps {
@@ -99,10 +92,7 @@ func Capacity(in DispatchInput, plan Dispatch, from time.Time, days int) []Capac
 		}
 		var works []WorkTime
 		if key != "" {
-			for _, t := range s.TechIDs {
-				works = append(works, techs[t].Work)
-			}
-			works = append(works, bays[s.BayID].Work)
+			works = in.WorkOf(s.TechIDs, s.BayID)
 		}
 		sh := cal.Shift(span.Start, span.End, works...)
 		shifts[key] = sh

@@ -172,3 +172,20 @@ func (s Shift) WorkBetween(a, b time.Time) time.Duration {
 }
 
 func (s Shift) at(t int64) time.Time { return time.UnixMicro(t).In(s.zone) }
+
+// WorkOf is the own working time of the technicians and the bay (by id;
+// "" none) of in, for a Shift of when they all work.
+func (in DispatchInput) WorkOf(techIDs []string, bayID string) []WorkTime {
+	var works []WorkTime
+	for _, t := range in.Techs {
+		if slices.Contains(techIDs, t.ID) {
+			works = append(works, t.Work)
+		}
+	}
+	for _, b := range in.Bays {
+		if bayID != "" && b.ID == bayID {
+			works = append(works, b.Work)
+		}
+	}
+	return works
+}

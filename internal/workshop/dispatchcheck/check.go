@@ -225,14 +225,7 @@ func (c *checker) assignment(s workshop.DispatchStep, ps workshop.PlannedStep) {
 // shift is when the technicians and the bay given all work: the domain's
 // one rule of a resource's working time (workshop.WorkPeriods).
 func (c *checker) shift(techIDs []string, bayID string) workshop.Shift {
-	var works []workshop.WorkTime
-	for _, id := range techIDs {
-		works = append(works, c.techs[id].Work)
-	}
-	if bayID != "" {
-		works = append(works, c.bays[bayID].Work)
-	}
-	return c.in.Calendar.Shift(c.planFrom.Add(-24*time.Hour), c.planFrom.Add(17*24*time.Hour), works...)
+	return c.in.Calendar.Shift(c.planFrom.Add(-24*time.Hour), c.planFrom.Add(17*24*time.Hour), c.in.WorkOf(techIDs, bayID)...)
 }
 
 // timing: in its technicians' and bay's working time, its length its

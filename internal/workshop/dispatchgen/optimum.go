@@ -303,18 +303,7 @@ func (s *exactSearch) shift(techs []string, bay string) workshop.Shift {
 	if w, ok := s.shifts[key]; ok {
 		return w
 	}
-	var works []workshop.WorkTime
-	for _, t := range s.in.Techs {
-		if slices.Contains(techs, t.ID) {
-			works = append(works, t.Work)
-		}
-	}
-	for _, b := range s.in.Bays {
-		if b.ID == bay {
-			works = append(works, b.Work)
-		}
-	}
-	w := s.cal.Shift(s.start.Add(-24*time.Hour), s.horizon.Add(3*24*time.Hour), works...)
+	w := s.cal.Shift(s.start.Add(-24*time.Hour), s.horizon.Add(3*24*time.Hour), s.in.WorkOf(techs, bay)...)
 	s.shifts[key] = w
 	return w
 }
