@@ -108,8 +108,16 @@ func TestLongRequestsStopWhenTheClientLeaves(t *testing.T) {
 					t.Fatalf("waited 30 s for %s", what)
 				}
 			}
+			// The request's query is a waiter that was not there before.
+			// The server's own background work (the promise watch, the
+			// retention sweep) may read the same table and wait too, so
+			// queries are told apart by backend and start time, and the
+			// request's one query must leave the waiters first seen here
+			// while the others keep waiting for the lock.
+			var mine []lockWaiter
 			within("the request's query waiting for the lock on "+tc.table, func() bool {
-				return slices.ContainsFunc(lockWaiters(t, lock, tc.table), func(pid int) bool { return !slices.Contains(before, pid) })
+				mine = newWaiters(before, lockWaiters(t, lock, tc.table))
+				return len(mine) > 0
 			})
 			leave()
 			if got := <-answered; !strings.Contains(got, "context canceled") {
@@ -124,31 +132,54 @@ func TestLongRequestsStopWhenTheClientLeaves(t *testing.T) {
 				t.Errorf("log line %v, want status 499, abandoned, at info", line)
 			}
 			within("no query of the request left waiting in the database", func() bool {
-				return len(lockWaiters(t, lock, tc.table)) <= len(before)
+				now := lockWaiters(t, lock, tc.table)
+				return slices.ContainsFunc(mine, func(w lockWaiter) bool { return !slices.Contains(now, w) })
 			})
 		})
 	}
 }
 
-// lockWaiters are the database's backends waiting for a lock with a query
-// that names table.
-func lockWaiters(t *testing.T, db *sql.DB, table string) []int {
+// lockWaiter is one query waiting for a lock: its backend and when the
+// query began, which together tell one query from the next on a pooled
+// connection.
+type lockWaiter struct {
+	pid   int
+	since time.Time
+}
+
+// lockWaiters are the database's queries waiting for a lock that name
+// table.
+func lockWaiters(t *testing.T, db *sql.DB, table string) []lockWaiter {
 	t.Helper()
-	rows, err := db.QueryContext(t.Context(), `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+	rows, err := db.QueryContext(t.Context(), `SELECT pid, query_start FROM pg_stat_activity WHERE datname = current_database()
 		AND wait_event_type = 'Lock' AND query ILIKE '%' || $1 || '%' ORDER BY pid`, table)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var pids []int
+	var waiters []lockWaiter
 	for rows.Next() {
-		var pid int
-		if err := rows.Scan(&pid); err != nil {
+		var w lockWaiter
+		if err := rows.Scan(&w.pid, &w.since); err != nil {
 			t.Fatal(err)
 		}
-		pids = append(pids, pid)
+		waiters = append(waiters, w)
 	}
-	return pids
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return waiters
+}
+
+// newWaiters are the waiters in now that were not in before.
+func newWaiters(before, now []lockWaiter) []lockWaiter {
+	var fresh []lockWaiter
+	for _, w := range now {
+		if !slices.Contains(before, w) {
+			fresh = append(fresh, w)
+		}
+	}
+	return fresh
 }
 
 // logLineOf is the server's log line of the request to path, nil before
