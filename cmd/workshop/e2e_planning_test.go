@@ -63,6 +63,13 @@ type planWorld struct {
 }
 
 func newPlanWorld(t *testing.T, db storetest.Database) *planWorld {
+	return newPlanWorldAt(t, db, time.Time{})
+}
+
+// newPlanWorldAt is a plan world whose server's clock stands still at now
+// (the real clock when now is zero): a plan is made from "now", and a
+// minute turning between two reads of one test would move it.
+func newPlanWorldAt(t *testing.T, db storetest.Database, now time.Time) *planWorld {
 	t.Helper()
 	w := newWorld(t, db.URL)
 	o := w.org("Plan Motors", workshop.PlanPro, 1)
@@ -86,7 +93,11 @@ func newPlanWorld(t *testing.T, db storetest.Database) *planWorld {
 		}
 		p.bays[name] = b.ID
 	}
-	p.api = startServer(t, db.URL).URL
+	if now.IsZero() {
+		p.api = startServer(t, db.URL).URL
+	} else {
+		p.api = startServerAt(t, db.URL, now).URL
+	}
 	for _, it := range []struct {
 		code   string
 		skills []string
@@ -140,7 +151,7 @@ func (p *planWorld) plan() planOut {
 func TestPlanningEndToEnd(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Database) {
-		p := newPlanWorld(t, db)
+		p := newPlanWorldAt(t, db, time.Now().Truncate(time.Second))
 		soon := time.Now().Add(3 * time.Hour)
 		oilJob, oilSteps := p.job(soon, "high", "OIL", "BRAKES", "")
 		evJob, evSteps := p.job(soon.Add(time.Hour), "normal", "BATTERY")
