@@ -74,7 +74,7 @@ func TestBrowserWallFortyJobs(t *testing.T) {
 				for (const e of shown) {
 					const r = e.getBoundingClientRect(), list = e.closest("ul").getBoundingClientRect();
 					if (r.top < 0 || r.left < 0 || r.bottom > H + .5 || r.right > W + .5) out.push(e.textContent.trim().slice(0, 30));
-					if (r.bottom > list.bottom + .5 || e.scrollWidth > e.clientWidth) cut.push(e.textContent.trim().slice(0, 30));
+					if (r.bottom > list.bottom + .5 || r.right > list.right + .5 || e.scrollWidth > e.clientWidth) cut.push(e.textContent.trim().slice(0, 30));
 				}
 				return {Outside: out, Cut: cut, Shown: shown.filter(e => e.matches(".job")).map(e => e.querySelector(".job-number").textContent),
 					Said: document.getElementById("wall-page").textContent,
