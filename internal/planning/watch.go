@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"time"
@@ -25,14 +26,15 @@ type WatchStore interface {
 // turn one of its jobs (workshop.NextPromiseCheck); a location at rest
 // costs nothing.
 //
-// Every Tick, and at once after a write of this process, it claims due
-// locations, the changed ones first, as many as it has idle workers
-// (Workers, about the cores), and plans them in parallel. Processes
-// sharing the database split the due locations: a claim is a lease on the
-// location's watch row, taken with SKIP LOCKED, and only the lease's
-// holder records the turns, so each turn is told once. A location is
-// looked at at most once a second (Rest), so a turn is told within Tick +
-// Rest + a plan's time of the change that caused it, when workers are free.
+// About every Tick (jittered), and at once after a write of this
+// process, it claims due locations, the changed ones first, as many as it
+// has idle workers (Workers, about the cores), and plans them in
+// parallel. Processes sharing the database split the due locations: a
+// claim is a lease on the location's watch row, taken with SKIP LOCKED,
+// and only the lease's holder records the turns, so each turn is told
+// once. A location is looked at at most once a second (Rest), so a turn
+// is told within 1.5 Tick + Rest + a plan's time of the change that
+// caused it, when workers are free.
 type Watch struct {
 	Plans *Service
 	Store WatchStore
@@ -77,7 +79,7 @@ func (w *Watch) Wake() {
 // worker is busy it claims again as soon as one is free, else it waits for
 // the tick or a wake.
 func (w *Watch) Run(ctx context.Context) {
-	t := time.NewTicker(w.Tick)
+	t := time.NewTimer(jittered(w.Tick))
 	defer t.Stop()
 	workers := max(1, w.Workers)
 	done := make(chan struct{}, workers)
@@ -113,7 +115,18 @@ func (w *Watch) Run(ctx context.Context) {
 		if !w.wait(ctx, t.C, done, &busy) {
 			return
 		}
+		t.Reset(jittered(w.Tick))
 	}
+}
+
+// jittered is a tick's wait, drawn anew each time between half and one
+// and a half ticks. A location due by time alone is claimed by the first
+// process to look after it falls due; with fixed tickers each process
+// kept the phase it started with, and one whose tick followed the other's
+// closely took a fifth of the looks and the other four fifths (at 1,000
+// locations: 0.4 against 1.5 s of CPU a minute at rest).
+func jittered(tick time.Duration) time.Duration {
+	return tick/2 + rand.N(tick)
 }
 
 // wait waits for the tick or a wake (true) or ctx's end (false); workers
