@@ -200,7 +200,8 @@ func TestBrowserDispatchTimeline(t *testing.T) {
 	b.do(t, "a 1920x1080 window", chromedp.EmulateViewport(1920, 1080))
 	b.screenshot(t, "dispatch-techs-1920x1080")
 
-	b.do(t, "switch to bays", jsClick(`.row-switch a:last-child`), waitVisible(`.tl-row.off[data-name="Lift 3"]`))
+	b.do(t, "switch to bays", jsClick(`.row-switch a:last-child`), waitVisible(`.tl-row.off[data-name="Lift 3"]`),
+		waitVisible(`#dispatch[data-ready]`))
 	b.checkAccessible(t, "dispatch by bay")
 	b.do(t, "a 1280x800 window", chromedp.EmulateViewport(1280, 800))
 	b.screenshot(t, "dispatch-bays-1280x800")

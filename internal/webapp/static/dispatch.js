@@ -419,4 +419,8 @@
     });
     ask();
   }
+  // Said once every handler is in place: a page swapped in by a boosted
+  // link shows before its script has run, and a click meanwhile follows
+  // the bar's link to the form's own page (tests wait for this).
+  root.dataset.ready = "true";
 })();
