@@ -135,8 +135,8 @@ func (h *hub) Run(ctx context.Context) {
 }
 
 // tail reads the outbox past what it has seen and tells each location
-// with a new event once.
-func (h *hub) tail(ctx context.Context) {
+// with a new event once; it returns the locations it told.
+func (h *hub) tail(ctx context.Context) map[string]bool {
 	if !h.haveSeq || len(h.watched()) == 0 {
 		// Start at the end (what came before is on the pages already), and
 		// stay there while no board is open here: one indexed read, not a
@@ -145,10 +145,10 @@ func (h *hub) tail(ctx context.Context) {
 		seq, err := h.st.LastEventSeq(ctx)
 		if err != nil {
 			h.warn(ctx, "read the outbox's last seq", err)
-			return
+			return nil
 		}
 		h.seq, h.haveSeq, h.toldTo = seq, true, seq
-		return
+		return nil
 	}
 	changed := map[string]bool{}
 	from := max(0, h.seq-hubWindow)
@@ -183,11 +183,15 @@ func (h *hub) tail(ctx context.Context) {
 	for loc := range changed {
 		h.notify(loc)
 	}
+	return changed
 }
 
 // pollVersions reads the plan versions of the watched locations and tells
 // those that moved. A location watched for the first time is told too: its
-// stream may have rendered just before the version was read.
+// stream may have rendered just before the version was read. A version
+// may have moved with a write whose event committed after the tick's tail
+// read the outbox: the outbox is read again first, and a location its
+// events tell is not told a second time for the same write.
 func (h *hub) pollVersions(ctx context.Context) {
 	locs := h.watched()
 	for loc := range h.versions {
@@ -203,9 +207,19 @@ func (h *hub) pollVersions(ctx context.Context) {
 		h.warn(ctx, "read plan versions", err)
 		return
 	}
+	var moved []string
 	for loc, v := range vs {
 		if old, ok := h.versions[loc]; !ok || old != v {
 			h.versions[loc] = v
+			moved = append(moved, loc)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	told := h.tail(ctx)
+	for _, loc := range moved {
+		if !told[loc] {
 			h.notify(loc)
 		}
 	}
