@@ -221,3 +221,16 @@ func sameJob(a, b workshop.Job) bool {
 	a.Steps, b.Steps = nil, nil
 	return reflect.DeepEqual(a, b)
 }
+
+// keepCustomerData sets the location's customer data retention to days.
+func (e *jobEnv) keepCustomerData(t *testing.T, days int) {
+	t.Helper()
+	st, err := e.st.Settings(t.Context(), e.loc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.CustomerDataRetentionDays = &days
+	if err := e.st.SetSettings(t.Context(), e.loc.ID, st); err != nil {
+		t.Fatal(err)
+	}
+}

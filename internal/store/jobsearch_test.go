@@ -345,15 +345,7 @@ func TestStoreSearchJobsAfterCustomerSweep(t *testing.T) {
 		if _, err := e.st.DeliverJob(ctx, e.v, closed.ID, e.now()); err != nil {
 			t.Fatal(err)
 		}
-		st, err := e.st.Settings(ctx, e.loc.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		days := 30
-		st.CustomerDataRetentionDays = &days
-		if err := e.st.SetSettings(ctx, e.loc.ID, st); err != nil {
-			t.Fatal(err)
-		}
+		e.keepCustomerData(t, 30)
 		search := func(when string, want map[string][]string) {
 			t.Helper()
 			for q, want := range want {

@@ -33,15 +33,7 @@ func TestSweepCustomerData(t *testing.T) {
 		if _, err := e.st.DeliverJob(ctx, other, recent.ID, e.now()); err != nil {
 			t.Fatal(err)
 		}
-		st, err := e.st.Settings(ctx, e.loc.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		days := 30
-		st.CustomerDataRetentionDays = &days
-		if err := e.st.SetSettings(ctx, e.loc.ID, st); err != nil {
-			t.Fatal(err)
-		}
+		e.keepCustomerData(t, 30)
 		e.setClock(e.clk.Now().Add(11 * 24 * time.Hour)) // old closed 31 days ago, recent 11
 		e.events(t)
 
